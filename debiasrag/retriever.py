@@ -1,0 +1,145 @@
+"""The one entry class for debiased retrieval over a :class:`~debiasrag.index.FaissIndex`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from debiasrag.concepts import Concept, load_concept
+from debiasrag.embedders import Embedder, load_embedder
+from debiasrag.errors import InputError
+from debiasrag.index import FaissIndex
+from debiasrag.strategies import DynamicCutoff, Dynamic, Pick, Ranking, Strategy, get_strategy, run_strategy
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk. ``rank`` is 1-based; ``variant`` names the query variant that found it."""
+
+    id: str | int
+    text: str
+    score: float
+    rank: int
+    variant: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RetrievalResult(Sequence[Hit]):
+    """The hits of one query, plus how they were found. ``m`` is the number of hits returned."""
+
+    query: str
+    strategy: str
+    hits: list[Hit]
+    variants: dict[str, str]
+
+    @property
+    def m(self) -> int:
+        return len(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.hits[i]
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    @property
+    def ids(self) -> list[str | int]:
+        return [hit.id for hit in self.hits]
+
+
+def validate_query(query: object) -> str:
+    if not isinstance(query, str):
+        raise InputError(f"query must be a string, not {type(query).__name__}")
+    if not query.strip():
+        raise InputError("query is empty")
+    return query.strip()
+
+
+def validate_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InputError(f"k must be a positive integer, got {k!r}")
+    if k <= 0:
+        raise InputError(f"k must be a positive integer, got {k}")
+    return int(k)
+
+
+class DebiasedRetriever:
+    """Retrieve from a FAISS index with one of the strategies ``topk``, ``context``, ``paper``,
+    ``balanced`` or ``dynamic`` (default).
+
+    Args:
+        index: the :class:`FaissIndex` to search.
+        embedder: the model the index was built with (default: loads ``index.model_name``).
+        concept: bundled concept name, path to a concept JSON, or a :class:`Concept`.
+        strategy: default strategy name or instance.
+        k: default number of results; for ``dynamic`` it is a cap and defaults to ``max_k``.
+        query_transform: applied to every query first (e.g. an anonymizer, so queries match the corpus).
+
+    Example:
+        >>> retriever = DebiasedRetriever(index, embedder)          # doctest: +SKIP
+        >>> [hit.id for hit in retriever.retrieve("a nurse at night")]  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        index: FaissIndex,
+        embedder: Embedder | str | None = None,
+        *,
+        concept: str | Concept = "gender",
+        strategy: str | Strategy = "dynamic",
+        k: int = 10,
+        query_transform: Callable[[str], str] | None = None,
+    ) -> None:
+        self.index = index
+        self.embedder = load_embedder(embedder if embedder is not None else index.model_name)
+        if self.embedder.dimension != index.dimension:
+            raise InputError(
+                f"embedder {self.embedder.name} has dimension {self.embedder.dimension}, index has {index.dimension}"
+            )
+        self.concept = load_concept(concept)
+        self.strategy = get_strategy(strategy)
+        self.k = validate_k(k)
+        self.query_transform = query_transform
+
+    def retrieve(self, query: str, *, k: int | None = None, strategy: str | Strategy | None = None) -> RetrievalResult:
+        """Search with every variant of ``query`` embedded in one batch and searched in one FAISS call."""
+        query = validate_query(query)
+        if self.query_transform is not None:
+            query = validate_query(self.query_transform(query))
+        chosen = self.strategy if strategy is None else get_strategy(strategy)
+        if k is None:
+            k = chosen.cutoff.max_k if isinstance(chosen, Dynamic) else self.k
+        k = validate_k(k)
+        variants = chosen.variants(query, self.concept)
+        vectors = self.embedder.encode([text for _, text in variants])
+        picks = run_strategy(chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index))
+        return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants))
+
+    def _rankings(self, variants: list[tuple[str, str]], vectors: np.ndarray, depth: int) -> list[Ranking]:
+        scores, positions = self.index.search(vectors, depth)
+        rankings = []
+        for (label, _), row_scores, row_positions in zip(variants, scores, positions):
+            valid = row_positions >= 0
+            keys = row_positions[valid].tolist()
+            rankings.append(Ranking(label, keys, row_scores[valid].tolist(), complete=depth >= len(self.index) or len(keys) < depth))
+        return rankings
+
+    def _hits(self, picks: list[Pick]) -> list[Hit]:
+        hits = []
+        for rank, pick in enumerate(picks, start=1):
+            doc = self.index.document(int(pick.key))  # type: ignore[arg-type]
+            hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, dict(doc.metadata)))
+        return hits
+
+
+__all__ = ["DebiasedRetriever", "DynamicCutoff", "Hit", "RetrievalResult"]
