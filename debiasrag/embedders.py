@@ -89,6 +89,10 @@ class SentenceTransformerEmbedder:
     ) -> None:
         from sentence_transformers import SentenceTransformer
 
+        if not show_progress:  # transformers draws a weight-loading bar on every model load otherwise
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
         self.name, target = resolve_model(model)
         try:
             self.model = SentenceTransformer(target, device=device)

@@ -1,0 +1,45 @@
+"""``debiasrag query DIR "QUERY"``: retrieve from a saved index with a debiasing strategy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+
+from debiasrag.commands._common import add_model_option, out_console, positive_int
+from debiasrag.embedders import load_embedder
+from debiasrag.index import FaissIndex, read_manifest
+from debiasrag.retriever import DebiasedRetriever, validate_query
+from debiasrag.strategies import STRATEGIES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("query", help="retrieve from an index folder")
+    parser.add_argument("index", help="index folder written by `debiasrag index`")
+    parser.add_argument("query", help="the (neutral) query")
+    parser.add_argument("--k", type=positive_int, default=None, help="results to return (a cap for dynamic; default 10)")
+    parser.add_argument("--strategy", choices=list(STRATEGIES), default="dynamic", help="retrieval strategy (default: dynamic)")
+    parser.add_argument("--concept", default="gender", help="bundled concept (gender, age, wealth) or a concept .json file")
+    add_model_option(parser, "; default: the model the index was built with")
+    parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    validate_query(args.query)  # fail before loading a model
+    manifest = read_manifest(args.index)
+    embedder = load_embedder(args.model or manifest.get("model"))
+    index = FaissIndex.load(args.index, embedder=embedder)
+    retriever = DebiasedRetriever(index, embedder, concept=args.concept, strategy=args.strategy)
+    result = retriever.retrieve(args.query, k=args.k)
+    if args.json:
+        print(json.dumps([hit.to_dict() for hit in result], ensure_ascii=False))
+        return 0
+    table = Table(title=f"{result.strategy}: {result.m} result(s) for {result.query!r}")
+    for column in ("rank", "score", "variant", "id", "text"):
+        table.add_column(column, overflow="fold")
+    for hit in result:
+        table.add_row(str(hit.rank), f"{hit.score:.3f}", hit.variant, str(hit.id), hit.text)
+    out_console.print(table)
+    return 0
