@@ -1,0 +1,137 @@
+"""Geometric bias identification (seed 000 §2.1.1, eq. 1-3).
+
+The concept subspace comes from the SVD of the pair differences ``ΔX = X2 - X1``; the concept direction ``g`` is
+the right singular vector whose projections best separate ``X1`` from ``X2`` (highest AUC, eq. 1), not just the
+first one. Bias is ``ρ = corr(y, A g)`` between human labels and attribute projections (eq. 2), and its
+significance ``p̂`` is the share of random Gaussian projections reaching ``|ρ|`` (eq. 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata
+
+from debiasrag.errors import InputError
+
+AUC_CAPTURED = 0.8  # seed 000: below this the concept direction "does not capture the concept well"
+
+
+def auc_score(negatives: np.ndarray, positives: np.ndarray) -> float:
+    """Area under the ROC curve of scores: P(positive > negative) + ½ P(tie) (Mann-Whitney U / (n₀ n₁))."""
+    negatives = np.asarray(negatives, dtype=np.float64).ravel()
+    positives = np.asarray(positives, dtype=np.float64).ravel()
+    if negatives.size == 0 or positives.size == 0:
+        raise InputError("AUC needs at least one score in each class")
+    ranks = rankdata(np.concatenate([negatives, positives]))  # average ranks handle ties
+    u = ranks[negatives.size :].sum() - positives.size * (positives.size + 1) / 2
+    return float(u / (negatives.size * positives.size))
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson correlation; 0.0 when either side is constant (instead of NaN)."""
+    x = np.asarray(x, dtype=np.float64) - np.mean(x)
+    y = np.asarray(y, dtype=np.float64) - np.mean(y)
+    denom = np.sqrt((x * x).sum() * (y * y).sum())
+    return float((x * y).sum() / denom) if denom > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ConceptDirection:
+    """The chosen concept direction and how well it separates the defining pairs."""
+
+    direction: np.ndarray  # unit vector, oriented so that group-2 words project higher
+    component: int  # 0-based index of the singular vector chosen
+    auc: float  # AUC of the chosen component (eq. 1)
+    first_auc: float  # AUC of the first singular vector (Bolukbasi's default), for comparison
+    aucs: tuple[float, ...]  # AUC of every component considered
+
+    @property
+    def captured(self) -> bool:
+        return self.auc >= AUC_CAPTURED
+
+
+def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None = None) -> ConceptDirection:
+    """Best-AUC singular vector of ``X2 - X1`` (eq. 1).
+
+    Each right singular vector ``b`` is scored by the AUC of classifying ``X1`` (class 0) against ``X2``
+    (class 1) from their projections; the sign of ``b`` is arbitrary, so a component's AUC is
+    ``max(auc, 1 - auc)`` and the returned direction is flipped so that ``X2`` projects higher.
+    """
+    x1 = np.asarray(x1, dtype=np.float64)
+    x2 = np.asarray(x2, dtype=np.float64)
+    if x1.shape != x2.shape or x1.ndim != 2 or x1.shape[0] < 1:
+        raise InputError(f"concept pairs need two equal-shape (n, p) arrays, got {x1.shape} and {x2.shape}")
+    _, singular, vt = np.linalg.svd(x2 - x1, full_matrices=False)
+    keep = int(np.sum(singular > singular.max() * 1e-10)) if singular.size and singular.max() > 0 else 0
+    if keep == 0:
+        raise InputError("the pair differences are all zero: the two word lists embed identically")
+    if max_components is not None:
+        keep = min(keep, max_components)
+    aucs, signs = [], []
+    for b in vt[:keep]:
+        auc = auc_score(x1 @ b, x2 @ b)
+        aucs.append(max(auc, 1.0 - auc))
+        signs.append(1.0 if auc >= 0.5 else -1.0)
+    best = int(np.argmax(aucs))  # first maximum: ties go to the larger singular value
+    return ConceptDirection(
+        direction=vt[best] * signs[best],
+        component=best,
+        auc=aucs[best],
+        first_auc=aucs[0],
+        aucs=tuple(aucs),
+    )
+
+
+def projection_correlation(attributes: np.ndarray, labels: np.ndarray, direction: np.ndarray) -> float:
+    """ρ = corr(y, A g) (eq. 2)."""
+    attributes = np.asarray(attributes, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    if attributes.shape[0] != labels.shape[0]:
+        raise InputError(f"{attributes.shape[0]} attribute vectors but {labels.shape[0]} labels")
+    if attributes.shape[0] < 3:
+        raise InputError("a correlation needs at least 3 labelled attributes")
+    return pearson(labels, attributes @ np.asarray(direction, dtype=np.float64))
+
+
+def random_projection_pvalue(
+    attributes: np.ndarray, labels: np.ndarray, rho: float, *, n: int = 10_000, seed: int = 0
+) -> float:
+    """p̂ = (1/N) Σ 1[corr(y, A a_i) ≥ |ρ|] with a_i ~ N(0, I) (eq. 3; one-sided as written in the seed)."""
+    attributes = np.asarray(attributes, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    projections = attributes @ rng.standard_normal((attributes.shape[1], n))  # (m, N)
+    yc = labels - labels.mean()
+    pc = projections - projections.mean(axis=0, keepdims=True)
+    denom = np.sqrt((yc @ yc) * (pc * pc).sum(axis=0))
+    corrs = np.divide(yc @ pc, denom, out=np.zeros(n), where=denom > 0)
+    return float(np.mean(corrs >= abs(rho)))
+
+
+def significance_stars(p: float) -> str:
+    """Seed 000's notation: *, **, *** for p below 10 %, 5 %, 1 %."""
+    return "***" if p < 0.01 else "**" if p < 0.05 else "*" if p < 0.10 else ""
+
+
+def geometric_bias(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    attributes: np.ndarray,
+    labels: np.ndarray,
+    *,
+    n_random: int = 10_000,
+    seed: int = 0,
+) -> dict[str, float | int]:
+    """All of §2.1.1 in one flat dict: auc, first_auc, component, rho, abs_rho, p_hat."""
+    concept = concept_direction(x1, x2)
+    rho = projection_correlation(attributes, labels, concept.direction)
+    return {
+        "auc": concept.auc,
+        "first_auc": concept.first_auc,
+        "component": concept.component,
+        "rho": rho,
+        "abs_rho": abs(rho),
+        "p_hat": random_projection_pvalue(attributes, labels, rho, n=n_random, seed=seed),
+    }
