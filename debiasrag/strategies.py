@@ -162,38 +162,38 @@ def fuse_max(rankings: Sequence[Ranking]) -> tuple[list[Key], np.ndarray, list[s
 
 @dataclass
 class DynamicCutoff:
-    """Our dynamic-k rule: fuse the counterfactual variants by max, then cut at the score cliff.
+    """Our dynamic-k rule: a gap-weighted two-class split of the fused variant scores.
 
-    Scores are fused (``max`` over variants, so a female chunk is judged by the female variant and a
-    male chunk by the male one), sorted, and cut at the largest drop between consecutive scores among
-    the top ``max_k + 1``, counted only where the drop is at least ``min_gap`` and the kept scores are
-    within ``band`` of the top score. ``min_k`` results are always kept.
+    The counterfactual variants' scores are fused by ``max`` (a female chunk is judged by the female
+    variant, a male one by the male variant, a neutral one by whichever is closer), sorted, and split
+    into "relevant" and "background" at the position ``i`` that maximises
 
-    See ``benchmarks/dynamic_k_design.py`` for the candidates compared and why these defaults.
+        gap(i) · w(i),   gap(i) = s[i-1] - s[i],   w(i) = i(n-i)/n² · (mean(s[:i]) - mean(s[i:]))²
+
+    over the top ``pool`` fused scores: the between-class variance of Otsu's method, weighted by the
+    drop at the cut, so the split lands on a real cliff that also separates the two groups' means.
+    A cliff alone is fooled by a single outlier at the top; Otsu alone splits a wide relevant group in
+    two. ``max_k`` caps the result. ``benchmarks/dynamic_k_design.py`` compares the candidates.
     """
 
     max_k: int = 100
+    pool: int = 200
     min_k: int = 1
-    min_gap: float = 0.05
-    band: float = 0.35
 
     def cut(self, scores: np.ndarray) -> int:
         """How many of the (descending) ``scores`` to keep."""
-        n = min(len(scores), self.max_k)
-        if n <= self.min_k:
-            return n
-        window = scores[: n + 1] if len(scores) > n else scores[:n]
-        gaps = window[:-1] - window[1:]
-        best, best_gap = n, 0.0
-        for i in range(self.min_k - 1, len(gaps)):
-            if scores[0] - scores[i] > self.band:
-                break
-            if gaps[i] >= self.min_gap and gaps[i] > best_gap:
-                best, best_gap = i + 1, gaps[i]
-        if best_gap == 0.0:  # no cliff inside the band: keep what lies within the band
-            within = int(np.sum(scores[:n] >= scores[0] - self.band))
-            return max(self.min_k, within)
-        return best
+        s = np.asarray(scores, dtype=np.float64)[: self.pool]
+        n = len(s)
+        if n <= max(self.min_k, 1):
+            return min(n, self.max_k)
+        i = np.arange(1, n)
+        above = np.cumsum(s)[:-1] / i
+        below = (s.sum() - np.cumsum(s)[:-1]) / (n - i)
+        objective = (i * (n - i) / n**2) * (above - below) ** 2 * (s[:-1] - s[1:])
+        if objective.max() <= 1e-12:  # flat scores: nothing separates, keep them all
+            return min(n, self.max_k)
+        keep = int(i[int(np.argmax(objective))])
+        return min(max(keep, self.min_k), self.max_k)
 
 
 class Dynamic(Strategy):
@@ -201,18 +201,22 @@ class Dynamic(Strategy):
 
     name = "dynamic"
 
-    def __init__(self, cutoff: DynamicCutoff | None = None) -> None:
+    def __init__(self, cutoff: DynamicCutoff | None = None, *, include_neutral: bool = False) -> None:
         self.cutoff = cutoff or DynamicCutoff()
+        # The neutral query as a third variant finds a few more chunks in mixed corpora but costs a
+        # third embedding and search (see benchmarks/dynamic_k_design.py and latency.py).
+        self.include_neutral = include_neutral
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
-        return concept.variant_queries(query)
+        neutral = [("neutral", query)] if self.include_neutral else []
+        return neutral + concept.variant_queries(query)
 
     def initial_depth(self, k: int) -> int:
-        return max(2 * k, 50)
+        return max(self.cutoff.pool, k)
 
     def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
         keys, scores, variants = fuse_max(rankings)
-        cutoff = DynamicCutoff(min(k, self.cutoff.max_k), self.cutoff.min_k, self.cutoff.min_gap, self.cutoff.band)
+        cutoff = DynamicCutoff(max_k=min(k, self.cutoff.max_k), pool=self.cutoff.pool, min_k=self.cutoff.min_k)
         keep = cutoff.cut(scores)
         return [Pick(keys[i], float(scores[i]), variants[i]) for i in range(keep)]
 

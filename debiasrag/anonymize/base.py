@@ -1,0 +1,140 @@
+"""Shared types of the anonymizers: entities found in a text, the result, entity-type selection.
+
+Detection is separate from transformation (Presidio's design): detectors return :class:`Entity` spans whose
+offsets point into the ORIGINAL text; operators (:mod:`debiasrag.anonymize.operators`) turn text + spans into
+the anonymized text. Offsets into the output text would break as soon as a span is removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from debiasrag.errors import InputError
+
+# User-facing entity types -> the labels our detectors emit (spaCy / OntoNotes names).
+# FAC (buildings, bridges, monuments) is its own type and off by default: the seed's prompt keeps landmarks.
+ENTITY_TYPES: dict[str, frozenset[str]] = {
+    "person": frozenset({"PERSON"}),
+    "location": frozenset({"GPE", "LOC"}),
+    "organization": frozenset({"ORG"}),
+    "nationality": frozenset({"NORP"}),
+    "facility": frozenset({"FAC"}),
+    # Proper nouns the detector could not type (products, works, events, unknown capitalised names).
+    "misc": frozenset({"MISC"}),
+}
+_ALIASES = {"persons": "person", "people": "person", "per": "person", "loc": "location", "locations": "location",
+            "org": "organization", "orgs": "organization", "organisation": "organization",
+            "organizations": "organization", "norp": "nationality", "fac": "facility", "other": "misc"}
+# The seed's default prompt removes person, place and organisation names; unknown proper nouns go too.
+DEFAULT_ENTITIES: tuple[str, ...] = ("person", "location", "organization", "misc")
+
+
+def parse_entity_types(entities: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Normalise ``"person,location"`` or ``["person", "loc"]`` to canonical type names; ``None`` = default."""
+    if entities is None:
+        return DEFAULT_ENTITIES
+    items = entities.split(",") if isinstance(entities, str) else list(entities)
+    result: list[str] = []
+    for item in items:
+        name = str(item).strip().lower()
+        if not name:
+            continue
+        name = _ALIASES.get(name, name)
+        if name == "all":
+            return tuple(ENTITY_TYPES)
+        if name not in ENTITY_TYPES:
+            raise InputError(f"unknown entity type {item!r}; choose from {', '.join(ENTITY_TYPES)} (or 'all')")
+        if name not in result:
+            result.append(name)
+    if not result:
+        raise InputError("no entity types selected; choose from " + ", ".join(ENTITY_TYPES))
+    return tuple(result)
+
+
+def labels_for(entity_types: Iterable[str]) -> frozenset[str]:
+    return frozenset().union(*(ENTITY_TYPES[t] for t in entity_types))
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A detected name: its text, label and ``[start, end)`` character offsets into the ORIGINAL text."""
+
+    text: str
+    label: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "label": self.label, "start": self.start, "end": self.end}
+
+
+@dataclass
+class AnonymizedText:
+    """The anonymized text plus what was done to it.
+
+    ``mapping`` maps each placeholder to the original name (``replace`` strategy; empty for ``remove``), so the
+    user can reverse the replacement. ``fallback`` says why another method was used for this text (e.g. the LLM
+    answer was rejected and NER took over), or is None.
+    """
+
+    text: str
+    entities: list[Entity]
+    mapping: dict[str, str] = field(default_factory=dict)
+    method: str = "ner"
+    fallback: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "entities": [e.to_dict() for e in self.entities], "mapping": dict(self.mapping),
+                "method": self.method, "fallback": self.fallback}
+
+
+@runtime_checkable
+class Anonymizer(Protocol):
+    """Anything that anonymizes texts; ``anonymize_batch`` returns one result per input, same order."""
+
+    def anonymize(self, text: str) -> AnonymizedText:  # pragma: no cover - protocol
+        ...
+
+    def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:  # pragma: no cover - protocol
+        ...
+
+
+def check_text(text: object, position: int | None = None) -> str:
+    """Reject non-strings with a clear message (None and numbers sneak in from JSON)."""
+    if not isinstance(text, str):
+        where = f" (item {position})" if position is not None else ""
+        raise InputError(f"texts to anonymize must be strings, got {type(text).__name__}{where}")
+    return text
+
+
+def filter_entities(
+    entities: Iterable[Entity],
+    labels: frozenset[str],
+    allow_list: frozenset[str] = frozenset(),
+    deny_list: frozenset[str] = frozenset(),
+) -> list[Entity]:
+    """Keep entities of the selected labels, minus allow-listed names; sorted, overlaps resolved (longest wins).
+
+    The allow-list (names that must stay, e.g. a product or "Eiffel Tower") is compared case-insensitively
+    with the entity text; deny-list matches are added by the detectors themselves.
+    """
+    allow = {a.casefold() for a in allow_list}
+    deny = {d.casefold() for d in deny_list}
+    kept = [e for e in entities if (e.label in labels or e.text.casefold() in deny) and e.text.casefold() not in allow]
+    return resolve_overlaps(kept)
+
+
+def resolve_overlaps(entities: Iterable[Entity]) -> list[Entity]:
+    """Sort by start; of overlapping spans keep the longer one (earlier one on ties)."""
+    result: list[Entity] = []
+    for ent in sorted(entities, key=lambda e: (e.start, -(e.end - e.start))):
+        if ent.end <= ent.start:
+            continue
+        if result and ent.start < result[-1].end:
+            if ent.end - ent.start > result[-1].end - result[-1].start:
+                result[-1] = ent
+            continue
+        result.append(ent)
+    return result

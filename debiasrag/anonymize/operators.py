@@ -1,0 +1,158 @@
+"""Operators: turn a text plus detected spans (offsets into that text) into the anonymized text.
+
+``Remove`` deletes names (the seed's default) and keeps whitespace and punctuation tidy; ``Replace`` puts
+consistent placeholders (``PERSON_1``, ``LOC_1``, ``ORG_1``) so the same name gets the same id across a
+document, or across a corpus when one :class:`PlaceholderMapping` is shared, and the mapping can be reversed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+from debiasrag.anonymize.base import Entity
+
+# A possessive right after a removed name goes with it: "Nikolai's heart" -> "heart", not "'s heart".
+_POSSESSIVE = re.compile(r"(?:['\u2019]s\b|(?<=s)['\u2019](?![\w]))")
+_CLOSERS = ",.;:!?)]}\u201d"
+_OPENERS = "([{\u201c"
+
+PLACEHOLDER_PREFIX = {"PERSON": "PERSON", "GPE": "LOC", "LOC": "LOC", "ORG": "ORG", "NORP": "NORP", "FAC": "FAC",
+                      "MISC": "MISC", "NAME": "NAME"}
+
+
+class Operator(Protocol):
+    """Transforms ``text`` given non-overlapping, sorted entities; returns (new text, placeholder mapping)."""
+
+    name: str
+
+    def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:  # pragma: no cover
+        ...
+
+
+def _join_after_removal(left: str, right: str) -> str:
+    """Glue the text before and after a removed name without double spaces or a space before punctuation."""
+    if left.endswith((" ", "\t")) and right[:1] in (" ", "\t"):
+        right = right.lstrip(" \t")
+    if right[:1] and right[0] in _CLOSERS and left.endswith((" ", "\t")):
+        left = left.rstrip(" \t")
+    if left.endswith(tuple(_OPENERS)) and right[:1] in (" ", "\t"):
+        right = right.lstrip(" \t")
+    at_line_start = left == "" or left.endswith("\n")
+    if at_line_start:
+        right = right.lstrip(" \t")
+        # "Alejandro, come here" -> "come here" rather than ", come here"
+        if right[:1] == ",":
+            right = right[1:].lstrip(" \t")
+    return left + right
+
+
+class Remove:
+    """Delete each entity (and a possessive ``'s`` right after it), tidying spaces and punctuation."""
+
+    name = "remove"
+
+    def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
+        if not entities:
+            return text, {}
+        out = text[:entities[0].start]
+        position = entities[0].start
+        for index, ent in enumerate(entities):
+            if index:
+                out = _join_after_removal(out, text[position:ent.start])
+            position = ent.end
+            possessive = _POSSESSIVE.match(text, position)
+            if possessive:
+                position = possessive.end()
+            out = out if out.strip() else ""
+        out = _join_after_removal(out, text[position:])
+        return out, {}
+
+
+class PlaceholderMapping:
+    """Placeholder ids shared by every text anonymized with it (pass one to ``Replace`` for a whole corpus).
+
+    ``mapping`` is placeholder -> original name; :meth:`reverse` puts the names back.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[str, str], str] = {}
+        self._counters: dict[str, int] = {}
+        self._person_parts: dict[str, str] = {}
+        self.mapping: dict[str, str] = {}
+        self._lock = threading.Lock()  # LLM anonymization may call from worker threads
+
+    def placeholder_for(self, label: str, name: str) -> str:
+        prefix = PLACEHOLDER_PREFIX.get(label, label)
+        key = (prefix, " ".join(name.split()).casefold())
+        with self._lock:
+            if key in self._ids:
+                return self._ids[key]
+            # "Sarah" after "Sarah Connor" is the same person: reuse the id of the full name.
+            if prefix == "PERSON" and key[1] in self._person_parts:
+                return self._person_parts[key[1]]
+            self._counters[prefix] = self._counters.get(prefix, 0) + 1
+            placeholder = f"{prefix}_{self._counters[prefix]}"
+            self._ids[key] = placeholder
+            self.mapping[placeholder] = name
+            if prefix == "PERSON":
+                parts = key[1].split()
+                if len(parts) > 1:
+                    for part in (parts[0], parts[-1]):
+                        self._person_parts.setdefault(part, placeholder)
+            return placeholder
+
+    def reverse(self, text: str) -> str:
+        """Replace placeholders in ``text`` by the original names (longest ids first: PERSON_10 before PERSON_1)."""
+        if not self.mapping:
+            return text
+        pattern = re.compile("|".join(re.escape(p) for p in sorted(self.mapping, key=len, reverse=True)) + r"(?!\d)")
+        return pattern.sub(lambda m: self.mapping[m.group(0)], text)
+
+
+def reverse_placeholders(text: str, mapping: dict[str, str]) -> str:
+    """Undo ``Replace`` given the ``mapping`` of an :class:`~debiasrag.anonymize.AnonymizedText`."""
+    restored = PlaceholderMapping()
+    restored.mapping = dict(mapping)
+    return restored.reverse(text)
+
+
+class Replace:
+    """Replace each entity by a consistent placeholder such as ``PERSON_1``.
+
+    Without a shared ``mapping`` ids restart for every text (consistent within the document); with one, ids
+    are consistent across every text anonymized with that mapping.
+    """
+
+    name = "replace"
+
+    def __init__(self, mapping: PlaceholderMapping | None = None) -> None:
+        self.shared = mapping
+
+    def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
+        mapping = self.shared if self.shared is not None else PlaceholderMapping()
+        pieces: list[str] = []
+        used: dict[str, str] = {}
+        position = 0
+        for ent in entities:
+            pieces.append(text[position:ent.start])
+            placeholder = mapping.placeholder_for(ent.label, ent.text)
+            used[placeholder] = mapping.mapping[placeholder]
+            pieces.append(placeholder)
+            position = ent.end
+        pieces.append(text[position:])
+        return "".join(pieces), used
+
+
+def get_operator(strategy: str, mapping: PlaceholderMapping | None = None) -> Operator:
+    from debiasrag.errors import InputError
+
+    if strategy == "remove":
+        if mapping is not None:
+            raise InputError("a placeholder mapping only applies to strategy='replace'")
+        return Remove()
+    if strategy == "replace":
+        return Replace(mapping)
+    raise InputError(f"unknown anonymization strategy {strategy!r}; choose 'remove' or 'replace'")

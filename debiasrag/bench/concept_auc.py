@@ -1,0 +1,94 @@
+"""``concept-auc``: geometric bias identification (seed 000 §2.1.1, eq. 1-3, Tables 5, 6, 9).
+
+For gender, age and wealth: the concept direction is the best-AUC singular vector of the pair differences
+(Table 5 pairs, embedded as plain words); attributes (Table 6, with human labels) are embedded inside each
+scenario template (neutral / debiasing / positive / negative, Tables 2, 7, 8) and ρ = corr(labels, projections)
+with p̂ from 10⁴ seeded random projections. AUC < 0.8 is flagged "concept not captured" as in the seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from debiasrag.bench._common import context_embedder, md_table, seed000_figures
+from debiasrag.bench.base import BenchContext, BenchResult
+from debiasrag.concepts import load_concept
+from debiasrag.metrics import AUC_CAPTURED, concept_direction, projection_correlation, random_projection_pvalue
+from debiasrag.metrics.geometry import significance_stars
+
+NAME = "concept-auc"
+CONCEPTS = ("gender", "age", "wealth")
+CONTEXTS = ("neutral", "debiasing", "positive", "negative")
+N_RANDOM = 10_000
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    embedder = context_embedder(ctx)
+    seed = seed000_figures(embedder.name)
+    result = BenchResult(NAME)
+    rows, auc_by_concept, rho_by_concept = [], {}, {}
+    with ctx.progress("concept-auc", len(CONCEPTS) * len(CONTEXTS)) as advance:
+        for concept_name in CONCEPTS:
+            concept = load_concept(concept_name)
+            words1 = [a for a, _ in concept.pairs]
+            words2 = [b for _, b in concept.pairs]
+            vectors = embedder.encode(words1 + words2)
+            direction = concept_direction(vectors[: len(words1)], vectors[len(words1) :])
+            prefix = f"{concept_name}."
+            result.metrics[prefix + "auc"] = round(direction.auc, 6)
+            result.metrics[prefix + "first_auc"] = round(direction.first_auc, 6)
+            result.metrics[prefix + "component"] = direction.component
+            result.metrics[prefix + "captured"] = "yes" if direction.captured else "no"
+            auc_by_concept[concept_name] = direction.auc
+            rho_by_concept[concept_name] = {}
+            if not direction.captured:
+                result.notes.append(
+                    f"{concept_name}: concept not captured (AUC {direction.auc:.3f} < {AUC_CAPTURED}); "
+                    "its ρ values are unreliable (seed 000 §2.1.1)"
+                )
+            names = list(concept.attributes)
+            labels = np.array([concept.attributes[n] for n in names])
+            for context in CONTEXTS:
+                texts = [concept.templates[context].format(attribute=n) for n in names]
+                attributes = embedder.encode(texts)
+                rho = projection_correlation(attributes, labels, direction.direction)
+                p_hat = random_projection_pvalue(attributes, labels, rho, n=N_RANDOM, seed=ctx.seed)
+                key = f"{prefix}{context}."
+                result.metrics[key + "rho"] = round(rho, 6)
+                result.metrics[key + "abs_rho"] = round(abs(rho), 6)
+                result.metrics[key + "p_hat"] = p_hat
+                rho_by_concept[concept_name][context] = rho
+                figure = seed["table9_abs_rho"].get(concept_name, {}).get(context) if seed else None
+                if figure is not None:
+                    result.seed_figures[key + "abs_rho"] = figure
+                rows.append(
+                    [
+                        concept_name,
+                        context,
+                        direction.auc,
+                        direction.component + 1,
+                        f"{abs(rho):.2f}{significance_stars(p_hat)}",
+                        p_hat,
+                        "" if figure is None else f"{figure:.2f}",
+                    ]
+                )
+                advance()
+    result.tables.append(
+        md_table(
+            ["concept", "context", "AUC", "component (1 = first)", "|ρ| (stars: p̂)", "p̂", "seed |ρ|"],
+            rows,
+        )
+    )
+    result.notes.append(
+        f"p̂ from {N_RANDOM} Gaussian random projections (seed {ctx.seed}), one-sided as in eq. 3: "
+        "share with corr ≥ |ρ|; stars: * p̂<0.10, ** <0.05, *** <0.01."
+    )
+    if seed is None:
+        result.notes.append(f"seed 000 reports no Table 9 row for {embedder.name}; no seed comparison.")
+    path = ctx.plot_path("concept_auc.png")
+    if path is not None:
+        from debiasrag.bench._plots import concept_bars
+
+        title = f"Concept AUC and |ρ| — {embedder.name}"
+        result.plots.append(concept_bars(path, auc_by_concept, rho_by_concept, title))
+    return result

@@ -1,0 +1,25 @@
+"""A LangChain ``Embeddings`` over a debiasrag embedder (the packaged MiniLM by default, no hub download)."""
+
+from __future__ import annotations
+
+from langchain_core.embeddings import Embeddings
+
+from debiasrag.embedders import Embedder, load_embedder
+
+
+class DebiasragEmbeddings(Embeddings):
+    """Lets LangChain vector stores embed with the same model as debiasrag.
+
+    Args:
+        embedder: a debiasrag :class:`~debiasrag.Embedder`, a sentence-transformers name or path, or
+            ``None`` for the packaged all-MiniLM-L6-v2. Vectors are L2-normalised.
+    """
+
+    def __init__(self, embedder: Embedder | str | None = None) -> None:
+        self.embedder = load_embedder(embedder)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embedder.encode(list(texts)).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embedder.encode([text])[0].tolist()

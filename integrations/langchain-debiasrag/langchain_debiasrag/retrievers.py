@@ -1,0 +1,345 @@
+"""``DebiasedRetriever``: every debiasrag strategy over any LangChain ``VectorStore`` or a debiasrag ``FaissIndex``."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from debiasrag.concepts import Concept, load_concept
+from debiasrag.embedders import load_embedder
+from debiasrag.errors import DebiasragError, InputError
+from debiasrag.index import FaissIndex
+from debiasrag.retriever import DebiasedRetriever as CoreRetriever
+from debiasrag.retriever import RetrievalResult, validate_k, validate_query
+from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy, run_strategy
+from langchain_debiasrag._run import arun_strategy, gather_cancelling
+from langchain_debiasrag.embeddings import DebiasragEmbeddings
+
+ScoreDirection = Literal["auto", "higher", "lower"]
+Scored = list[tuple[Document, float]]
+
+
+class _NoResults(Exception):
+    """Every variant search came back empty (an empty store or a filter matching nothing)."""
+
+
+def document_key(doc: Document) -> str:
+    """The store id when there is one; otherwise a hash of text and metadata (identical chunks merge)."""
+    if doc.id:
+        return str(doc.id)
+    payload = json.dumps([doc.page_content, doc.metadata], sort_keys=True, default=str)
+    return "sha1:" + hashlib.sha1(payload.encode("utf-8")).hexdigest()
+
+
+class DebiasedRetriever(BaseRetriever):
+    """Counterfactual (debiased) retrieval over a LangChain vector store or a debiasrag ``FaissIndex``.
+
+    Each query is searched once per concept variant (e.g. "... This person is a woman." / "... a man.")
+    and a debiasrag strategy merges the rankings: ``topk`` (plain baseline), ``context`` (debiasing
+    sentence injected), ``paper`` (seed 000 Algorithm 1), ``balanced`` (interleaved variants) or
+    ``dynamic`` (default: max-fused scores cut at the score cliff).
+
+    What ``k`` means: exactly ``k`` documents for ``topk``, ``context`` and ``balanced`` (fewer only
+    when the store holds fewer); a cap for ``dynamic`` (it stops at the score cliff, so it can return
+    fewer than ``k``); a floor for ``paper`` (Algorithm 1 returns every chunk the second variant ranks
+    at or above the first variant's k-th pick, m >= k).
+
+    Each returned Document is a copy whose metadata gains ``score`` (higher = more similar), ``variant``
+    (the query variant that found it) and ``rank`` (1-based).
+
+    Args:
+        vectorstore: any LangChain ``VectorStore`` implementing ``similarity_search_with_score`` (and
+            ideally ``asimilarity_search_with_score``), or a :class:`debiasrag.FaissIndex`.
+        embedder: only for a ``FaissIndex``: a debiasrag embedder, a model name, or a
+            :class:`DebiasragEmbeddings` (default: the model the index was built with).
+        concept: ``"gender"``, ``"age"``, ``"wealth"``, a path to a concept JSON, or a ``Concept``.
+        strategy: strategy name or instance; overridable per call (``invoke(q, strategy="topk")``).
+        k: number of results (see above); overridable per call (``invoke(q, k=3)``).
+        score_direction: whether the store's scores are similarities (``"higher"`` is better) or
+            distances (``"lower"``). ``"auto"`` infers it from the order the store returns results
+            (stores return best first: descending scores are similarities, ascending ones distances)
+            and remembers it; with only tied scores it assumes similarities.
+        relevance_fn: maps a raw store score to higher-is-better. Default: identity for similarities;
+            for distances the store's own ``_select_relevance_score_fn()`` when it has one, else
+            negation. The ``dynamic`` cut works on cosine-like scales, so give distance stores a
+            cosine-like mapping when the store has none (e.g. ``lambda d: 1 - d / 2`` for squared L2
+            between unit vectors).
+        search_kwargs: passed to every store search (e.g. ``{"filter": ...}``); extra ``invoke``
+            keyword arguments are merged in.
+        query_transform: applied to each query first (e.g. an anonymizer, so queries match an
+            anonymized corpus).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    vectorstore: Any
+    embedder: Any = None
+    concept: Any = "gender"
+    strategy: Any = "dynamic"
+    k: int = 10
+    score_direction: ScoreDirection = "auto"
+    relevance_fn: Callable[[float], float] | None = None
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+    query_transform: Callable[[str], str] | None = None
+
+    _concept: Concept = PrivateAttr()
+    _strategy: Strategy = PrivateAttr()
+    _core: CoreRetriever | None = PrivateAttr(default=None)
+    _detected_direction: str | None = PrivateAttr(default=None)
+
+    def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
+        super().__init__(vectorstore=vectorstore, **kwargs)
+        # Checked here rather than in a pydantic validator so the user sees our one-line InputError.
+        self._concept = load_concept(self.concept)
+        self._strategy = get_strategy(self.strategy)
+        validate_k(self.k)
+        if isinstance(self.vectorstore, FaissIndex):
+            embedder = self.embedder.embedder if isinstance(self.embedder, DebiasragEmbeddings) else self.embedder
+            self._core = CoreRetriever(
+                self.vectorstore,
+                load_embedder(embedder if embedder is not None else self.vectorstore.model_name),
+                concept=self._concept,
+                strategy=self._strategy,
+                k=self.k,
+            )
+        elif isinstance(self.vectorstore, VectorStore):
+            if self.embedder is not None:
+                raise InputError("embedder is only used with a FaissIndex; a VectorStore embeds with its own model")
+        else:
+            kind = type(self.vectorstore).__name__
+            raise InputError(f"vectorstore must be a LangChain VectorStore or a debiasrag FaissIndex, not {kind}")
+
+    # -- public helpers ---------------------------------------------------------------------------
+    @property
+    def store_name(self) -> str:
+        return type(self.vectorstore).__name__
+
+    def _plan(self, query: str, k: int | None, strategy: str | Strategy | None) -> tuple[str, int, Strategy]:
+        query = validate_query(query)
+        if self.query_transform is not None:
+            query = validate_query(self.query_transform(query))
+        chosen = self._strategy if strategy is None else get_strategy(strategy)
+        return query, validate_k(self.k if k is None else k), chosen
+
+    def _search_args(self, extra: dict[str, Any]) -> dict[str, Any]:
+        extra.pop("verbose", None)  # BaseRetriever.invoke leaves its own flag in the kwargs
+        if extra and self._core is not None:
+            raise InputError(f"unexpected argument(s) for a FaissIndex search: {', '.join(sorted(extra))}")
+        return {**self.search_kwargs, **extra}
+
+    # -- sync -------------------------------------------------------------------------------------
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        strategy: str | Strategy | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        query, k, chosen = self._plan(query, k, strategy)
+        search_args = self._search_args(kwargs)
+        if self._core is not None:
+            core = self._core
+            result = self._faiss_runnable(core).invoke(
+                {"query": query, "k": k, "strategy": chosen}, config={"callbacks": run_manager.get_child()}
+            )
+            return _documents_from_result(result)
+        variants = chosen.variants(query, self._concept)
+        seen: dict[str, Document] = {}
+
+        def search(depth: int) -> list[Ranking]:
+            results = [
+                self._variant_runnable(label).invoke(
+                    {"query": text, "k": depth, **search_args},
+                    config={"callbacks": run_manager.get_child(f"variant:{label}")},
+                )
+                for label, text in variants
+            ]
+            return self._rankings(variants, results, depth, seen)
+
+        try:
+            picks = run_strategy(chosen, search, k)
+        except _NoResults:
+            return []
+        return _documents(picks, seen)
+
+    # -- async ------------------------------------------------------------------------------------
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        strategy: str | Strategy | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        query, k, chosen = self._plan(query, k, strategy)
+        search_args = self._search_args(kwargs)
+        if self._core is not None:
+            result = await self._faiss_runnable(self._core).ainvoke(
+                {"query": query, "k": k, "strategy": chosen}, config={"callbacks": run_manager.get_child()}
+            )
+            return _documents_from_result(result)
+        variants = chosen.variants(query, self._concept)
+        seen: dict[str, Document] = {}
+
+        async def asearch(depth: int) -> list[Ranking]:
+            results = await gather_cancelling(
+                [
+                    self._variant_runnable(label).ainvoke(
+                        {"query": text, "k": depth, **search_args},
+                        config={"callbacks": run_manager.get_child(f"variant:{label}")},
+                    )
+                    for label, text in variants
+                ]
+            )
+            return self._rankings(variants, results, depth, seen)
+
+        try:
+            picks = await arun_strategy(chosen, asearch, k)
+        except _NoResults:
+            return []
+        return _documents(picks, seen)
+
+    # -- store calls, each traced as a child run ----------------------------------------------------
+    def _variant_runnable(self, label: str) -> RunnableLambda:
+        store = self.vectorstore
+
+        def search(args: dict[str, Any]) -> Scored:
+            args = dict(args)
+            try:
+                return store.similarity_search_with_score(args.pop("query"), **args)
+            except Exception as exc:
+                raise self._store_error(label, exc) from exc
+
+        async def asearch(args: dict[str, Any]) -> Scored:
+            args = dict(args)
+            try:
+                return await store.asimilarity_search_with_score(args.pop("query"), **args)
+            except Exception as exc:
+                raise self._store_error(label, exc) from exc
+
+        return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
+
+    def _store_error(self, label: str, exc: Exception) -> DebiasragError:
+        """One line naming the store, the variant and the cause (the original stays as ``__cause__``)."""
+        if isinstance(exc, DebiasragError):
+            return exc
+        if isinstance(exc, NotImplementedError):
+            return DebiasragError(f"{self.store_name} does not implement similarity_search_with_score; "
+                                  "debiasrag needs a store with scored search")
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return DebiasragError(f"{self.store_name} search failed for the {label!r} variant: {type(exc).__name__}"
+                              + (f": {detail}" if detail else ""))
+
+    @staticmethod
+    def _faiss_runnable(core: CoreRetriever) -> RunnableLambda:
+        def search(args: dict[str, Any]) -> RetrievalResult:
+            return core.retrieve(args["query"], k=args["k"], strategy=args["strategy"])
+
+        async def asearch(args: dict[str, Any]) -> RetrievalResult:
+            # Embedding and FAISS are CPU-bound with no async API: a worker thread keeps the loop free.
+            return await asyncio.to_thread(search, args)
+
+        return RunnableLambda(search, afunc=asearch, name="debiasrag_faiss_search")
+
+    # -- scores -------------------------------------------------------------------------------------
+    def _rankings(
+        self, variants: list[tuple[str, str]], results: list[Any], depth: int, seen: dict[str, Document]
+    ) -> list[Ranking]:
+        checked = [self._check_scored(label, result) for (label, _), result in zip(variants, results)]
+        if all(not pairs for pairs in checked):
+            raise _NoResults
+        convert = self._score_converter([[score for _, score in pairs] for pairs in checked])
+        rankings = []
+        for (label, _), pairs in zip(variants, checked):
+            best: dict[str, float] = {}
+            for doc, raw in pairs:
+                key = document_key(doc)
+                seen.setdefault(key, doc)
+                score = float(convert(raw))
+                if key not in best or score > best[key]:
+                    best[key] = score
+            keys = sorted(best, key=lambda key: -best[key])
+            rankings.append(Ranking(label, keys, [best[key] for key in keys], complete=len(pairs) < depth))
+        return rankings
+
+    def _check_scored(self, label: str, result: Any) -> list[tuple[Document, float]]:
+        if not isinstance(result, (list, tuple)):
+            raise DebiasragError(f"{self.store_name}.similarity_search_with_score returned {type(result).__name__}, "
+                                 "expected a list of (Document, score) pairs")
+        pairs = []
+        for item in result:
+            if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], Document)):
+                raise DebiasragError(f"{self.store_name} returned {type(item).__name__} items without scores for the "
+                                     f"{label!r} variant; debiasrag needs (Document, score) pairs")
+            score = item[1]
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(float(score)):
+                raise DebiasragError(f"{self.store_name} returned no usable score ({score!r}) for the {label!r} "
+                                     "variant; debiasrag needs numeric similarity or distance scores")
+            pairs.append((item[0], float(score)))
+        return pairs
+
+    def _direction(self, score_lists: list[list[float]]) -> str:
+        if self.score_direction != "auto":
+            return self.score_direction
+        if self._detected_direction is not None:
+            return self._detected_direction
+        votes = set()
+        for scores in score_lists:
+            steps = [b - a for a, b in zip(scores, scores[1:]) if b != a]
+            if not steps:
+                continue
+            if all(step < 0 for step in steps):
+                votes.add("higher")
+            elif all(step > 0 for step in steps):
+                votes.add("lower")
+            else:
+                raise DebiasragError(f"{self.store_name} returned unsorted scores; cannot tell similarities from "
+                                     "distances: set score_direction='higher' or 'lower'")
+        if len(votes) > 1:
+            raise DebiasragError(f"{self.store_name} returned both ascending and descending scores; "
+                                 "set score_direction='higher' or 'lower'")
+        if not votes:
+            return "higher"  # only ties so far: the order within each variant is the same either way
+        self._detected_direction = votes.pop()
+        return self._detected_direction
+
+    def _score_converter(self, score_lists: list[list[float]]) -> Callable[[float], float]:
+        direction = self._direction(score_lists)
+        if self.relevance_fn is not None:
+            return self.relevance_fn
+        if direction == "higher":
+            return float
+        try:
+            return self.vectorstore._select_relevance_score_fn()
+        except NotImplementedError:
+            return lambda distance: -distance
+
+
+def _with_scores(doc: Document, score: float, variant: str, rank: int) -> Document:
+    return doc.model_copy(update={"metadata": {**doc.metadata, "score": score, "variant": variant, "rank": rank}})
+
+
+def _documents(picks: list[Pick], seen: dict[str, Document]) -> list[Document]:
+    return [_with_scores(seen[pick.key], float(pick.score), pick.variant, rank) for rank, pick in enumerate(picks, 1)]
+
+
+def _documents_from_result(result: RetrievalResult) -> list[Document]:
+    documents = [Document(id=str(hit.id), page_content=hit.text, metadata=dict(hit.metadata)) for hit in result.hits]
+    return [_with_scores(doc, hit.score, hit.variant, hit.rank) for doc, hit in zip(documents, result.hits)]
+
+
+__all__ = ["DebiasedRetriever", "document_key"]
