@@ -1,0 +1,222 @@
+"""Run benchmarks for one or more models and write ``report.md``, ``results.json`` and plots.
+
+``results.json`` layout (keys stable across runs; ``elapsed_s`` is the only run-dependent number)::
+
+    {"format": 1, "command": "...", "seed": 0, "models": [...], "benchmarks": [...],
+     "results": {MODEL: {BENCHMARK: {"name", "metrics", "seed_figures", "seed_comparison", "tables",
+                                     "plots", "notes", "series", "status", "elapsed_s"}}}}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from debiasrag.bench.base import BenchContext, BenchResult, discover_benchmarks, get_benchmark, no_progress
+from debiasrag.bench.cache import CachedEmbedder
+from debiasrag.errors import DebiasragError, InputError
+
+ProgressFactory = Callable[[str, int | None], AbstractContextManager[Callable[..., None]]]
+
+
+def model_slug(name: str) -> str:
+    """File-system-safe short name for a model (``sentence-transformers/all-MiniLM-L6-v2`` → ``all-MiniLM-L6-v2``)."""
+    tail = name.rstrip("/").split("/")[-1] or name
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", tail)
+
+
+def make_context(
+    model: str | None,
+    *,
+    cache_dir: str | Path | None = None,
+    out_dir: str | Path | None = None,
+    anonymize: str | None = None,
+    seed: int = 0,
+    progress: ProgressFactory = no_progress,
+    load_now: bool = False,
+) -> BenchContext:
+    """A context with a cached embedder for ``model``; plots go to ``out_dir/plots/<model>/``.
+
+    With ``load_now`` a model never seen by the cache is loaded immediately, so a bad name fails before any
+    benchmark starts (as an :class:`InputError`).
+    """
+    if anonymize not in (None, "ner", "llm"):
+        raise InputError(f"--anonymize must be 'ner' or 'llm', got {anonymize!r}")
+    embedder = CachedEmbedder.for_model(model, cache_dir)
+    if load_now and embedder._dimension is None:
+        try:
+            embedder.inner  # noqa: B018 - loads the model
+        except DebiasragError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any loader failure is a bad model for the user
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"cannot load embedding model {model!r}: {first}") from exc
+    plots = Path(out_dir) / "plots" / model_slug(embedder.name) if out_dir is not None else None
+    return BenchContext(
+        model=model,
+        embedder=embedder,
+        anonymize=anonymize,
+        out_dir=plots,
+        seed=seed,
+        progress=progress,
+        cache_dir=embedder.cache_dir,
+    )
+
+
+def resolve_names(name: str) -> list[str]:
+    """``all`` → every discovered benchmark; otherwise the one name (InputError if unknown)."""
+    if name == "all":
+        return list(discover_benchmarks())
+    get_benchmark(name)
+    return [name]
+
+
+def run_one(name: str, ctx: BenchContext, *, keep_going: bool) -> tuple[BenchResult, str, float]:
+    """Run a benchmark; with ``keep_going`` a failure becomes a result whose note says what went wrong."""
+    start = time.perf_counter()
+    try:
+        result = get_benchmark(name).run(ctx)
+        status = "ok"
+    except DebiasragError as exc:
+        if not keep_going:
+            raise
+        result, status = BenchResult(name, notes=[f"failed: {exc}"]), "error"
+    except Exception as exc:  # noqa: BLE001 - one broken benchmark must not stop `bench all`
+        if not keep_going:
+            raise
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        note = f"failed: {type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
+        result, status = BenchResult(name, notes=[note]), "error"
+    if not isinstance(result, BenchResult):
+        raise TypeError(f"benchmark {name!r} returned {type(result).__name__}, expected BenchResult")
+    return result, status, time.perf_counter() - start
+
+
+def result_record(result: BenchResult, status: str, elapsed: float) -> dict[str, Any]:
+    record = result.to_dict()
+    record["seed_comparison"] = [
+        {"key": key, "seed": seed, "ours": ours, "difference": diff}
+        for key, seed, ours, diff in result.seed_comparison()
+    ]
+    record["status"] = status
+    record["elapsed_s"] = round(elapsed, 2)
+    return record
+
+
+def _plot_series(result: BenchResult, ctx: BenchContext) -> None:
+    """Benchmarks that return per-item values but no plot get a distribution plot from the report."""
+    if not result.series or result.plots or ctx.out_dir is None:
+        return
+    from debiasrag.bench._plots import distributions
+
+    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    path = ctx.out_dir / f"{model_slug(result.name)}_distribution.png"
+    result.plots.append(distributions(path, result.series, f"{result.name} — {ctx.embedder.name}", "value"))
+
+
+def run_suite(
+    names: Sequence[str],
+    contexts: Sequence[BenchContext],
+    *,
+    keep_going: bool = True,
+    on_done: Callable[[str, str, str, float], None] | None = None,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Run every benchmark for every context (one per model); ``{model: {benchmark: record}}``."""
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for ctx in contexts:
+        model = ctx.embedder.name
+        results[model] = {}
+        for name in names:
+            result, status, elapsed = run_one(name, ctx, keep_going=keep_going)
+            _plot_series(result, ctx)
+            results[model][name] = result_record(result, status, elapsed)
+            if on_done is not None:
+                on_done(model, name, status, elapsed)
+    return results
+
+
+def suite_document(
+    results: dict[str, dict[str, dict[str, Any]]], names: Sequence[str], *, command: str, seed: int
+) -> dict[str, Any]:
+    return {"format": 1, "command": command, "seed": seed, "models": list(results), "benchmarks": list(names),
+            "results": results}
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "" if value is None else str(value)
+
+
+def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> str:
+    """The human report: seed comparisons first, then each benchmark's tables, notes and plots."""
+    models, names, results = document["models"], document["benchmarks"], document["results"]
+    lines = ["# debiasrag benchmark report", "", f"Command: `{document['command']}`", "",
+             f"Models: {', '.join(f'`{m}`' for m in models)}; seed {document['seed']}.", ""]
+    comparisons = [
+        (model, name, row) for model in models for name in names for row in results[model][name]["seed_comparison"]
+    ]
+    lines += ["## Seed figures vs ours", ""]
+    if comparisons:
+        lines += ["| model | benchmark | metric | seed | ours | difference | within ±0.01 |", "|---" * 7 + "|"]
+        for model, name, row in comparisons:
+            diff = row["difference"]
+            ok = "" if diff is None else ("yes" if abs(diff) <= 0.01 + 1e-9 else "no")
+            lines.append(f"| {model} | {name} | {row['key']} | {_fmt(row['seed'])} | {_fmt(row['ours'])} | "
+                         f"{'' if diff is None else f'{diff:+.4f}'} | {ok} |")
+    else:
+        lines.append("No benchmark run here has a seed figure for these models.")
+    lines.append("")
+    if len(models) > 1:
+        lines += ["## Model comparison", ""]
+        for name in names:
+            keys = list(dict.fromkeys(k for m in models for k in results[m][name]["metrics"]))
+            if not keys:
+                continue
+            lines += [f"### {name}", "", "| metric | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+            for key in keys:
+                cells = " | ".join(_fmt(results[m][name]["metrics"].get(key)) for m in models)
+                lines.append(f"| {key} | {cells} |")
+            lines.append("")
+    for name in names:
+        lines += [f"## {name}", ""]
+        for model in models:
+            record = results[model][name]
+            lines += [f"### {model} ({record['status']}, {record['elapsed_s']:.1f} s)", ""]
+            for table in record["tables"]:
+                lines += [table, ""]
+            for note in record["notes"]:
+                lines.append(f"- {note}")
+            if record["notes"]:
+                lines.append("")
+            for plot in record["plots"]:
+                shown = Path(plot)
+                if out_dir is not None:
+                    try:
+                        shown = Path(plot).resolve().relative_to(out_dir.resolve())
+                    except ValueError:
+                        pass
+                lines += [f"![{name}]({shown.as_posix()})", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)  # the old file stays intact if writing fails
+
+
+def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, Path]:
+    """Write ``results.json`` and ``report.md`` into ``out_dir`` (each replaced atomically)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "results.json", out / "report.md"
+    _write_atomic(json_path, json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+    _write_atomic(md_path, render_markdown(document, out))
+    return md_path, json_path

@@ -1,0 +1,84 @@
+"""``debiasrag bench NAME|all``: run the bias benchmarks and write a report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from debiasrag.commands._common import err_console, progress_bar
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "bench",
+        help="run bias benchmarks (seed reproductions) on an embedding model",
+        description="Run one benchmark or 'all'. Known benchmarks are discovered from debiasrag.bench; "
+        "run 'debiasrag bench list' to see them.",
+    )
+    parser.add_argument("name", help="benchmark name, 'all', or 'list'")
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=None,
+        help="sentence-transformers model name or path; repeat for a comparison table (default: packaged MiniLM)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="folder for report.md, results.json and plots")
+    parser.add_argument("--json", action="store_true", help="print results.json to stdout")
+    parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from debiasrag.bench.base import discover_benchmarks
+    from debiasrag.bench.report import (
+        make_context,
+        render_markdown,
+        resolve_names,
+        run_suite,
+        suite_document,
+        write_report,
+    )
+
+    if args.name == "list":
+        for name, module in discover_benchmarks().items():
+            summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+            print(f"{name}\t{summary}")
+        return 0
+    names = resolve_names(args.name)  # unknown name: InputError before any model loads
+    models = args.model or [None]
+    contexts = [
+        make_context(
+            model,
+            cache_dir=args.cache_dir,
+            out_dir=args.out,
+            anonymize=args.anonymize,
+            seed=args.seed,
+            progress=progress_bar,
+            load_now=True,
+        )
+        for model in models
+    ]
+
+    def done(model: str, name: str, status: str, elapsed: float) -> None:
+        err_console.print(f"[dim]{name} on {model}: {status} in {elapsed:.1f} s[/dim]")
+
+    results = run_suite(names, contexts, keep_going=len(names) > 1, on_done=done)
+    command = "debiasrag bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "bench"
+    document = suite_document(results, names, command=command, seed=args.seed)
+    if args.out is not None:
+        md_path, json_path = write_report(document, args.out)
+        err_console.print(f"wrote {md_path} and {json_path}")
+    if args.json:
+        print(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        print(render_markdown(document, args.out))
+    failed = [f"{n} ({m})" for m, by_name in results.items() for n, r in by_name.items() if r["status"] != "ok"]
+    if failed:
+        err_console.print(f"[red]failed: {', '.join(failed)}[/red]")
+        return 1
+    return 0
