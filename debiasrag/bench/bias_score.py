@@ -1,0 +1,83 @@
+"""``bias-score``: most stereotyped sentences of a corpus in both directions (seed 001, Eq. 1-3).
+
+Uses :class:`debiasrag.bias_score.BiasScorer` (gender direction from gender-swapped sentence pairs, token-level
+scores weighted by max-pooling importance). The corpus is the neutral rendering of our gendered topic set (no
+gendered words at all) plus its distractors, so any lean is the model's stereotype; each topic carries a
+stereotype label, which lets us check that female-leaning sentences come from female-stereotyped occupations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from debiasrag.bench._common import context_embedder, md_table
+from debiasrag.bench.base import BenchContext, BenchResult
+from debiasrag.datasets import load_gendered_topics
+
+NAME = "bias-score"
+TOP = 10
+
+
+def _corpus() -> tuple[list[str], list[str]]:
+    """Neutral topic chunks and distractors; returns (texts, stereotype label per text: female/male/none)."""
+    import json
+    from importlib import resources
+
+    task = load_gendered_topics()
+    data = json.loads((resources.files("debiasrag") / "data" / "retrieval" / "gendered_topics.json").read_text("utf-8"))
+    stereotype = {t["name"]: t["stereotype"] for t in data["topics"]}
+    texts, labels = [], []
+    for doc in task.documents:
+        group, topic = doc.metadata.get("group"), doc.metadata.get("topic")
+        if group in ("neutral", "none"):
+            texts.append(doc.text)
+            labels.append(stereotype.get(topic, "none"))
+    return texts, labels
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    embedder = context_embedder(ctx)
+    result = BenchResult(NAME)
+    try:
+        from debiasrag.bias_score import BiasScorer
+    except ImportError as exc:
+        result.metrics["available"] = "no"
+        result.notes.append(f"debiasrag.bias_score is not available ({exc}); benchmark skipped.")
+        return result
+    texts, labels = _corpus()
+    with ctx.progress("bias-score", 2) as advance:
+        scorer = BiasScorer(embedder, seed=ctx.seed).fit()
+        advance()
+        scores = scorer.score(texts)
+        advance()
+    female = np.array([s.female for s in scores])
+    male = np.array([s.male for s in scores])
+    absolute = np.array([s.absolute for s in scores])
+    order_f = np.argsort(-female, kind="stable")[:TOP]
+    order_m = np.argsort(male, kind="stable")[:TOP]
+    lab = np.array(labels)
+    result.metrics.update(
+        {
+            "available": "yes",
+            "n_sentences": len(texts),
+            "fit_pairs": int(scorer.n_fit_pairs_),
+            "direction_explained_variance": round(float(scorer.explained_variance_ratio_[0]), 6),
+            f"top{TOP}_female_from_female_stereotype": round(float(np.mean(lab[order_f] == "female")), 6),
+            f"top{TOP}_male_from_male_stereotype": round(float(np.mean(lab[order_m] == "male")), 6),
+            "mean_net_score_female_stereotype": round(float(np.mean((female + male)[lab == "female"])), 6),
+            "mean_net_score_male_stereotype": round(float(np.mean((female + male)[lab == "male"])), 6),
+            "mean_abs_score": round(float(absolute.mean()), 6),
+        }
+    )
+    for title, order, column in (("female-leaning (Eq. 1)", order_f, female), ("male-leaning (Eq. 2)", order_m, male)):
+        rows = [[rank + 1, round(float(column[i]), 4), labels[i], texts[i], ", ".join(
+            f"{w} {b:+.3f}" for w, b in scores[i].top_words(3))] for rank, i in enumerate(order)]
+        result.tables.append(f"**Top {TOP} {title}**\n\n" + md_table(["rank", "score", "topic stereotype", "sentence",
+                                                                       "top words"], rows, digits=4))
+    result.series = {"female (Eq. 1)": female.tolist(), "male (Eq. 2)": male.tolist()}
+    result.notes.append(
+        f"Corpus: {len(texts)} gender-neutral sentences (neutral renderings of debiasrag/data/retrieval/"
+        "gendered_topics.json plus distractors); the stereotype columns check whether the most female-/male-leaning "
+        "sentences come from occupations with that stereotype (chance ≈ 0.375)."
+    )
+    return result
