@@ -16,6 +16,8 @@ from debiasrag.anonymize.base import Entity
 
 # A possessive right after a removed name goes with it: "Nikolai's heart" -> "heart", not "'s heart".
 _POSSESSIVE = re.compile(r"(?:['\u2019]s\b|(?<=s)['\u2019](?![\w]))")
+# "Dr." / "Mr." before a removed name is not a sentence end: keep "Mr., a teacher" rather than eat the comma.
+_ABBREVIATION = re.compile(r"(?:^|\s)[A-Z][a-z]{0,3}\.\s*$")
 _CLOSERS = ",.;:!?)]}\u201d"
 _OPENERS = "([{\u201c"
 
@@ -43,9 +45,12 @@ def _join_after_removal(left: str, right: str) -> str:
     at_line_start = left == "" or left.endswith("\n")
     if at_line_start:
         right = right.lstrip(" \t")
-        # "Alejandro, come here" -> "come here" rather than ", come here"
-        if right[:1] == ",":
-            right = right[1:].lstrip(" \t")
+    # A comma left orphaned by the removal goes too: "Alejandro, come" -> "come"; "them. Deborah, with" ->
+    # "them. with"; "his client, Mike, who" -> "his client, who".
+    if right[:1] == "," and (at_line_start or (left.rstrip(" \t")[-1:] in (".", "!", "?", ",", ";", ":", "(")
+                                               and not _ABBREVIATION.search(left))):
+        right = right[1:]
+        right = right.lstrip(" \t") if at_line_start or left.endswith((" ", "\t")) else right
     return left + right
 
 

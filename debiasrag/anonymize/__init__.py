@@ -1,0 +1,69 @@
+"""Anonymize texts before embedding so that similarity follows meaning, not names (seed 002, Sec. 4).
+
+>>> from debiasrag.anonymize import get_anonymizer
+>>> anonymizer = get_anonymizer("ner")                       # or "llm" (Anthropic), strategy="replace"
+>>> result = anonymizer.anonymize("Alejandro quickly ran to the store.")
+>>> result.text, [e.to_dict() for e in result.entities]      # offsets point into the ORIGINAL text
+
+Detection and transformation are separate: detectors (:class:`NerAnonymizer`, :class:`LlmAnonymizer`) find
+:class:`Entity` spans; operators (:class:`Remove`, :class:`Replace`) rewrite the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from debiasrag.anonymize.base import (
+    DEFAULT_ENTITIES,
+    ENTITY_TYPES,
+    AnonymizedText,
+    Anonymizer,
+    Entity,
+    parse_entity_types,
+)
+from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer
+from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer
+from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, reverse_placeholders
+from debiasrag.errors import InputError
+
+METHODS = ("ner", "llm")
+
+
+def get_anonymizer(
+    method: str = "ner",
+    *,
+    strategy: str = "remove",
+    entities: str | Iterable[str] | None = None,
+    **kwargs: Any,
+) -> NerAnonymizer | LlmAnonymizer:
+    """Build an anonymizer. ``method``: ``"ner"`` (spaCy, offline) or ``"llm"`` (Anthropic, falls back to NER).
+
+    ``entities`` defaults to person + location + organization + misc (the seed's default prompt). Other keyword
+    arguments go to the class (e.g. ``model=``, ``allow_list=``, ``deny_list=``, ``mapping=``, ``n_process=``).
+    """
+    if method == "ner":
+        return NerAnonymizer(strategy=strategy, entities=entities, **kwargs)
+    if method == "llm":
+        return LlmAnonymizer(strategy=strategy, entities=entities, **kwargs)
+    raise InputError(f"unknown anonymization method {method!r}; choose 'ner' or 'llm'")
+
+
+__all__ = [
+    "DEFAULT_ENTITIES",
+    "DEFAULT_LLM_MODEL",
+    "DEFAULT_SPACY_MODEL",
+    "ENTITY_TYPES",
+    "METHODS",
+    "AnonymizedText",
+    "Anonymizer",
+    "Entity",
+    "LlmAnonymizer",
+    "NerAnonymizer",
+    "PlaceholderMapping",
+    "Remove",
+    "Replace",
+    "get_anonymizer",
+    "parse_entity_types",
+    "reverse_placeholders",
+]

@@ -1,0 +1,315 @@
+"""LLM anonymizer on the official ``anthropic`` SDK, with the seed's prompts (Tables 5 and 17).
+
+The LLM is used as a *detector*: its answer is aligned with the input, and only an answer that is the input
+minus some name-like spans (or with those spans swapped for ``CHAR_A`` / ``LOC_A`` / ``ORG_A`` placeholders) is
+accepted. The spans it deleted become :class:`Entity` objects with offsets into the original, and our own
+operators produce the output, so ``remove`` / ``replace`` behave exactly as with NER. An answer that rewrites,
+summarises, adds a preamble or drops ordinary words is rejected and that document falls back to the NER
+anonymizer; the reason is recorded in ``AnonymizedText.fallback`` - never a lost or reordered row.
+
+Safe over a corpus: requests run in a thread pool (``max_concurrency``); the SDK retries 408/409/429/5xx,
+connection errors and timeouts with exponential backoff (``max_retries``); answers are cached on disk keyed by
+model + prompt + text, so a re-run costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from difflib import SequenceMatcher
+from importlib import resources
+from pathlib import Path
+
+from debiasrag.anonymize.base import (
+    AnonymizedText,
+    Entity,
+    check_text,
+    filter_entities,
+    labels_for,
+    parse_entity_types,
+)
+from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occurrences, split_for_spacy
+from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
+from debiasrag.errors import DebiasragError, InputError
+
+DEFAULT_LLM_MODEL = "claude-sonnet-4-5"
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+PROMPTS = {
+    "remove_person_location": "anonymize_remove_person_location.txt",  # seed Table 5, row 1 (its default)
+    "remove_person": "anonymize_remove_person.txt",  # seed Table 5, row 2
+    "replace": "anonymize_replace.txt",  # seed Table 17
+}
+# Placeholder families of the replacement prompt -> our labels.
+_PLACEHOLDER = re.compile(r"^(CHAR|CHARACTER|PERSON|LOC|LOCATION|ORG|ORGANIZATION)_[A-Z0-9]{1,3}$")
+_PLACEHOLDER_LABEL = {"CHAR": "PERSON", "CHARACTER": "PERSON", "PERSON": "PERSON", "LOC": "LOC", "LOCATION": "LOC",
+                      "ORG": "ORG", "ORGANIZATION": "ORG"}
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+# Lower-case words that belong to names ("Leonardo da Vinci", "Osama bin Laden", "Bosnia and Herzegovina" no).
+_PARTICLES = {"de", "da", "das", "do", "dos", "di", "du", "del", "della", "der", "den", "van", "von", "bin", "binti",
+              "ibn", "bint", "al", "el", "la", "le", "y", "ben", "ter", "af", "zu"}
+_NAME_PUNCT = {"'", "\u2019", "-", ".", ","}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("DEBIASRAG_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "debiasrag")
+    return Path(base) / "llm-anonymize"
+
+
+def load_prompt(name: str) -> str:
+    if name not in PROMPTS:
+        raise InputError(f"unknown prompt {name!r}; choose from {', '.join(PROMPTS)}")
+    path = resources.files("debiasrag") / "data" / "prompts" / PROMPTS[name]
+    return path.read_text(encoding="utf-8").strip()
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def _name_token(token: str) -> bool:
+    return token[:1].isupper() or token in _PARTICLES or token in _NAME_PUNCT or token == "s" or token.isdigit()
+
+
+def _entities_from_run(text: str, run: list[tuple[str, int, int]], label: str) -> list[Entity] | None:
+    """Split a deleted run of tokens into names; None if it contains an ordinary word (a rewrite, not a removal)."""
+    if not all(_name_token(tok) for tok, _, _ in run):
+        return None
+    entities: list[Entity] = []
+    current: list[tuple[str, int, int]] = []
+
+    def close() -> None:
+        # Drop a trailing possessive and punctuation: the name is the span, the operator removes "'s".
+        while current and (current[-1][0] in _NAME_PUNCT or (current[-1][0] == "s" and len(current) > 1
+                                                              and current[-2][0] in ("'", "\u2019"))):
+            current.pop()
+            if current and current[-1][0] in ("'", "\u2019"):
+                current.pop()
+        while current and not current[0][0][:1].isupper():
+            current.pop(0)
+        if current:
+            start, end = current[0][1], current[-1][2]
+            entities.append(Entity(text[start:end], label, start, end))
+        current.clear()
+
+    for token in run:
+        gap = text[current[-1][2]:token[1]] if current else ""
+        if token[0] == "," or "\n" in gap or (current and gap.strip()):
+            close()
+            if token[0] == ",":
+                continue
+        current.append(token)
+    close()
+    if not entities and any(tok[:1].isupper() for tok, _, _ in run):
+        return None
+    return entities
+
+
+def spans_from_answer(text: str, answer: str, labelled: bool) -> tuple[list[Entity] | None, str]:
+    """Align an LLM answer with its input. Returns (entities, "") or (None, why the answer was rejected).
+
+    Accepted: the input with name-like runs deleted (label ``NAME``) or, when ``labelled``, replaced by one
+    placeholder each (label from the placeholder family). Comparison ignores whitespace and letter case.
+    """
+    source = _tokens(text)
+    target = _tokens(answer.strip())
+    matcher = SequenceMatcher(None, [t[0].casefold() for t in source], [t[0].casefold() for t in target],
+                              autojunk=False)
+    entities: list[Entity] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        run = source[i1:i2]
+        if op == "insert":
+            return None, f"the answer adds words ({' '.join(t[0] for t in target[j1:j2])[:60]!r})"
+        label = "NAME"
+        if op == "replace":
+            inserted = [t[0] for t in target[j1:j2]]
+            if not labelled or len(inserted) != 1 or not _PLACEHOLDER.match(inserted[0]):
+                before, after = " ".join(t[0] for t in run)[:40], " ".join(inserted)[:40]
+                return None, f"the answer changes words ({before!r} -> {after!r})"
+            label = _PLACEHOLDER_LABEL[inserted[0].split("_")[0]]
+        found = _entities_from_run(text, run, label)
+        if found is None:
+            return None, f"the answer deletes ordinary words ({' '.join(t[0] for t in run)[:60]!r})"
+        entities.extend(found)
+    return entities, ""
+
+
+class LlmAnonymizer:
+    """Anonymize with an Anthropic model; rejected answers and failed requests fall back to :class:`NerAnonymizer`.
+
+    ``api_key`` defaults to ``$ANTHROPIC_API_KEY``; ``base_url`` points the SDK elsewhere (a proxy, a gateway,
+    a test server). ``prompt`` overrides the seed prompt chosen from ``strategy``/``entities``. ``cache_dir=None``
+    disables the cache. ``fallback="error"`` raises instead of falling back.
+    """
+
+    method = "llm"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_LLM_MODEL,
+        *,
+        strategy: str = "remove",
+        entities: str | Iterable[str] | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        prompt: str | None = None,
+        max_concurrency: int = 4,
+        max_retries: int = 4,
+        timeout: float = 120.0,
+        max_tokens: int | None = None,
+        cache_dir: str | Path | None = "default",
+        max_chars: int = 12_000,
+        fallback: str = "ner",
+        ner_model: str = DEFAULT_SPACY_MODEL,
+        allow_list: Iterable[str] = (),
+        deny_list: Iterable[str] = (),
+        mapping: PlaceholderMapping | None = None,
+    ) -> None:
+        key = api_key or os.environ.get(API_KEY_VARIABLE)
+        if not key:
+            raise InputError(f"the LLM anonymizer needs an Anthropic API key: set {API_KEY_VARIABLE} "
+                             "(or use --method ner, which runs offline)")
+        if fallback not in ("ner", "error"):
+            raise InputError("fallback must be 'ner' or 'error'")
+        if max_concurrency < 1 or max_retries < 0 or max_chars < 200:
+            raise InputError("max_concurrency must be >= 1, max_retries >= 0 and max_chars >= 200")
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover - declared in the llm extra
+            raise InputError("the LLM anonymizer needs the anthropic SDK: pip install 'debiasrag[llm]'") from exc
+        self.model = model
+        self.strategy = strategy
+        self.entity_types = parse_entity_types(entities)
+        self.labels = labels_for(self.entity_types)
+        self.allow_list = frozenset(allow_list)
+        self.deny_list = frozenset(deny_list)
+        self.mapping = mapping
+        self.operator: Operator = get_operator(strategy, mapping)
+        self.prompt_name, self.labelled = self._choose_prompt(strategy, set(self.entity_types))
+        self.prompt = prompt.strip() if prompt else load_prompt(self.prompt_name)
+        self.max_concurrency = max_concurrency
+        self.max_tokens = max_tokens
+        self.max_chars = max_chars
+        self.fallback_mode = fallback
+        self.ner_model = ner_model
+        self._fallback: NerAnonymizer | None = None
+        self.cache_dir = None if cache_dir is None else (
+            default_cache_dir() if cache_dir == "default" else Path(cache_dir))
+        self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
+        self.stats = {"requests": 0, "cache_hits": 0, "fallbacks": 0}
+
+    @staticmethod
+    def _choose_prompt(strategy: str, types: set[str]) -> tuple[str, bool]:
+        # The removal prompts cannot say which kind of name they deleted, so a selection they do not cover
+        # exactly (e.g. person + location without organisations) uses the labelling prompt of Table 17.
+        if strategy == "remove" and types == {"person"}:
+            return "remove_person", False
+        if strategy == "remove" and {"person", "location", "organization"} <= types:
+            return "remove_person_location", False
+        return "replace", True
+
+    # -- public API -------------------------------------------------------------------------------------
+    def anonymize(self, text: str) -> AnonymizedText:
+        return self.anonymize_batch([text])[0]
+
+    def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
+        for position, text in enumerate(texts):
+            check_text(text, position)
+        plans = [split_for_spacy(text, self.max_chars) if text.strip() else [] for text in texts]
+        unique = list(dict.fromkeys(chunk for plan in plans for _, chunk in plan))
+        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+            answers = dict(zip(unique, pool.map(self._ask, unique)))
+        results: list[AnonymizedText | None] = []
+        failed: list[tuple[int, str]] = []
+        for index, (text, plan) in enumerate(zip(texts, plans)):
+            entities: list[Entity] = []
+            problem = ""
+            for offset, chunk in plan:
+                answer, error = answers[chunk]
+                if error:
+                    problem = f"LLM request failed ({error})"
+                    break
+                found, why = spans_from_answer(chunk, answer, self.labelled)
+                if found is None:
+                    problem = f"LLM answer rejected: {why}"
+                    break
+                entities.extend(Entity(e.text, e.label, e.start + offset, e.end + offset) for e in found)
+            if problem:
+                if self.fallback_mode == "error":
+                    raise DebiasragError(f"text {index}: {problem}")
+                failed.append((index, problem))
+                results.append(None)
+                continue
+            results.append(self._transform(text, entities))
+        if failed:
+            self.stats["fallbacks"] += len(failed)
+            fallback = self._fallback_anonymizer()
+            for (index, problem), result in zip(failed, fallback.anonymize_batch([texts[i] for i, _ in failed])):
+                result.fallback = problem
+                results[index] = result
+        return [r for r in results if r is not None]
+
+    # -- internals --------------------------------------------------------------------------------------
+    def _transform(self, text: str, entities: list[Entity]) -> AnonymizedText:
+        labels = self.labels | ({"NAME"} if not self.labelled else set())
+        if self.deny_list:
+            entities = entities + find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True)
+        kept = filter_entities(entities, frozenset(labels), self.allow_list, self.deny_list)
+        new_text, mapping = self.operator.apply(text, kept)
+        return AnonymizedText(new_text, kept, mapping, self.method, None)
+
+    def _fallback_anonymizer(self) -> NerAnonymizer:
+        if self._fallback is None:
+            self._fallback = NerAnonymizer(self.ner_model, strategy=self.strategy, entities=self.entity_types,
+                                           allow_list=self.allow_list, deny_list=self.deny_list, mapping=self.mapping)
+        return self._fallback
+
+    def _cache_path(self, chunk: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(json.dumps([self.model, self.prompt, chunk]).encode("utf-8")).hexdigest()
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def _ask(self, chunk: str) -> tuple[str, str]:
+        """Return (answer, "") or ("", error description). Never raises: one bad document must not sink a batch."""
+        path = self._cache_path(chunk)
+        if path is not None and path.is_file():
+            try:
+                answer = json.loads(path.read_text(encoding="utf-8"))["answer"]
+                self.stats["cache_hits"] += 1
+                return answer, ""
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a corrupt cache entry is simply asked again
+        try:
+            self.stats["requests"] += 1
+            message = self.client.messages.create(
+                model=self.model,
+                max_tokens=self.max_tokens or min(8192, 256 + len(chunk) // 2),
+                temperature=0.0,
+                messages=[{"role": "user", "content": f"{self.prompt}\n{chunk}"}],
+            )
+            content = getattr(message, "content", None)
+            if not isinstance(content, list):
+                return "", "malformed response (no content list)"
+            answer = "".join(str(getattr(block, "text", "") or "") for block in content)
+        except Exception as exc:  # SDK already retried what is retryable; anything left falls back to NER
+            return "", f"{type(exc).__name__}: {str(exc)[:120]}"
+        if path is not None:
+            self._write_cache(path, answer)
+        return answer, ""
+
+    def _write_cache(self, path: Path, answer: str) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"model": self.model, "answer": answer}, handle)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # the cache is an optimisation; a read-only disk must not fail the run

