@@ -167,9 +167,7 @@ def load_cmu_books(path: str | Path) -> list[NarrativeText]:
             continue
         if len(row) < 7:
             raise InputError(f"{path}:{number}: expected 7 tab-separated columns, got {len(row)}")
-        texts.append(
-            NarrativeText(f"book-{row[0]}", row[6].strip(), title=row[2], metadata={"author": row[3]})
-        )
+        texts.append(NarrativeText(f"book-{row[0]}", row[6].strip(), title=row[2], metadata={"author": row[3]}))
     return texts
 
 
