@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -11,7 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
 err_console = Console(stderr=True)
-out_console = Console()
+# Tables stay readable when stdout is a pipe or a CI log (rich would assume 80 columns there).
+out_console = Console(width=None if sys.stdout.isatty() else 140)
 
 
 @contextmanager

@@ -1,0 +1,41 @@
+"""``debiasrag demo``: the main job, end to end on bundled data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int, progress_bar
+from debiasrag.datasets import load_gendered_topics, load_toy_task
+from debiasrag.demo import run_demo
+from debiasrag.embedders import load_embedder
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("demo", help="index the bundled sample corpus and compare all strategies")
+    parser.add_argument("--out", default="demo-out", help="folder for the corpus, index and report.md (default: demo-out)")
+    parser.add_argument("--k", type=positive_int, default=10, help="k for the fixed-k strategies (default 10)")
+    add_model_option(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    embedder = load_embedder(args.model)
+    total = len(load_gendered_topics().queries) + len(load_toy_task().queries)
+    with progress_bar("querying", total) as advance:
+        results, report = run_demo(embedder, Path(args.out), args.k, on_query=advance)
+    for title, rows in results.items():
+        table = Table(title=f"{title} — neutral queries, {embedder.name}")
+        for column in ("strategy", "returned", "relevant found", "recall", "precision", "unrelated", "female", "male", "neutral"):
+            table.add_column(column, justify="left" if column == "strategy" else "right")
+        for r in rows:
+            table.add_row(
+                r.strategy, str(r.returned), f"{r.relevant_found}/{r.relevant_total}", f"{r.recall:.2f}",
+                f"{r.precision:.2f}", str(r.unrelated), str(r.groups["female"]), str(r.groups["male"]),
+                str(r.groups["neutral"]),
+            )
+        out_console.print(table)
+    err_console.print(f"report written to {report}", highlight=False)
+    return 0
