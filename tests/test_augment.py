@@ -1,0 +1,142 @@
+"""Gender-swap augmentation with the real spaCy pipeline (seed 001 §4.2.2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debiasrag.augment import GenderSwapper, load_gender_words, load_swap_names, match_case
+from debiasrag.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def swapper() -> GenderSwapper:
+    return GenderSwapper()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the seed's own examples (§4.2.2)
+        ("he is a young boy", "she is a young girl"),
+        ("my father is a singer", "my mother is a singer"),
+        # case preserved
+        ("She said HE was here.", "He said SHE was here."),
+        ("SHE SAID HE WAS HER FATHER.", "HE SAID SHE WAS HIS MOTHER."),
+        # plurals and possessives
+        ("The waitresses thanked the waiters.", "The waiters thanked the waitresses."),
+        ("The woman's hat and the girls' bikes.", "The man's hat and the boys' bikes."),
+        ("The women's team met the men's team.", "The men's team met the women's team."),
+        ("The Queen\u2019s speech.", "The King\u2019s speech."),
+        ("She is my mother-in-law.", "He is my father-in-law."),
+        (
+            "Mr. Smith and his wife, Mrs. Smith, met the chairman.",
+            "Mrs. Smith and her husband, Mr. Smith, met the chairwoman.",
+        ),
+        # her: possessive determiner -> his, object -> him; his: determiner -> her, standalone -> hers
+        ("I saw her car.", "I saw his car."),
+        ("I saw her.", "I saw him."),
+        ("I gave her the book.", "I gave him the book."),
+        ("He told her his name.", "She told him her name."),
+        ("Her dog bit him.", "His dog bit her."),
+        ("His car is red and the red one is his.", "Her car is red and the red one is hers."),
+        ("Hers is better than his.", "His is better than hers."),
+        ("He hurt himself.", "She hurt herself."),
+        # given names, to the equally ranked name of the other gender (names-dataset US ranks)
+        ("Patrick is going to the supermarket.", "Hannah is going to the supermarket."),
+        ("Mary's sister met John's brother.", "David's brother met Jessica's sister."),
+        # not gendered here: modal "Will", verb "man"
+        ("Will you come?", "Will you come?"),
+        ("They had to man the desk.", "They had to man the desk."),
+        ("The table is made of wood.", "The table is made of wood."),
+    ],
+)
+def test_swap(swapper: GenderSwapper, text: str, expected: str) -> None:
+    assert swapper.swap(text) == expected
+
+
+def test_names_pair_equal_ranks(swapper: GenderSwapper) -> None:
+    pairs = load_swap_names()["pairs"]
+    female, male = pairs[40]
+    assert swapper.swap(f"{female} called {male}.") == f"{male} called {female}."
+    assert swapper.swap(f"{male.upper()} left.").split()[0] in (female.upper(), male.upper())
+
+
+def test_swap_twice_restores_unambiguous_text(swapper: GenderSwapper) -> None:
+    texts = [
+        "The actress thanked her grandfather and the king.",
+        "My aunts and uncles visited the bride.",
+        "Patrick told Rachel that she was the chairwoman.",
+    ]
+    assert swapper.swap_batch(swapper.swap_batch(texts)) == texts
+
+
+def test_batch_keeps_count_order_and_whitespace(swapper: GenderSwapper) -> None:
+    texts = ["She  left.\n\tHe stayed.", "", "   ", "no gender here", "Her 🙂 emoji 👩\u200d⚕️ ok"]
+    texts.append("\u00e9l\u00e8ve \u5973 she")  # mixed scripts
+    expected = ["He  left.\n\tShe stayed.", "", "   ", "no gender here", "His 🙂 emoji 👩\u200d⚕️ ok"]
+    expected.append("\u00e9l\u00e8ve \u5973 he")
+    assert swapper.swap_batch(texts) == expected
+
+
+def test_replacements_point_into_original(swapper: GenderSwapper) -> None:
+    text = "Yesterday her brother Patrick met the Queen."
+    result = swapper.counterfactuals([text])[0]
+    assert [(text[r.start : r.end], r.replacement, r.direction, r.kind) for r in result.replacements] == [
+        ("her", "his", "f2m", "pronoun"),
+        ("brother", "sister", "m2f", "word"),
+        ("Patrick", "Hannah", "m2f", "name"),
+        ("Queen", "King", "f2m", "word"),
+    ]
+    assert (result.female_to_male, result.male_to_female, result.changed) == (2, 2, True)
+
+
+def test_long_text_is_chunked_not_refused(swapper: GenderSwapper) -> None:
+    text = "She met her brother. " * 300  # 6300 characters
+    old = swapper.nlp.max_length
+    swapper.nlp.max_length = 1000  # force 7 chunks through the same code path as a > 1M character document
+    try:
+        out = swapper.swap(text)
+    finally:
+        swapper.nlp.max_length = old
+    assert out == "He met his sister. " * 300
+    assert len(swapper.counterfactuals([text])[0].replacements) == 900
+
+
+def test_names_can_be_kept(swapper: GenderSwapper) -> None:
+    keep_names = GenderSwapper(swapper.nlp, swap_names=False)
+    assert keep_names.swap("Patrick thanked his mother.") == "Patrick thanked her father."
+
+
+def test_non_string_is_an_input_error(swapper: GenderSwapper) -> None:
+    with pytest.raises(InputError, match="text 1 is int"):
+        swapper.swap_batch(["fine", 3])  # type: ignore[list-item]
+
+
+def test_match_case() -> None:
+    assert [match_case(s, "he") for s in ("she", "She", "SHE")] == ["he", "He", "HE"]
+    assert match_case("patrick", "Hannah") == "Hannah"
+
+
+def test_gender_words_data() -> None:
+    data = load_gender_words()
+    pairs = {tuple(p) for p in data["pairs"]}
+    for pair in [("woman", "man"), ("women", "men"), ("woman's", "man's"), ("women's", "men's"), ("girls'", "boys'"),
+                 ("aunt", "uncle"), ("chairwoman", "chairman"), ("chairwomen", "chairmen")]:
+        assert pair in pairs
+    assert all(w == w.lower() for p in data["pairs"] for w in p)
+    assert len(data["pairs"]) == 283
+    assert len(data["direction_sentences"]) == 104
+
+
+def test_swap_names_data(swapper: GenderSwapper) -> None:
+    data = load_swap_names()
+    female = [f for f, _ in data["pairs"]]
+    male = [m for _, m in data["pairs"]]
+    assert len(data["pairs"]) == 2500
+    assert len(set(female)) == len(set(male)) == 2500
+    assert not set(female) & set(male)
+    assert not {n.lower() for n in female + male} & swapper.vocabulary  # Guy, Prince are words, not names here
+    assert "names-dataset" in data["source"]
+    assert json.loads(json.dumps(data)) == data
