@@ -1,0 +1,238 @@
+"""SummEval with graded human relevance (seed 002 §5.2, Table 8), original vs anonymized text.
+
+For each of the 100 SummEval documents, every machine summary gets the score
+``max_j cos(machine_i, human_j)`` over that document's human summaries; the 1600 scores are correlated with the
+human relevance ratings (Pearson and Spearman, over all documents at once as the seed describes). The anonymized
+variant removes names from every summary first (``ctx.anonymize``, default ``"ner"``; the seed used an LLM).
+Seed figures for all-MiniLM-L6-v2: Spearman 0.251 → 0.33, Pearson 0.282 → 0.354.
+
+The data cannot be downloaded here. Point ``DEBIASRAG_SUMMEVAL`` at the file (the MTEB ``mteb/summeval`` test
+split as JSONL, optionally gzipped, or a JSON list): one object per document with ``machine_summaries`` (list
+of str), ``human_summaries`` (list of str), ``relevance`` (list of numbers, one per machine summary) and
+optionally ``id`` / ``text``. Without it the benchmark returns a result whose note says how to provide the file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from debiasrag.bench.base import BenchContext, BenchResult
+from debiasrag.bench.name_bias import model_short_name
+from debiasrag.corpus import iter_jsonl
+from debiasrag.embedders import Embedder
+from debiasrag.errors import InputError
+
+NAME = "summeval"
+ENV_SUMMEVAL = "DEBIASRAG_SUMMEVAL"
+
+_T8_MODELS = (
+    "all-mpnet-base-v2", "all-distilroberta-v1", "all-MiniLM-L6-v2", "gemini", "multi-qa-distilbert-cos-v1",
+    "paraphrase-MiniLM-L6-v2", "distiluse-base-multilingual-cased-v1", "distiluse-base-multilingual-cased-v2",
+    "paraphrase-multilingual-MiniLM-L12-v2", "msmarco-distilbert-cos-v5", "multi-qa-mpnet-base-cos-v1",
+    "text-embedding-3-small", "text-embedding-3-large", "voyage-3-lite",
+)  # fmt: skip
+# Seed 002 Table 8: (Spearman original, Spearman anonymized, Pearson original, Pearson anonymized); anonymized
+# values are the mean of two LLM runs.
+SEED_TABLE8: dict[str, tuple[float, float, float, float]] = dict(zip(_T8_MODELS, (
+    (0.262, 0.344, 0.321, 0.364), (0.245, 0.327, 0.302, 0.37), (0.251, 0.33, 0.282, 0.354),
+    (0.381, 0.39, 0.456, 0.436), (0.240, 0.292, 0.269, 0.316), (0.283, 0.352, 0.317, 0.37),
+    (0.282, 0.356, 0.325, 0.386), (0.308, 0.357, 0.345, 0.389), (0.261, 0.332, 0.281, 0.364),
+    (0.232, 0.304, 0.262, 0.333), (0.274, 0.324, 0.317, 0.354), (0.374, 0.382, 0.416, 0.422),
+    (0.366, 0.382, 0.428, 0.429), (0.359, 0.322, 0.400, 0.352),
+), strict=True))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SummevalDocument:
+    """One source document: machine summaries with their human relevance, and the reference summaries."""
+
+    id: str
+    machine_summaries: tuple[str, ...]
+    human_summaries: tuple[str, ...]
+    relevance: tuple[float, ...]
+
+
+def _check_row(row: dict, where: str) -> SummevalDocument:
+    for key in ("machine_summaries", "human_summaries", "relevance"):
+        if not isinstance(row.get(key), list) or not row[key]:
+            raise InputError(f"{where}: '{key}' must be a non-empty list")
+    if len(row["relevance"]) != len(row["machine_summaries"]):
+        raise InputError(
+            f"{where}: {len(row['relevance'])} relevance scores for {len(row['machine_summaries'])} machine summaries"
+        )
+    try:
+        relevance = tuple(float(x) for x in row["relevance"])
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: relevance scores must be numbers") from exc
+    return SummevalDocument(
+        str(row.get("id", where)),
+        tuple(str(s) for s in row["machine_summaries"]),
+        tuple(str(s) for s in row["human_summaries"]),
+        relevance,
+    )
+
+
+def load_summeval(path: str | Path) -> list[SummevalDocument]:
+    """Read SummEval in the MTEB format: JSONL (``.jsonl`` / ``.jsonl.gz``) or a JSON list (``.json``)."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise InputError(f"SummEval file not found: {path}")
+    docs: list[SummevalDocument] = []
+    if path.suffix == ".json":
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read {path} as JSON: {exc}".splitlines()[0]) from exc
+        if not isinstance(rows, list):
+            raise InputError(f"{path}: expected a JSON list of documents")
+        docs = [_check_row(row, f"{path}: document {i}") for i, row in enumerate(rows, 1)]
+    else:
+        handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+        with handle:
+            docs = [_check_row(row, f"{path}:{number}") for number, row in iter_jsonl(handle)]
+    if not docs:
+        raise InputError(f"{path}: no documents")
+    return docs
+
+
+def max_similarity_scores(machine: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """For each machine-summary row, its highest cosine similarity to any human-summary row."""
+    machine = np.asarray(machine, dtype=np.float64)
+    human = np.asarray(human, dtype=np.float64)
+    machine = machine / np.where((n := np.linalg.norm(machine, axis=1, keepdims=True)) == 0, 1.0, n)
+    human = human / np.where((n := np.linalg.norm(human, axis=1, keepdims=True)) == 0, 1.0, n)
+    return (machine @ human.T).max(axis=1)
+
+
+@dataclass(frozen=True)
+class SummevalScores:
+    """Correlation of predicted scores with human relevance over all machine summaries."""
+
+    pearson: float
+    spearman: float
+    spearman_per_document: float  # MTEB's aggregation: mean of per-document Spearman (constant documents skipped)
+    summaries: int
+
+
+def correlate(predicted: Sequence[np.ndarray], relevance: Sequence[Sequence[float]]) -> SummevalScores:
+    """Seed 002 §5.2: Pearson / Spearman over the pooled scores; also MTEB's per-document Spearman mean."""
+    pred = np.concatenate([np.asarray(p, dtype=np.float64) for p in predicted])
+    gold = np.concatenate([np.asarray(r, dtype=np.float64) for r in relevance])
+    if pred.size < 2 or np.ptp(pred) == 0 or np.ptp(gold) == 0:
+        raise InputError("correlation needs at least two summaries with varying scores and relevance")
+    per_doc = [
+        spearmanr(p, r).statistic
+        for p, r in zip(predicted, relevance, strict=True)
+        if len(p) > 1 and np.ptp(p) > 0 and np.ptp(r) > 0
+    ]
+    return SummevalScores(
+        float(pearsonr(pred, gold).statistic),
+        float(spearmanr(pred, gold).statistic),
+        float(np.mean(per_doc)) if per_doc else float("nan"),
+        int(pred.size),
+    )
+
+
+def summeval_scores(
+    embedder: Embedder,
+    docs: Sequence[SummevalDocument],
+    transform: Callable[[list[str]], list[str]] | None = None,
+    advance: Callable[..., None] | None = None,
+) -> SummevalScores:
+    """Embed each document's summaries (after ``transform``, e.g. anonymization) and correlate."""
+    predicted = []
+    for doc in docs:
+        machine, human = list(doc.machine_summaries), list(doc.human_summaries)
+        if transform is not None:
+            both = transform(machine + human)
+            machine, human = both[: len(machine)], both[len(machine) :]
+        vectors = embedder.encode(machine + human)
+        predicted.append(max_similarity_scores(vectors[: len(machine)], vectors[len(machine) :]))
+        if advance is not None:
+            advance()
+    return correlate(predicted, [doc.relevance for doc in docs])
+
+
+def _anonymizer(method: str) -> Callable[[list[str]], list[str]]:
+    from debiasrag.anonymize import get_anonymizer
+
+    anonymizer = get_anonymizer(method, strategy="remove")
+    return lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    result = BenchResult(NAME)
+    path = os.environ.get(ENV_SUMMEVAL)
+    if not path or not Path(path).expanduser().is_file():
+        reason = f"{ENV_SUMMEVAL} is not set" if not path else f"{ENV_SUMMEVAL}={path} is not a file"
+        result.metrics["status"] = "skipped: no SummEval data"
+        result.notes.append(
+            f"summeval skipped: {reason}. Download the MTEB 'mteb/summeval' test split (JSONL with machine_summaries, "
+            f"human_summaries, relevance) and set {ENV_SUMMEVAL}=/path/to/summeval.jsonl"
+        )
+        return result
+    if ctx.embedder is None:
+        raise InputError("summeval needs an embedder")
+    docs = load_summeval(path)
+    result.metrics["status"] = "ok"
+    result.metrics["documents"] = len(docs)
+    with ctx.progress("summeval: original", len(docs)) as advance:
+        original = summeval_scores(ctx.embedder, docs, advance=advance)
+    _store(result, "original", original)
+    method = ctx.anonymize or "ner"
+    anonymized = None
+    try:
+        transform = _anonymizer(method)
+    except Exception as exc:  # noqa: BLE001 - a missing anonymizer skips one column, not the benchmark
+        result.notes.append(f"anonymized variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
+    else:
+        with ctx.progress(f"summeval: {method}-anonymized", len(docs)) as advance:
+            anonymized = summeval_scores(ctx.embedder, docs, transform=transform, advance=advance)
+        _store(result, "anonymized", anonymized)
+        result.metrics["anonymized.method"] = method
+    seed_row = SEED_TABLE8.get(model_short_name(ctx.embedder.name))
+    if seed_row is not None:
+        result.seed_figures["original.spearman"] = seed_row[0]
+        result.seed_figures["original.pearson"] = seed_row[2]
+        if anonymized is not None:
+            result.seed_figures["anonymized.spearman"] = seed_row[1]
+            result.seed_figures["anonymized.pearson"] = seed_row[3]
+    result.notes.append(
+        f"{len(docs)} documents, {original.summaries} machine summaries; correlations pooled over all summaries "
+        "(seed 002 §5.2); spearman_per_document is MTEB's per-document mean. Seed anonymization: LLM, ours: "
+        f"{method}."
+    )
+    result.tables.append(_table(original, anonymized, seed_row, model_short_name(ctx.embedder.name)))
+    return result
+
+
+def _store(result: BenchResult, key: str, scores: SummevalScores) -> None:
+    result.metrics[f"{key}.pearson"] = round(scores.pearson, 6)
+    result.metrics[f"{key}.spearman"] = round(scores.spearman, 6)
+    result.metrics[f"{key}.spearman_per_document"] = round(scores.spearman_per_document, 6)
+
+
+def _table(
+    original: SummevalScores,
+    anonymized: SummevalScores | None,
+    seed: tuple[float, float, float, float] | None,
+    model: str,
+) -> str:
+    lines = [f"| SummEval ({model}) | ours | seed | ours − seed |", "|---|---:|---:|---:|"]
+    cells = [("Spearman, original", original.spearman, 0), ("Pearson, original", original.pearson, 2)]
+    if anonymized is not None:
+        cells += [("Spearman, anonymized", anonymized.spearman, 1), ("Pearson, anonymized", anonymized.pearson, 3)]
+    for label, ours, index in cells:
+        seed_value = seed[index] if seed is not None else None
+        seed_cell = "—" if seed_value is None else f"{seed_value:.3f}"
+        diff = "—" if seed_value is None else f"{ours - seed_value:+.3f}"
+        lines.append(f"| {label} | {ours:.3f} | {seed_cell} | {diff} |")
+    return "\n".join(lines)
