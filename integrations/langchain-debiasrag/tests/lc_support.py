@@ -18,9 +18,9 @@ import numpy as np  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore  # noqa: E402
+from langchain_debiasrag import DebiasragEmbeddings  # noqa: E402
 
 import debiasrag  # noqa: E402
-from langchain_debiasrag import DebiasragEmbeddings  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
@@ -36,7 +36,8 @@ def gendered_corpus() -> tuple[str, list[Document]]:
     """(neutral query, documents with metadata gender in {female, male, none} and topic)."""
     spec = json.loads((DATA / "gendered_corpus.json").read_text(encoding="utf-8"))
     docs = [
-        Document(id=f"t{i}-{gender}", page_content=template.format(**forms), metadata={"gender": gender, "topic": "eng"})
+        Document(id=f"t{i}-{gender}", page_content=template.format(**forms),
+                 metadata={"gender": gender, "topic": "eng"})
         for i, template in enumerate(spec["templates"])
         for gender, forms in spec["forms"].items()
     ]

@@ -15,10 +15,9 @@ import functools
 from typing import Any
 
 import pytest
+from langchain_debiasrag import DebiasedRetriever
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 from lc_support import faiss_index, gendered_corpus, in_memory_store, minilm
-
-from langchain_debiasrag import DebiasedRetriever
 
 PAPER_XFAIL = pytest.mark.xfail(
     strict=True,

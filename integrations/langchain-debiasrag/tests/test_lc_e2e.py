@@ -1,0 +1,50 @@
+"""End to end with the real packaged MiniLM: a neutral query whose plain top-k leans male, debiased.
+
+Corpus (tests/data/gendered_corpus.json): five backend-engineering sentences, each in a "she" and a "he"
+version, plus five unrelated distractors. Numbers measured with all-MiniLM-L6-v2 (the packaged copy).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+import pytest
+from langchain_debiasrag import DebiasedRetriever
+from lc_support import faiss_index, gendered_corpus, in_memory_store, minilm
+
+QUERY, DOCS = gendered_corpus()
+
+
+@functools.cache
+def store(kind: str):
+    return in_memory_store(DOCS) if kind == "memory" else faiss_index(DOCS)
+
+
+def retriever(kind: str, **kwargs) -> DebiasedRetriever:
+    extra = {"embedder": minilm()} if kind == "faiss" else {}
+    return DebiasedRetriever(store(kind), **extra, **kwargs)
+
+
+def genders(docs) -> list[str]:
+    return [d.metadata["gender"] for d in docs]
+
+
+@pytest.mark.parametrize("kind", ["memory", "faiss"])
+def test_plain_results_are_skewed_and_debiased_ones_are_not(kind: str) -> None:
+    plain = genders(retriever(kind, strategy="topk", k=5).invoke(QUERY))
+    assert plain[:4] == ["male"] * 4  # the neutral query's four best matches are all "he" versions
+    assert Counter(plain) == {"male": 4, "female": 1}
+
+    balanced = genders(retriever(kind, strategy="balanced", k=5).invoke(QUERY))
+    assert Counter(balanced) == {"female": 3, "male": 2}
+
+    dynamic = retriever(kind, strategy="dynamic", k=100).invoke(QUERY)
+    assert Counter(genders(dynamic)) == {"female": 5, "male": 5}  # every engineering chunk, both versions
+    assert {d.metadata["topic"] for d in dynamic} == {"eng"}  # and none of the distractors
+
+
+@pytest.mark.asyncio
+async def test_debiased_async_matches() -> None:
+    dynamic = await retriever("memory", strategy="dynamic", k=100).ainvoke(QUERY)
+    assert Counter(genders(dynamic)) == {"female": 5, "male": 5}

@@ -1,0 +1,207 @@
+"""DebiasedRetriever over InMemoryVectorStore, debiasrag's FaissIndex and a distance-returning FAISS store."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_debiasrag import DebiasedRetriever
+from lc_support import L2FaissStore, faiss_index, gendered_corpus, in_memory_store, minilm
+
+from debiasrag import STRATEGIES
+
+ALL = list(STRATEGIES)
+
+
+@functools.cache
+def memory_store() -> InMemoryVectorStore:
+    return in_memory_store(gendered_corpus()[1])
+
+
+@functools.cache
+def l2_store(relevance: bool) -> L2FaissStore:
+    _, docs = gendered_corpus()
+    store = L2FaissStore(minilm(), relevance=relevance)
+    store.add_texts([d.page_content for d in docs], [d.metadata for d in docs], ids=[d.id for d in docs])
+    return store
+
+
+@functools.cache
+def index():
+    return faiss_index(gendered_corpus()[1])
+
+
+QUERY = gendered_corpus()[0]
+
+
+def summary(docs) -> list[tuple[str, str, int]]:
+    return [(d.id, d.metadata["variant"], d.metadata["rank"]) for d in docs]
+
+
+@pytest.mark.parametrize("strategy", ALL)
+def test_metadata_and_ranks(strategy: str) -> None:
+    docs = DebiasedRetriever(memory_store(), strategy=strategy, k=4).invoke(QUERY)
+    assert [d.metadata["rank"] for d in docs] == list(range(1, len(docs) + 1))
+    expected_variants = {"topk": {"neutral"}, "context": {"debiased"}}.get(strategy, {"female", "male"})
+    assert {d.metadata["variant"] for d in docs} <= expected_variants
+    assert all(isinstance(d.metadata["score"], float) and -1.0 <= d.metadata["score"] <= 1.0 for d in docs)
+    assert all(d.metadata["gender"] in ("female", "male", "none") for d in docs)  # original metadata kept
+    if strategy != "balanced":  # balanced interleaves two rankings, so its scores need not descend
+        scores = [d.metadata["score"] for d in docs]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_store_documents_are_not_mutated() -> None:
+    DebiasedRetriever(memory_store(), strategy="topk", k=3).invoke(QUERY)
+    stored = memory_store().get_by_ids(["t0-female"])[0]
+    assert set(stored.metadata) == {"gender", "topic"}
+
+
+@pytest.mark.parametrize("strategy", ALL)
+def test_in_memory_and_faiss_index_agree(strategy: str) -> None:
+    """Both backends score by cosine on the same vectors: same documents, same order, same scores."""
+    memory = DebiasedRetriever(memory_store(), strategy=strategy, k=5).invoke(QUERY)
+    faiss = DebiasedRetriever(index(), embedder=minilm(), strategy=strategy, k=5).invoke(QUERY)
+    assert summary(memory) == summary(faiss)
+    assert [d.metadata["score"] for d in memory] == pytest.approx([d.metadata["score"] for d in faiss], abs=1e-5)
+
+
+@pytest.mark.parametrize("relevance", [True, False], ids=["store-relevance-fn", "negated-distance"])
+@pytest.mark.parametrize("strategy", ALL)
+def test_distance_store_is_detected_and_normalised(strategy: str, relevance: bool) -> None:
+    """Squared-L2 distances (lower = closer) give the same picks as cosine similarities once normalised."""
+    memory = DebiasedRetriever(memory_store(), strategy=strategy, k=5).invoke(QUERY)
+    retriever = DebiasedRetriever(l2_store(relevance), strategy=strategy, k=5)
+    distance = retriever.invoke(QUERY)
+    assert retriever._detected_direction == "lower"
+    assert summary(distance) == summary(memory)
+    if relevance:  # the store's own mapping 1 - d/2 is exactly cosine for unit vectors
+        assert [d.metadata["score"] for d in distance] == pytest.approx([d.metadata["score"] for d in memory], abs=1e-5)
+    else:  # negated squared L2 = 2·cos - 2
+        assert [d.metadata["score"] for d in distance] == pytest.approx(
+            [2 * d.metadata["score"] - 2 for d in memory], abs=1e-5)
+
+
+def test_wrong_direction_would_return_the_least_similar() -> None:
+    """Why direction matters: reading distances as similarities ranks the store's five nearest backwards."""
+    right = DebiasedRetriever(l2_store(True), strategy="topk", k=5).invoke(QUERY)
+    wrong = DebiasedRetriever(l2_store(True), strategy="topk", k=5, score_direction="higher",
+                              relevance_fn=lambda d: d).invoke(QUERY)
+    assert [d.id for d in wrong] == [d.id for d in right][::-1]
+
+
+def test_k_at_construction_and_per_call() -> None:
+    retriever = DebiasedRetriever(memory_store(), strategy="balanced", k=2)
+    assert len(retriever.invoke(QUERY)) == 2
+    assert len(retriever.invoke(QUERY, k=6)) == 6
+    assert [d.metadata["variant"] for d in retriever.invoke(QUERY, k=3, strategy="topk")] == ["neutral"] * 3
+
+
+def test_dynamic_k_is_a_cap() -> None:
+    """Uncapped, dynamic keeps the ten engineer chunks and stops before the distractors (fewer than k=15);
+    so in the standard suite (k = 1, 3) it is the cap that decides the count."""
+    retriever = DebiasedRetriever(memory_store(), strategy="dynamic", k=15)
+    docs = retriever.invoke(QUERY)
+    assert 3 <= len(docs) < 15
+    assert {d.metadata["topic"] for d in docs} == {"eng"}
+    assert summary(retriever.invoke(QUERY, k=3)) == summary(docs[:3])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("strategy", ALL)
+async def test_async_matches_sync(strategy: str) -> None:
+    for retriever in (DebiasedRetriever(memory_store(), strategy=strategy, k=4),
+                      DebiasedRetriever(index(), embedder=minilm(), strategy=strategy, k=4)):
+        assert summary(await retriever.ainvoke(QUERY)) == summary(retriever.invoke(QUERY))
+
+
+class BarrierStore(InMemoryVectorStore):
+    """Async search waits until every variant's search has started: passes only if they run concurrently."""
+
+    def __init__(self, parties: int) -> None:
+        super().__init__(minilm())
+        self.parties, self.arrived, self.sync_calls = parties, 0, 0
+        self.all_in: asyncio.Event | None = None
+
+    def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any):
+        self.sync_calls += 1
+        return super().similarity_search_with_score(query, k, **kwargs)
+
+    async def asimilarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any):
+        self.all_in = self.all_in or asyncio.Event()
+        self.arrived += 1
+        if self.arrived % self.parties == 0:
+            self.all_in.set()
+        await asyncio.wait_for(self.all_in.wait(), timeout=5)
+        return await super().asimilarity_search_with_score(query, k, **kwargs)
+
+
+@pytest.mark.asyncio
+async def test_async_runs_variants_concurrently_on_the_async_api() -> None:
+    store = BarrierStore(parties=2)
+    store.add_documents(gendered_corpus()[1])
+    docs = await DebiasedRetriever(store, strategy="balanced", k=4).ainvoke(QUERY)
+    assert len(docs) == 4 and {d.metadata["variant"] for d in docs} == {"female", "male"}
+    assert store.sync_calls == 0  # the async path used the store's async search, not an executor hop
+
+
+class Recorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.retriever_runs: list[UUID] = []
+        self.children: list[tuple[str, UUID | None]] = []
+
+    def on_retriever_start(self, serialized, query, *, run_id, parent_run_id=None, **kwargs):
+        self.retriever_runs.append(run_id)
+
+    def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kwargs):
+        self.children.append((kwargs.get("name") or "", parent_run_id))
+
+
+def assert_variant_children(recorder: Recorder) -> None:
+    (run_id,) = recorder.retriever_runs
+    assert sorted(recorder.children) == [("debiasrag_search[female]", run_id), ("debiasrag_search[male]", run_id)]
+
+
+def test_child_callbacks_are_passed_down() -> None:
+    recorder = Recorder()
+    DebiasedRetriever(memory_store(), strategy="balanced", k=2).invoke(QUERY, {"callbacks": [recorder]})
+    assert_variant_children(recorder)
+
+    recorder = Recorder()
+    DebiasedRetriever(index(), embedder=minilm(), k=2).invoke(QUERY, {"callbacks": [recorder]})
+    assert recorder.children == [("debiasrag_faiss_search", recorder.retriever_runs[0])]
+
+
+@pytest.mark.asyncio
+async def test_child_callbacks_are_passed_down_async() -> None:
+    recorder = Recorder()
+    await DebiasedRetriever(memory_store(), strategy="balanced", k=2).ainvoke(QUERY, {"callbacks": [recorder]})
+    assert_variant_children(recorder)
+
+
+def test_search_kwargs_reach_the_store() -> None:
+    def only_female(doc):
+        return doc.metadata["gender"] == "female"
+
+    retriever = DebiasedRetriever(memory_store(), strategy="balanced", k=4, search_kwargs={"filter": only_female})
+    docs = retriever.invoke(QUERY)
+    assert [d.metadata["gender"] for d in docs] == ["female"] * 4
+    docs = DebiasedRetriever(memory_store(), strategy="balanced", k=4).invoke(QUERY, filter=only_female)
+    assert [d.metadata["gender"] for d in docs] == ["female"] * 4
+
+
+def test_query_transform_is_applied_first() -> None:
+    seen: list[str] = []
+
+    def transform(query: str) -> str:
+        seen.append(query)
+        return "Who is the engineer that builds the backend systems?"
+
+    docs = DebiasedRetriever(memory_store(), strategy="topk", k=3, query_transform=transform).invoke("Kim, an engineer")
+    assert seen == ["Kim, an engineer"]
+    assert summary(docs) == summary(DebiasedRetriever(memory_store(), strategy="topk", k=3).invoke(QUERY))
