@@ -2,5 +2,6 @@
 
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
 from langchain_debiasrag.retrievers import DebiasedRetriever
+from langchain_debiasrag.transformers import AnonymizingTransformer
 
-__all__ = ["DebiasedRetriever", "DebiasragEmbeddings"]
+__all__ = ["AnonymizingTransformer", "DebiasedRetriever", "DebiasragEmbeddings"]

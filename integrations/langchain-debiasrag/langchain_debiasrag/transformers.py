@@ -1,0 +1,89 @@
+"""``AnonymizingTransformer``: remove or replace names in Documents before they are embedded (seed 002)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langchain_core.documents import BaseDocumentTransformer, Document
+
+from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
+from debiasrag.errors import InputError
+
+
+class AnonymizingTransformer(BaseDocumentTransformer):
+    """Anonymize Documents for ingestion: names out of the text, everything else kept.
+
+    Each output Document keeps the input's id and metadata and gains ``anonymized_entities`` (a list of
+    ``{"text", "label", "start", "end"}``, offsets into the original text) and ``anonymization``
+    (``{"method", "fallback"}`` plus ``"mapping"`` placeholder -> name for ``strategy="replace"``). The
+    metadata therefore still holds the names: it is a record for debiasing, not a privacy filter; pass
+    ``record_entities=False`` to leave it out.
+
+    Args:
+        anonymizer: any :class:`debiasrag.anonymize.Anonymizer`; default: built from the arguments below.
+        method: ``"ner"`` (spaCy, offline) or ``"llm"`` (Anthropic, falls back to NER).
+        strategy: ``"remove"`` the names or ``"replace"`` them with placeholders such as ``PERSON_1``.
+        entities: entity types (default person, location, organization, misc).
+        record_entities: add the metadata described above.
+        **kwargs: passed to :func:`debiasrag.anonymize.get_anonymizer` (e.g. ``allow_list=``, ``model=``).
+    """
+
+    def __init__(
+        self,
+        anonymizer: Anonymizer | None = None,
+        *,
+        method: str = "ner",
+        strategy: str = "remove",
+        entities: str | Iterable[str] | None = None,
+        record_entities: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        if anonymizer is None:
+            anonymizer = get_anonymizer(method, strategy=strategy, entities=entities, **kwargs)
+        elif not isinstance(anonymizer, Anonymizer):
+            raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
+        self.anonymizer = anonymizer
+        self.record_entities = record_entities
+
+    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        documents = _check(documents)
+        if not documents:
+            return []
+        return self._apply(documents, self.anonymizer.anonymize_batch([d.page_content for d in documents]))
+
+    async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        documents = _check(documents)
+        if not documents:
+            return []
+        texts = [d.page_content for d in documents]
+        native = getattr(self.anonymizer, "aanonymize_batch", None)
+        if native is not None:
+            results = await native(texts)
+        else:  # spaCy is CPU-bound and the LLM client blocks: keep the event loop free
+            results = await asyncio.to_thread(self.anonymizer.anonymize_batch, texts)
+        return self._apply(documents, results)
+
+    def _apply(self, documents: list[Document], results: list[AnonymizedText]) -> list[Document]:
+        if len(results) != len(documents):
+            raise InputError(f"the anonymizer returned {len(results)} results for {len(documents)} documents")
+        output = []
+        for doc, result in zip(documents, results):
+            metadata = dict(doc.metadata)
+            if self.record_entities:
+                metadata["anonymized_entities"] = [entity.to_dict() for entity in result.entities]
+                record: dict[str, Any] = {"method": result.method, "fallback": result.fallback}
+                if result.mapping:
+                    record["mapping"] = dict(result.mapping)
+                metadata["anonymization"] = record
+            output.append(doc.model_copy(update={"page_content": result.text, "metadata": metadata}))
+        return output
+
+
+def _check(documents: Sequence[Document]) -> list[Document]:
+    documents = list(documents)
+    for position, doc in enumerate(documents):
+        if not isinstance(doc, Document):
+            raise InputError(f"expected LangChain Documents, got {type(doc).__name__} at position {position}")
+    return documents

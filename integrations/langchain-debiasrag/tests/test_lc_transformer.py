@@ -1,0 +1,73 @@
+"""AnonymizingTransformer with the real spaCy NER anonymizer (offline), sync and async."""
+
+from __future__ import annotations
+
+import functools
+
+import lc_support  # noqa: F401  (offline environment)
+import pytest
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_debiasrag import AnonymizingTransformer, DebiasedRetriever
+from lc_support import minilm
+
+from debiasrag import InputError
+from debiasrag.anonymize import get_anonymizer
+
+DOCS = [
+    Document(id="a", page_content="Maria Garcia fixed the payment service in Madrid.", metadata={"source": "wiki"}),
+    Document(id="b", page_content="The backend team shipped a new release.", metadata={"source": "blog"}),
+]
+
+
+@functools.cache
+def ner() -> object:
+    return get_anonymizer("ner")
+
+
+def test_remove_keeps_id_and_metadata_and_records_entities() -> None:
+    out = AnonymizingTransformer(ner()).transform_documents(DOCS)
+    assert [d.id for d in out] == ["a", "b"]
+    assert "Maria" not in out[0].page_content and "Madrid" not in out[0].page_content
+    assert "fixed the payment service" in out[0].page_content
+    assert out[0].metadata["source"] == "wiki"
+    removed = out[0].metadata["anonymized_entities"]
+    assert [(e["text"], e["label"]) for e in removed] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
+    assert DOCS[0].page_content[removed[0]["start"]:removed[0]["end"]] == "Maria Garcia"  # offsets: original text
+    assert out[0].metadata["anonymization"] == {"method": "ner", "fallback": None}
+    assert out[1].page_content == DOCS[1].page_content and out[1].metadata["anonymized_entities"] == []
+    assert DOCS[0].page_content.startswith("Maria")  # inputs untouched
+
+
+def test_replace_records_the_mapping() -> None:
+    (out,) = AnonymizingTransformer(strategy="replace", entities="person").transform_documents(DOCS[:1])
+    assert out.page_content == "PERSON_1 fixed the payment service in Madrid."
+    assert out.metadata["anonymization"]["mapping"] == {"PERSON_1": "Maria Garcia"}
+
+
+@pytest.mark.asyncio
+async def test_async_matches_sync() -> None:
+    transformer = AnonymizingTransformer(ner())
+    assert await transformer.atransform_documents(DOCS) == transformer.transform_documents(DOCS)
+
+
+def test_record_entities_off_and_empty_input() -> None:
+    transformer = AnonymizingTransformer(ner(), record_entities=False)
+    assert transformer.transform_documents(DOCS)[0].metadata == {"source": "wiki"}
+    assert transformer.transform_documents([]) == []
+
+
+def test_bad_input() -> None:
+    with pytest.raises(InputError, match="expected LangChain Documents, got str at position 1"):
+        AnonymizingTransformer(ner()).transform_documents([DOCS[0], "text"])
+    with pytest.raises(InputError, match="dict is not an anonymizer"):
+        AnonymizingTransformer({"method": "ner"})
+    with pytest.raises(InputError, match="unknown anonymization method 'regex'"):
+        AnonymizingTransformer(method="regex")
+
+
+def test_anonymized_ingestion_then_debiased_retrieval() -> None:
+    store = InMemoryVectorStore(minilm())
+    store.add_documents(AnonymizingTransformer(ner()).transform_documents(DOCS))
+    docs = DebiasedRetriever(store, strategy="balanced", k=1).invoke("Who fixed the payment service?")
+    assert docs[0].id == "a" and "Maria" not in docs[0].page_content
