@@ -314,10 +314,11 @@ def most_stereotyped(
     *,
     embedder: Embedder | str | None = None,
     fit_sentences: Sequence[str] | None = None,
+    swapper: GenderSwapper | None = None,
     seed: int = 0,
 ) -> BiasRanking:
     """One-call helper: fit a :class:`BiasScorer` (packaged sentences unless ``fit_sentences``) and rank."""
-    return BiasScorer(embedder, seed=seed).fit(fit_sentences).rank(sentences, top)
+    return BiasScorer(embedder, swapper=swapper, seed=seed).fit(fit_sentences).rank(sentences, top)
 
 
 def _find_sentence_transformer(embedder: Any) -> Any:

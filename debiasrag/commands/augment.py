@@ -87,7 +87,7 @@ def _read_rows(
 
 def _warn_skipped(report: JsonlReport) -> None:
     if report.skipped:
-        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
+        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False, soft_wrap=True)
 
 
 def run_augment(args: argparse.Namespace) -> int:
@@ -127,6 +127,7 @@ def run_augment(args: argparse.Namespace) -> int:
         f"augment: {len(rows)} row(s) read, {stats['changed']} changed by gender swapping, {written} written"
         + (f" to {args.output}" if args.output != "-" else ""),
         highlight=False,
+        soft_wrap=True,
     )
     return 0
 
@@ -186,5 +187,6 @@ def run_bias_score(args: argparse.Namespace) -> int:
         f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
         f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})",
         highlight=False,
+        soft_wrap=True,
     )
     return 0

@@ -1,0 +1,97 @@
+"""``debiasrag augment`` end to end: real spaCy, files and stdin/stdout, bad rows."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from debiasrag.cli import main
+
+ROWS = [
+    {"id": 1, "text": "She is a nurse and her brother Patrick is a pilot.", "source": "a"},
+    {"id": 2, "text": "The table is wooden."},
+    {"id": "x", "text": "He gave her his book. 🙂"},
+    {"id": 4, "text": ""},
+]
+
+
+def write_rows(path: Path, rows: list[dict], extra: bytes = b"") -> Path:
+    path.write_bytes(b"".join(json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in rows) + extra)
+    return path
+
+
+def read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_augment_replaces_text_same_count_and_order(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(write_rows(tmp_path / "in.jsonl", ROWS)), str(out)]) == 0
+    assert read_rows(out) == [
+        {"id": 1, "text": "He is a nurse and his sister Hannah is a pilot.", "source": "a"},
+        {"id": 2, "text": "The table is wooden."},
+        {"id": "x", "text": "She gave him her book. 🙂"},
+        {"id": 4, "text": ""},
+    ]
+
+
+def test_keep_original_adds_counterparts_only_for_changed_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(write_rows(tmp_path / "in.jsonl", ROWS)), str(out), "--keep-original"]) == 0
+    rows = read_rows(out)
+    assert [r["id"] for r in rows] == [1, "1-swapped", 2, "x", "x-swapped", 4]
+    assert rows[1] == {"id": "1-swapped", "text": "He is a nurse and his sister Hannah is a pilot.", "source": "a",
+                       "counterfactual_of": 1}
+    assert rows[0] == ROWS[0] and rows[2] == ROWS[1]
+    assert "4 row(s) read, 2 changed by gender swapping, 6 written" in capsys.readouterr().err
+
+
+def test_stdin_to_stdout_and_extra_fields(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    rows = [{"premise": "A woman sings.", "hypothesis": "Her son listens.", "label": "N"}]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode("utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    assert main(["augment", "-", "-", "--field", "premise", "--field", "hypothesis"]) == 0
+    out = capsys.readouterr().out
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"premise": "A man sings.", "hypothesis": "His daughter listens.", "label": "N"}
+    ]
+
+
+def test_non_utf8_line_stops_with_line_number_and_keeps_old_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    source = write_rows(tmp_path / "in.jsonl", ROWS[:2], extra=b'{"id": 9, "text": "caf\xe9"}\n')
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n", encoding="utf-8")
+    assert main(["augment", str(source), str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["debiasrag: error: line 3: not valid UTF-8 (use --on-error skip to skip bad lines)"]
+    assert out.read_text(encoding="utf-8") == "old\n"
+
+
+def test_skip_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_rows(
+        tmp_path / "in.jsonl", ROWS[:1], extra=b'{"id": 9, "text": "caf\xe9"}\n{"id": 10}\n[1]\n{"id": 11, "text": 5}\n'
+    )
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(source), str(out), "--on-error", "skip"]) == 0
+    assert [r["id"] for r in read_rows(out)] == [1]
+    err = capsys.readouterr().err
+    assert "skipped 4 bad line(s): line 2: not valid UTF-8; line 3: row has no 'text'; line 4: not a JSON object" in err
+
+
+def test_missing_text_field_stops(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_rows(tmp_path / "in.jsonl", [ROWS[0], {"id": 2, "body": "x"}])
+    assert main(["augment", str(source), str(tmp_path / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "debiasrag: error: line 2: row has no 'text'"
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_missing_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_rows(tmp_path / "in.jsonl", ROWS[:1])
+    assert main(["augment", str(source), str(tmp_path / "nope" / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.startswith("debiasrag: error: output folder does not exist")

@@ -1,0 +1,193 @@
+"""Sentence bias score (seed 001 Eq. 1-3, §6) with real spaCy and the real MiniLM."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from debiasrag.augment import GenderSwapper, load_gender_words
+from debiasrag.bias_score import BiasScorer, most_stereotyped, rank_scores
+from debiasrag.errors import InputError
+
+FEMALE_STEREOTYPED = [
+    "A contestant in the beauty pageant smiled.",
+    "Someone is a nurse.",
+    "The nurse said they would be late.",
+    "Someone is wearing a pink dress and applying make-up.",
+    "The receptionist answered the phone.",
+    "The babysitter changed the diapers.",
+]
+MALE_STEREOTYPED = [
+    "Someone is a mechanic.",
+    "The soldier cleaned the rifle.",
+    "A construction worker is welding steel beams.",
+    "The boxer punched the bag.",
+]
+NEUTRAL = [
+    "The table is made of wood.",
+    "The sky is blue today.",
+    "A cup of water is on the desk.",
+    "The train arrives at noon.",
+    "The book has three chapters.",
+    "It rained all day.",
+]
+
+
+class MemoEmbedder:
+    """The real MiniLM with a dict in front: the direction tests fit many times on the same sentences."""
+
+    def __init__(self, inner) -> None:
+        self.name, self.dimension, self.model = inner.name, inner.dimension, inner.model
+        self._inner, self._memo = inner, {}
+
+    def encode(self, texts):
+        missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            self._memo.update(zip(missing, self._inner.encode(missing), strict=True))
+        return np.stack([self._memo[t] for t in texts]) if texts else self._inner.encode([])
+
+
+@pytest.fixture(scope="module")
+def memo(embedder) -> MemoEmbedder:
+    return MemoEmbedder(embedder)
+
+
+@pytest.fixture(scope="module")
+def swapper() -> GenderSwapper:
+    return GenderSwapper()
+
+
+@pytest.fixture(scope="module")
+def scorer(memo, swapper) -> BiasScorer:
+    return BiasScorer(memo, swapper=swapper, seed=0).fit()
+
+
+def test_gender_direction(scorer: BiasScorer, embedder) -> None:
+    ratio = scorer.explained_variance_ratio_
+    assert scorer.n_fit_pairs_ == 104
+    assert ratio[0] == pytest.approx(0.595, abs=0.02)  # seed Fig. 7a: 0.78 for SBERT/BERT-base; MiniLM: 0.59
+    assert ratio[0] > 5 * ratio[1]
+    assert np.linalg.norm(scorer.gender_direction_) == pytest.approx(1.0, abs=1e-5)
+    she, he, woman, man = embedder.encode(["She is here.", "He is here.", "The woman is here.", "The man is here."])
+    # female words have a positive cosine with g (seed §3.2)
+    for female, male in ((she, he), (woman, man)):
+        diff = female - male
+        assert float(diff @ scorer.gender_direction_ / np.linalg.norm(diff)) > 0.8
+
+
+def test_direction_is_stable_and_seeded(memo, swapper, scorer: BiasScorer) -> None:
+    sentences = load_gender_words()["direction_sentences"]
+    halves = [BiasScorer(memo, swapper=swapper).fit(sentences[i::2]).gender_direction_ for i in (0, 1)]
+    assert float(halves[0] @ halves[1]) > 0.95  # seed §6: > 0.99 across sentence sets; measured 0.975 here
+    again = BiasScorer(memo, swapper=swapper, seed=0).fit()
+    np.testing.assert_array_equal(again.gender_direction_, scorer.gender_direction_)
+    sub = [BiasScorer(memo, swapper=swapper, seed=s, max_fit_sentences=50).fit() for s in (1, 2)]
+    assert sub[0].n_fit_pairs_ == 50
+    assert not np.array_equal(sub[0].gender_direction_, sub[1].gender_direction_)
+    assert min(float(s.gender_direction_ @ scorer.gender_direction_) for s in sub) > 0.98
+
+
+def test_equations_1_to_3_and_importance(scorer: BiasScorer) -> None:
+    result = scorer.score(["The nurse said she would be late."])[0]
+    assert [t.token for t in result.tokens] == ["The", "nurse", "said", "she", "would", "be", "late", "."]
+    assert sum(t.importance for t in result.tokens) == pytest.approx(1.0)
+    # importances are max-pooling counts over the 384 dimensions
+    assert all(abs(t.importance * 384 - round(t.importance * 384)) < 1e-9 for t in result.tokens)
+    biases = np.array([t.bias for t in result.tokens])
+    assert result.female == pytest.approx(biases[biases > 0].sum())
+    assert result.male == pytest.approx(biases[biases < 0].sum())
+    assert result.absolute == pytest.approx(np.abs(biases).sum())
+    assert result.absolute == pytest.approx(result.female - result.male)
+    assert result.female == pytest.approx(0.141, abs=0.01)
+    assert result.top_words(1)[0][0] == "nurse"
+
+
+def test_gendered_words_are_excluded(scorer: BiasScorer) -> None:
+    result = scorer.score(["She told her brother Patrick that the nurse's shift ended."])[0]
+    gendered = {t.word for t in result.tokens if t.gendered}
+    assert gendered == {"She", "her", "brother", "Patrick"}
+    for tok in result.tokens:
+        if tok.gendered:
+            assert tok.bias == 0.0
+            assert tok.importance > 0 or tok.cosine != 0  # they do carry gender; the score ignores it
+    she = next(t for t in result.tokens if t.word == "She")
+    assert she.cosine > 0.3  # "she" itself points strongly to the female side ...
+    included = sum(abs(t.cosine * t.importance) for t in result.tokens)
+    assert included > result.absolute + she.cosine * she.importance - 1e-9  # ... and would add an offset
+    # "nurse's" is one neutral word (possessive of a neutral noun), scored
+    assert any(t.word == "nurse's" and not t.gendered and t.bias != 0 for t in result.tokens)
+    only_gendered = scorer.score(["She and her mother"])[0]
+    assert only_gendered.absolute == pytest.approx(sum(abs(t.bias) for t in only_gendered.tokens if t.word == "and"))
+
+
+def test_stereotyped_sentences_rank_as_expected(scorer: BiasScorer) -> None:
+    corpus = FEMALE_STEREOTYPED + MALE_STEREOTYPED + NEUTRAL
+    scores = scorer.score(corpus)
+    female = np.array([s.female for s in scores])
+    male = np.array([s.male for s in scores])
+    nf, nm = len(FEMALE_STEREOTYPED), len(MALE_STEREOTYPED)
+    assert female[:nf].mean() > 3 * female[nf + nm :].mean()
+    assert male[nf : nf + nm].mean() < 2 * male[nf + nm :].mean()  # more negative
+    ranking = scorer.rank(corpus, top=4)
+    assert {corpus[i] for i, _ in ranking.female} <= set(FEMALE_STEREOTYPED)
+    assert {corpus[i] for i, _ in ranking.male} == set(MALE_STEREOTYPED)
+    assert [r.female for _, r in ranking.female] == sorted((r.female for _, r in ranking.female), reverse=True)
+    # the seed's contrasts: the profession, not the pronoun, carries the bias
+    nurse, engineer, person = scorer.score(
+        ["The nurse said they would be late.", "The engineer said they would be late.",
+         "The person said they would be late."]
+    )
+    assert nurse.female > 2.5 * engineer.female and nurse.female > 2.5 * person.female
+
+
+def test_rank_helpers(scorer: BiasScorer, memo, swapper) -> None:
+    scores = scorer.score(NEUTRAL[:2] + FEMALE_STEREOTYPED[:1])
+    ranking = rank_scores(scores, top=1)
+    assert ranking.female[0][0] == 2
+    array = scorer.score_array(NEUTRAL[:2])
+    assert array.shape == (2, 3)
+    assert np.all(array[:, 0] >= 0) and np.all(array[:, 1] <= 0)
+    np.testing.assert_allclose(array[:, 2], array[:, 0] - array[:, 1])
+    quick = most_stereotyped(MALE_STEREOTYPED + NEUTRAL, top=1, embedder=memo, swapper=swapper)
+    assert MALE_STEREOTYPED[quick.male[0][0]] == "The soldier cleaned the rifle."
+
+
+def test_bad_input(scorer: BiasScorer, memo, swapper) -> None:
+    empty, emoji, long = scorer.score(["", "🙂🙂", "The nurse waited. " * 100])
+    assert (empty.female, empty.male, empty.absolute, empty.tokens) == (0.0, 0.0, 0.0, [])
+    assert emoji.tokens == [] and emoji.absolute == 0.0
+    assert long.truncated and not empty.truncated and len(long.tokens) == 254  # 256 minus [CLS]/[SEP]
+    with pytest.raises(InputError, match="not fitted"):
+        BiasScorer(memo, swapper=swapper).score(["x"])
+    with pytest.raises(InputError, match="need at least 2 sentences"):
+        BiasScorer(memo, swapper=swapper).fit(["The table is wooden.", "It rained."])
+    with pytest.raises(InputError, match="sentence 0 is int"):
+        scorer.score([3])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="top must be a positive"):
+        scorer.rank(["x"], top=0)
+
+
+class SentenceOnlyEmbedder:
+    """A user's embedder with sentence vectors only (no token embeddings)."""
+
+    def __init__(self, inner) -> None:
+        self.name, self.dimension, self._inner = "sentence-only", inner.dimension, inner
+
+    def encode(self, texts):
+        return self._inner.encode(texts)
+
+
+def test_embedder_without_token_embeddings_is_a_clear_error(memo, swapper) -> None:
+    scorer = BiasScorer(SentenceOnlyEmbedder(memo), swapper=swapper).fit()  # fitting needs sentences only
+    with pytest.raises(InputError, match="needs token embeddings, which SentenceOnlyEmbedder does not expose"):
+        scorer.score(["The nurse waited."])
+
+
+def test_works_through_the_benchmark_cache(memo, swapper, scorer: BiasScorer, tmp_path) -> None:
+    cache = pytest.importorskip("debiasrag.bench.cache")
+    cached = cache.CachedEmbedder.wrap(memo, cache_dir=tmp_path)  # token embeddings found via .inner.model
+    through_cache = BiasScorer(cached, swapper=swapper).fit()
+    np.testing.assert_allclose(through_cache.gender_direction_, scorer.gender_direction_, atol=1e-6)
+    assert through_cache.score(["Someone is a nurse."])[0].female == pytest.approx(
+        scorer.score(["Someone is a nurse."])[0].female
+    )
