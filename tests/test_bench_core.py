@@ -1,0 +1,313 @@
+"""Benchmark framework, cache, report, CLI and the seed-reproduction figures with the packaged MiniLM.
+
+One session-scoped suite run (concept-auc, weat, wefe, retrieval) over a cached wrapper of the shared MiniLM
+fixture feeds most tests; the CLI tests then re-run on the same cache, which never loads a model.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from debiasrag.bench import BenchContext, BenchResult, discover_benchmarks, get_benchmark, run_benchmark
+from debiasrag.bench._glove import GloveVectors, snappy_decompress
+from debiasrag.bench.cache import CachedEmbedder
+from debiasrag.bench.report import render_markdown, run_suite, suite_document, write_report
+from debiasrag.bench.wefe import load_word_sets
+from debiasrag.cli import main
+from debiasrag.embedders import DEFAULT_MODEL
+from debiasrag.errors import InputError
+
+SUITE = ("concept-auc", "weat", "wefe", "retrieval")
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("embedding-cache")
+
+
+@pytest.fixture(scope="session")
+def cached(embedder, cache_dir) -> CachedEmbedder:
+    return CachedEmbedder(DEFAULT_MODEL, lambda: embedder, cache_dir)
+
+
+@pytest.fixture(scope="session")
+def suite(cached, cache_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    ctx = BenchContext(embedder=cached, out_dir=out / "plots", seed=0, cache_dir=cache_dir)
+    results = run_suite(SUITE, [ctx], keep_going=False)
+    document = suite_document(results, SUITE, command="pytest", seed=0)
+    write_report(document, out)
+    return {"out": out, "document": document, "results": results[DEFAULT_MODEL], "ctx": ctx}
+
+
+def metrics(suite, name):
+    return suite["results"][name]["metrics"]
+
+
+# --- framework ---------------------------------------------------------------------------------------------
+
+
+def test_discovery_finds_every_core_benchmark():
+    found = discover_benchmarks()
+    assert set(SUITE) | {"bias-score"} <= set(found)
+    for name, module in found.items():
+        assert module.NAME == name and callable(module.run)
+
+
+def test_unknown_benchmark_is_an_input_error():
+    with pytest.raises(InputError, match="unknown benchmark 'nope'"):
+        get_benchmark("nope")
+
+
+def test_seed_comparison_rows():
+    result = BenchResult("x", metrics={"a": 0.5, "b": "text"}, seed_figures={"a": 0.48, "b": 1.0})
+    assert result.seed_comparison() == [("a", 0.48, 0.5, pytest.approx(0.02)), ("b", 1.0, "text", None)]
+
+
+# --- embedding cache ---------------------------------------------------------------------------------------
+
+
+def test_cache_hit_on_rerun_skips_the_model(embedder, tmp_path):
+    loads = []
+
+    def load():
+        loads.append(1)
+        return embedder
+
+    first = CachedEmbedder(DEFAULT_MODEL, load, tmp_path)
+    vectors = first.encode(["a nurse", "an engineer", "a nurse"])
+    assert (first.misses, first.hits, len(loads)) == (2, 0, 1)
+    np.testing.assert_array_equal(vectors[0], vectors[2])
+    np.testing.assert_allclose(vectors, embedder.encode(["a nurse", "an engineer", "a nurse"]), atol=1e-6)
+    again = CachedEmbedder(DEFAULT_MODEL, load, tmp_path)
+    np.testing.assert_array_equal(again.encode(["an engineer", "a nurse"]), vectors[[1, 0]])
+    assert (again.hits, again.misses, again.loaded, again.dimension, len(loads)) == (2, 0, False, 384, 1)
+    assert again.encode([]).shape == (0, 384)
+
+
+def test_cache_is_per_model(embedder, tmp_path):
+    a = CachedEmbedder("model-a", lambda: embedder, tmp_path)
+    b = CachedEmbedder("model-b", lambda: embedder, tmp_path)
+    a.encode(["hello"])
+    b.encode(["hello"])
+    assert a.path != b.path and b.misses == 1
+
+
+# --- seed 000 reproduction with all-MiniLM-L6-v2 (Table 4 and Table 9, row 13) -----------------------------
+
+WEAT_REPRODUCED = [
+    ("gender.neutral.p_hat", 0.48),
+    ("gender.debiasing.p_hat", 1.0),
+    ("gender.positive.p_hat", 1.0),
+    ("gender.negative.p_hat", 0.19),
+    ("age.positive.p_hat", 1.0),
+    ("age.negative.p_hat", 0.07),
+    ("wealth.neutral.p_hat", 0.56),
+    ("wealth.debiasing.p_hat", 1.0),
+    ("wealth.positive.p_hat", 1.0),
+    ("wealth.negative.p_hat", 0.0),
+]
+
+
+@pytest.mark.parametrize(("key", "seed_value"), WEAT_REPRODUCED)
+def test_weat_table4_minilm_reproduces(suite, key, seed_value):
+    assert suite["results"]["weat"]["seed_figures"][key] == seed_value
+    assert metrics(suite, "weat")[key] == pytest.approx(seed_value, abs=0.01)
+
+
+AGE_GAP = (
+    "does not reproduce and is not tuned: measured age neutral p̂ = 17/31 = 0.548 (seed 0.51, gap +0.038) and "
+    "debiasing max(k1, k2)/n = 20/31 = 0.645 (seed 0.52, gap +0.125) with the Appendix A.3 word sets as printed; "
+    "0.51 and 0.52 cannot both be k/31, so the seed's age sets or n likely differ from the printed ones"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=AGE_GAP)
+@pytest.mark.parametrize(("key", "seed_value"), [("age.neutral.p_hat", 0.51), ("age.debiasing.p_hat", 0.52)])
+def test_weat_table4_minilm_age_gap(suite, key, seed_value):
+    assert metrics(suite, "weat")[key] == pytest.approx(seed_value, abs=0.01)
+
+
+def test_weat_age_measured_values_recorded(suite):
+    # The measured values behind the xfail above, so a change in them is noticed.
+    weat = metrics(suite, "weat")
+    assert (weat["age.neutral.k1"], weat["age.neutral.n"]) == (17, 31)
+    assert (weat["age.debiasing.k1"], weat["age.debiasing.k2"], weat["age.debiasing.k"]) == (20, 18, 20)
+    assert weat["gender.debiasing.over_compensating"] == 1 and weat["age.debiasing.over_compensating"] == 0
+
+
+RHO_GAP = (
+    "Table 9 |ρ| does not reproduce and is not tuned: with the best-AUC direction of the Table 5 pairs (embedded as "
+    "words) and Table 6 attributes in the scenario templates we measure gender 0.74/0.71/0.60, age 0.39/0.41/0.42, "
+    "wealth 0.12/0.08/0.24 (neutral/debiasing/positive) against the seed's 0.42/0.32/0.29, 0.19/0.12/0.11, "
+    "0.03/0.21/0.20; the seed does not say how pairs were embedded or whether ΔX was centred"
+)
+TABLE9 = [
+    ("gender.neutral.abs_rho", 0.42), ("gender.debiasing.abs_rho", 0.32), ("gender.positive.abs_rho", 0.29),
+    ("age.neutral.abs_rho", 0.19), ("age.debiasing.abs_rho", 0.12), ("age.positive.abs_rho", 0.11),
+    ("wealth.neutral.abs_rho", 0.03), ("wealth.debiasing.abs_rho", 0.21), ("wealth.positive.abs_rho", 0.20),
+]
+
+
+@pytest.mark.xfail(strict=True, reason=RHO_GAP)
+@pytest.mark.parametrize(("key", "seed_value"), TABLE9)
+def test_concept_table9_minilm_gap(suite, key, seed_value):
+    assert metrics(suite, "concept-auc")[key] == pytest.approx(seed_value, abs=0.01)
+
+
+def test_concept_auc_measured_values(suite):
+    concept = metrics(suite, "concept-auc")
+    assert suite["results"]["concept-auc"]["seed_figures"]["gender.neutral.abs_rho"] == 0.42
+    assert concept["gender.auc"] == pytest.approx(1.0)
+    assert concept["age.auc"] == pytest.approx(0.986, abs=0.001)
+    assert concept["wealth.auc"] == pytest.approx(0.915, abs=0.001)
+    assert concept["gender.neutral.abs_rho"] == pytest.approx(0.742, abs=0.001)
+    assert all(concept[f"{c}.captured"] == "yes" for c in ("gender", "age", "wealth"))
+    for c in ("gender", "age", "wealth"):
+        for ctx in ("neutral", "debiasing", "positive", "negative"):
+            assert 0.0 <= concept[f"{c}.{ctx}.p_hat"] <= 1.0
+
+
+def test_benchmarks_are_deterministic(suite):
+    again = run_benchmark("concept-auc", suite["ctx"])
+    assert again.metrics == metrics(suite, "concept-auc")
+    assert run_benchmark("weat", suite["ctx"]).metrics == metrics(suite, "weat")
+
+
+# --- wefe ----------------------------------------------------------------------------------------------------
+
+
+def test_bundled_word_sets_obey_seed003_rules():
+    sets = load_word_sets()
+    assert len(sets.target_pairs) == len(sets.definition_pairs) == 12
+    assert {"she", "he"} <= {w for p in sets.definition_pairs for w in p}
+    assert set(sets.targets[0]) | set(sets.targets[1]) <= sets.gender_specific
+
+
+@pytest.mark.parametrize(
+    ("field", "word", "message"),
+    [
+        ("occupations", "she", "definition words scored as attributes: she"),
+        ("occupations", "beard", "attributes inside the gender-specific set: beard"),
+    ],
+)
+def test_leaking_word_sets_are_refused(field, word, message):
+    from debiasrag.bench._common import bench_data
+
+    data = bench_data("wefe_gender.json")
+    data[field] = [*data[field], word]
+    with pytest.raises(InputError, match=message):
+        load_word_sets(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_word_sets(data, on_leak="warn")
+    assert any(message in str(w.message) for w in caught)
+
+
+def test_target_used_as_definition_is_refused():
+    from debiasrag.bench._common import bench_data
+
+    data = bench_data("wefe_gender.json")
+    data["definition_pairs"] = [*data["definition_pairs"], ["woman", "man"]]
+    with pytest.raises(InputError, match="definition words scored as targets"):
+        load_word_sets(data)
+
+
+def test_wefe_hard_debias_reduces_glove_weat(suite):
+    wefe = metrics(suite, "wefe")
+    for query in ("career_family", "math_arts", "science_arts"):
+        before, after = wefe[f"glove.before.{query}.weat_effect_size"], wefe[f"glove.after.{query}.weat_effect_size"]
+        assert before < -0.5  # GloVe: female terms lean to family / arts
+        assert abs(after) < abs(before)
+        ddof0 = wefe[f"glove.before.{query}.weat_effect_size_ddof0"]
+        n = 24  # 12 + 12 target words: ddof=0 effect = ddof=1 effect * sqrt(n / (n - 1))
+        assert ddof0 == pytest.approx(before * np.sqrt(n / (n - 1)), abs=1e-5)
+    assert wefe["glove.before.ripa_abs"] > wefe["glove.after.ripa_abs"]
+    assert wefe["sentence.before.ect"] < wefe["sentence.after.ect"]
+
+
+def test_glove_reader_and_snappy():
+    # literal "abcd" then an overlapping 1-byte-offset copy of length 6 at offset 4 -> "abcdabcdab"
+    assert snappy_decompress(bytes([10, 0x0C]) + b"abcd" + bytes([0x09, 4])) == b"abcdabcdab"
+    glove = GloveVectors()
+    assert len(glove.index) == 400_000 and glove.vectors.shape == (400_000, 50)
+    king, man, woman = glove.lookup(["king", "man", "woman"])
+    target = king - man + woman
+    candidates = ["queen", "prince", "throne", "woman"]
+    scores = glove.lookup(candidates) @ target / np.linalg.norm(glove.lookup(candidates), axis=1)
+    assert candidates[int(np.argmax(scores))] == "queen"
+    with pytest.raises(InputError, match="not in the GloVe vocabulary: zzqxv"):
+        glove.lookup(["zzqxv"])
+
+
+# --- retrieval -----------------------------------------------------------------------------------------------
+
+
+def test_retrieval_toy_task_minilm(suite):
+    r = metrics(suite, "retrieval")
+    assert r["toy.topk.k10.relevant_found"] == 10  # seed (UAE-Large): 10/15 as well
+    assert r["toy.topk.k15.recall"] == 1.0
+    assert r["toy.paper.k10.relevant_found"] == 13  # seed (UAE-Large): 15/15; MiniLM misses two
+    assert r["toy.paper.k10.irrelevant_found"] == 0
+    for task, ks in (("toy", (5, 10, 15)), ("topics", (5, 10, 15, 30))):
+        for strategy in ("topk", "context", "paper", "balanced", "dynamic"):
+            for k in ks:
+                shares = [r[f"{task}.{strategy}.k{k}.exposure_{g}"] for g in ("female", "male", "neutral")]
+                assert sum(shares) == pytest.approx(1.0, abs=1e-5)  # metrics are rounded to 6 decimals
+    # the neutral query is closer to neutral chunks than to gendered ones (seed 000 Fig. 2 reading)
+    assert r["toy.similarity.neutral_query.neutral_chunks"] > r["toy.similarity.neutral_query.female_chunks"]
+
+
+# --- report and CLI ------------------------------------------------------------------------------------------
+
+
+def test_report_files(suite):
+    out = suite["out"]
+    document = json.loads((out / "results.json").read_text())
+    assert document["models"] == [DEFAULT_MODEL] and document["benchmarks"] == list(SUITE)
+    record = document["results"][DEFAULT_MODEL]["weat"]
+    assert set(record) == {"name", "metrics", "seed_figures", "seed_comparison", "tables", "plots", "notes", "series",
+                           "status", "elapsed_s"}
+    row = next(r for r in record["seed_comparison"] if r["key"] == "gender.neutral.p_hat")
+    assert row["seed"] == 0.48 and row["difference"] == pytest.approx(23 / 48 - 0.48)
+    report = (out / "report.md").read_text()
+    expected_row = "| weat | gender.neutral.p_hat | 0.4800 | 0.4792 | -0.0008 | yes |"
+    assert f"| {DEFAULT_MODEL} {expected_row}" in report
+    for plot in ("concept_auc.png", "toy_similarity_heatmap.png", "wefe_before_after.png"):
+        path = out / "plots" / plot
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"](plots/{plot})" in report
+
+
+def test_report_compares_several_models():
+    record = {"metrics": {"x": 0.5}, "seed_figures": {}, "seed_comparison": [], "tables": [], "plots": [], "notes": [],
+              "series": {}, "status": "ok", "elapsed_s": 0.1}
+    document = suite_document({"m1": {"b": record}, "m2": {"b": {**record, "metrics": {"x": 0.25}}}}, ["b"],
+                              command="c", seed=0)
+    text = render_markdown(document)
+    assert "## Model comparison" in text and "| x | 0.5000 | 0.2500 |" in text
+
+
+def test_cli_unknown_benchmark_exits_2(capsys):
+    assert main(["bench", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("debiasrag: error: unknown benchmark 'nope'") and err.count("\n") == 1
+
+
+def test_cli_bad_model_exits_2(capsys, tmp_path):
+    assert main(["bench", "weat", "--model", str(tmp_path / "missing-model"), "--cache-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("debiasrag: error: cannot load embedding model") and err.count("\n") == 1
+
+
+def test_cli_rerun_from_cache_writes_report(suite, cache_dir, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["bench", "weat", "--out", str(out), "--cache-dir", str(cache_dir), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["results"][DEFAULT_MODEL]["weat"]["metrics"] == metrics(suite, "weat")
+    assert json.loads((out / "results.json").read_text())["results"] == printed["results"]
+    assert (out / "report.md").read_text().startswith("# debiasrag benchmark report")
