@@ -1,0 +1,63 @@
+"""``debiasrag bias-score`` end to end with the real MiniLM and spaCy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from debiasrag.cli import main
+
+SENTENCES = [
+    "The table is made of wood.",
+    "Someone is a nurse.",
+    "The soldier cleaned the rifle.",
+    "It rained all day.",
+    "A contestant in the beauty pageant smiled.",
+    "Someone is a mechanic.",
+    "She likes her new pink dress.",
+    "The book has three chapters. 🙂",
+]
+
+
+def write_corpus(path: Path, extra: bytes = b"", sentences: list[str] = SENTENCES) -> Path:
+    lines = [json.dumps({"id": f"s{i}", "text": t}).encode("utf-8") for i, t in enumerate(sentences)]
+    path.write_bytes(b"\n".join(lines) + b"\n" + extra)
+    return path
+
+
+def test_bias_score_json_ranks_both_directions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_corpus(tmp_path / "c.jsonl", extra=b'{"id": "bad", "text": "caf\xe9"}\n{"id": "e", "text": " "}\n')
+    assert main(["bias-score", str(source), "--top", "2", "--json", "--on-error", "skip"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["sentences"] == 8
+    assert result["fit_pairs"] == 104
+    assert result["explained_variance"] == pytest.approx(0.595, abs=0.02)
+    assert [r["id"] for r in result["female"]] == ["s4", "s1"]  # pageant 0.113, nurse 0.106 (library test values)
+    assert [r["id"] for r in result["male"]] == ["s2", "s5"]  # soldier -0.094, mechanic -0.060
+    assert result["female"][0]["line"] == 5 and result["female"][0]["female"] > result["female"][1]["female"] > 0
+    assert result["male"][0]["male"] < result["male"][1]["male"] < 0
+    top = result["absolute"][0]
+    assert top["absolute"] == pytest.approx(top["female"] - top["male"])
+    assert "skipped 2 bad line(s): line 9: not valid UTF-8; line 10: 'text' is empty" in captured.err
+
+
+def test_bias_score_table_fit_on_corpus(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_corpus(tmp_path / "c.jsonl", sentences=SENTENCES + ["He fixed his car.", "My aunt is here."])
+    assert main(["bias-score", str(source), "--top", "1", "--fit-on-corpus"]) == 0
+    captured = capsys.readouterr()
+    assert "most female-leaning (Eq. 1): top 1 of 10" in captured.out
+    assert "most male-leaning (Eq. 2): top 1 of 10" in captured.out
+    # three rows have swappable gendered words: the direction is fitted on those three pairs
+    assert "gender direction: 3 sentence pairs" in captured.err
+
+
+def test_bias_score_bad_rows_stop_before_loading_a_model(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_corpus(tmp_path / "c.jsonl", extra=b'{"id": "n", "text": 7}\n')
+    assert main(["bias-score", str(source)]) == 2
+    assert capsys.readouterr().err.strip() == "debiasrag: error: line 9: 'text' must be a string"
+    (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
+    assert main(["bias-score", str(tmp_path / "empty.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "debiasrag: error: no sentences to score"
