@@ -37,7 +37,7 @@ from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occ
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
 from debiasrag.errors import DebiasragError, InputError
 
-DEFAULT_LLM_MODEL = "claude-sonnet-4-5"
+DEFAULT_LLM_MODEL = "claude-sonnet-5"
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 PROMPTS = {
     "remove_person_location": "anonymize_remove_person_location.txt",  # seed Table 5, row 1 (its default)
@@ -291,7 +291,6 @@ class LlmAnonymizer:
             message = self.client.messages.create(
                 model=self.model,
                 max_tokens=self.max_tokens or min(8192, 256 + len(chunk) // 2),
-                temperature=0.0,
                 messages=[{"role": "user", "content": f"{self.prompt}\n{chunk}"}],
             )
             content = getattr(message, "content", None)

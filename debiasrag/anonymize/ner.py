@@ -43,6 +43,8 @@ _NER_LABELS = {"PERSON": "PERSON", "GPE": "GPE", "LOC": "LOC", "ORG": "ORG", "NO
                "PER": "PERSON", "MISC": "MISC"}
 _NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "LANGUAGE"}
 _PROPN_TAGS = {"NNP", "NNPS"}
+_NOUN_TAGS = {"NN", "NNS", "JJ"}
+_WEAK = "?"  # marks a candidate that needs a second, confirmed occurrence in the document
 _LEADING_DROP = {"the", "a", "an"}
 _CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.compile(r"\s+"))
 
@@ -84,6 +86,27 @@ def split_for_spacy(text: str, limit: int) -> list[tuple[int, str]]:
         start = end
     pieces.append((start, text[start:]))
     return pieces
+
+
+@lru_cache(maxsize=4)
+def _english_words_of(model: str, nlp_id: int, nlp: Any) -> frozenset[str]:
+    if "lemmatizer" not in nlp.component_names:
+        return frozenset()
+    try:
+        lookups = nlp.get_pipe("lemmatizer").lookups
+        words: set[str] = set()
+        for table in ("lemma_index", "lemma_exc"):
+            if lookups.has_table(table):
+                for value in lookups.get_table(table).values():
+                    words.update(value if not isinstance(value, dict) else value.keys())
+        return frozenset(w for w in words if isinstance(w, str))
+    except (KeyError, ValueError, AttributeError):  # pragma: no cover - pipelines without lookup tables
+        return frozenset()
+
+
+def english_words(nlp: Any) -> frozenset[str]:
+    """Lower-case English dictionary words (WordNet lemmas shipped in the pipeline's lemmatizer tables)."""
+    return _english_words_of(nlp.meta.get("name", ""), id(nlp), nlp)
 
 
 def _is_propn(token: Any) -> bool:
@@ -132,6 +155,7 @@ class NerAnonymizer:
         self.coreference = coreference
         self.nlp = load_spacy(model)
         self.chunk_chars = min(chunk_chars, self.nlp.max_length)
+        self._english = english_words(self.nlp)
         self.gazetteer: Gazetteer | None = (
             load_gazetteer(frozenset(n.casefold() for n in exclude_names)) if use_gazetteer else None
         )
@@ -172,7 +196,34 @@ class NerAnonymizer:
             return False
         if self.gazetteer is not None and (self.gazetteer.is_title(text) or self.gazetteer.is_non_name(text)):
             return False
-        return _is_propn(token)
+        if _is_propn(token):
+            return True
+        # A capitalised word the tagger took for a common noun ("Giorgos" -> NNS) is still a name when the name
+        # lists know it and the English dictionary does not (so "Jade", "Dawn", "Hunter" stay words).
+        return (
+            self.gazetteer is not None
+            and token.tag_ in _NOUN_TAGS
+            and self.gazetteer.is_person_name(text)
+            and bool(self._english)
+            and not self._is_english(token.lower_)
+        )
+
+    def _is_english(self, word: str) -> bool:
+        english = self._english
+        return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
+
+    def _weak_sentence_start(self, doc: Any, i: int) -> bool:
+        """A lone capitalised word that is both a dictionary word and a given name ("Dawn broke", "Jade is"),
+        opening a sentence where capitals say nothing, unknown to NER: a name only if the document confirms it.
+        (The dictionary alone is not enough: WordNet also lists proper nouns such as "Yangtze".)"""
+        word = doc[i].text
+        if not self._english or self.gazetteer is None or not self.gazetteer.is_person_name(word) \
+                or not self._is_english(word.lower()):
+            return False
+        k = i - 1
+        while k >= 0 and (doc[k].is_space or doc[k].text in ('"', "\u201c", "'", "(")):
+            k -= 1
+        return k < 0 or doc[k].text in (".", "!", "?", ":", ";") or "\n" in doc[k].whitespace_
 
     def _after_title(self, doc: Any, start: int) -> bool:
         if self.gazetteer is None:
@@ -223,8 +274,14 @@ class NerAnonymizer:
             while j + 1 < len(doc) and not covered[j + 1] and self._name_like(doc[j + 1]) and \
                     doc[j].whitespace_ == " ":
                 j += 1
+            # Hyphenated given names: "Hyun-woo", "Jean-luc" (the tagger splits them and tags "woo" as a noun).
+            while j + 2 < len(doc) and doc[j + 1].text == "-" and not doc[j].whitespace_ and \
+                    not doc[j + 1].whitespace_ and doc[j + 2].is_alpha:
+                j += 2
             start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
             label = "PERSON" if self._after_title(doc, i) else None
+            if label is None and i == j and self._weak_sentence_start(doc, i):
+                label = _WEAK
             spans.append((offset + start, offset + end, doc.text[start:end], label))
             i = j + 1
         return spans
@@ -259,10 +316,15 @@ class NerAnonymizer:
                 best = "PERSON"
             if best in ("GPE", "LOC", "ORG") and guess == "PERSON" and "PERSON" in typed:
                 best = "PERSON"
+            # A lone known given name typed as a building ("his neighbour Piotr" -> FAC) is a person.
+            if best == "FAC" and guess == "PERSON" and len(name.split()) == 1:
+                best = "PERSON"
             labels[name] = best
         return labels
 
     def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
+        confirmed = {name for _, _, name, label in spans if label != _WEAK}
+        spans = [(a, b, name, None if label == _WEAK else label) for a, b, name, label in spans if name in confirmed]
         labels = self._unify_labels(spans)
         # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left").
         for name, label in list(labels.items()):

@@ -1,0 +1,99 @@
+"""Measuring anonymizers: name recall on a gold set, ordinary-word survival, STS-triplet AUC (seed 002, Sec. 5.1).
+
+Gold set ``debiasrag/data/names/ner_gold.jsonl``: hand-written sentences, one JSON object per line with ``text``
+and the ``persons`` / ``locations`` / ``organizations`` it mentions (every whole-word occurrence counts);
+30 of them contain no names at all and capitalise ordinary words ("Hunter green", "Will you", "Grace under").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from debiasrag.anonymize.base import Entity
+
+KINDS = ("persons", "locations", "organizations")
+_WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
+
+
+def load_gold() -> list[dict[str, Any]]:
+    path = resources.files("debiasrag") / "data" / "names" / "ner_gold.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_sts_triplets() -> list[dict[str, Any]]:
+    path = resources.files("debiasrag") / "data" / "bench" / "sts_triplets.json"
+    return json.loads(path.read_text(encoding="utf-8"))["triplets"]
+
+
+def gold_spans(row: dict[str, Any], kinds: Sequence[str] = KINDS) -> list[tuple[int, int]]:
+    spans: set[tuple[int, int]] = set()
+    for kind in kinds:
+        for name in row.get(kind, []):
+            for match in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", row["text"]):
+                spans.add((match.start(), match.end()))
+    return sorted(spans)
+
+
+def name_recall(rows: Sequence[dict[str, Any]], found: Sequence[Sequence[Entity]],
+                kinds: Sequence[str] = KINDS) -> float:
+    """Share of gold name occurrences whose every character is covered by some detected entity."""
+    total = hit = 0
+    for row, entities in zip(rows, found):
+        covered = np.zeros(len(row["text"]) + 1, dtype=bool)
+        for ent in entities:
+            covered[ent.start:ent.end] = True
+        for start, end in gold_spans(row, kinds):
+            total += 1
+            hit += bool(covered[start:end].all())
+    return hit / total if total else 1.0
+
+
+def word_survival(rows: Sequence[dict[str, Any]], outputs: Sequence[str]) -> float:
+    """Share of ordinary (non-name) words of the originals still present in the anonymized texts."""
+    total = kept = 0
+    for row, output in zip(rows, outputs):
+        text = row["text"]
+        mask = [False] * len(text)
+        for start, end in gold_spans(row):
+            mask[start:end] = [True] * (end - start)
+        words = Counter(m.group(0) for m in _WORD.finditer(text) if not any(mask[m.start():m.end()]))
+        remaining = Counter(m.group(0) for m in _WORD.finditer(output))
+        total += sum(words.values())
+        kept += sum(min(count, remaining[word]) for word, count in words.items())
+    return kept / total if total else 1.0
+
+
+def sts_auc(triplets: Sequence[dict[str, Any]], encode: Callable[[list[str]], np.ndarray],
+            transform: Callable[[list[str]], list[str]] | None = None) -> float:
+    """AUC-ROC of cosine(query, positive) = 1 vs cosine(query, negative) = 0 over the triplets (seed Table 6)."""
+    from sklearn.metrics import roc_auc_score
+
+    texts = [t[k] for t in triplets for k in ("query", "positive", "negative")]
+    if transform is not None:
+        texts = transform(texts)
+    vectors = np.asarray(encode(texts), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    scores, labels = [], []
+    for i in range(0, len(texts), 3):
+        scores += [float(vectors[i] @ vectors[i + 1]), float(vectors[i] @ vectors[i + 2])]
+        labels += [1, 0]
+    return float(roc_auc_score(labels, scores))
+
+
+def identical_names(triplet: dict[str, Any]) -> dict[str, Any]:
+    """The seed's "identical names" variant: the positive gets the query's names (position by position)."""
+    positive = triplet["positive"]
+    for theirs, ours in zip(triplet["names"]["positive"], triplet["names"]["query"]):
+        positive = re.sub(r"(?<!\w)" + re.escape(theirs) + r"(?!\w)", ours, positive)
+    return {**triplet, "positive": positive}
+
+
+def triplet_names(triplets: Sequence[dict[str, Any]]) -> set[str]:
+    return {name for t in triplets for names in t["names"].values() for name in names}
