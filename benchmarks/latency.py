@@ -38,7 +38,10 @@ def generated_texts(n: int, seed: int = 0) -> list[str]:
     texts = []
     for i in range(n):
         text = base[rng.integers(len(base))]
-        texts.append(f"{openings[rng.integers(len(openings))]}{text[0].lower()}{text[1:]}{endings[rng.integers(len(endings))]} (#{i})")
+        texts.append(
+            f"{openings[rng.integers(len(openings))]}{text[0].lower()}{text[1:]}"
+            f"{endings[rng.integers(len(endings))]} (#{i})"
+        )
     return texts
 
 
@@ -58,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     built = FaissIndex.from_documents(documents, embedder, kind=args.kind)
     build_seconds = time.perf_counter() - start
     print(f"model {embedder.name}; index kind {args.kind}")
-    print(f"build throughput: {embed_n / build_seconds:.1f} docs/s ({embed_n} docs embedded + added in {build_seconds:.1f} s)")
+    print(
+        f"build throughput: {embed_n / build_seconds:.1f} docs/s "
+        f"({embed_n} docs embedded + added in {build_seconds:.1f} s)"
+    )
 
     vectors = built.vectors_at(np.arange(embed_n))
     rng = np.random.default_rng(1)

@@ -31,7 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     relevant = task.relevant["army"]
     query = task.queries["army"]
     print(f"model: {embedder.name}   query: {query!r}   k = {args.k} (dynamic: no k, cap 100)")
-    print(f"{'strategy':10s} {'returned':>8s} {'relevant':>9s} {'random':>7s} {'recall':>7s} {'precision':>9s}   paper ({paper['model']})")
+    print(
+        f"{'strategy':10s} {'returned':>8s} {'relevant':>9s} {'random':>7s} {'recall':>7s} {'precision':>9s}"
+        f"   paper ({paper['model']})"
+    )
     paper_cells = {
         "topk": f"{paper['topk_neutral_k10_relevant']}/15 relevant",
         "paper": f"{paper['algorithm1_k10_relevant']}/15 relevant, {paper['algorithm1_k10_random']}/5 random",
@@ -41,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         found = sum(hit.id in relevant for hit in result)
         random = result.m - found
         print(
-            f"{strategy:10s} {result.m:8d} {found:6d}/15 {random:5d}/5 {found / 15:7.2f} {found / max(result.m, 1):9.2f}"
+            f"{strategy:10s} {result.m:8d} {found:6d}/15 {random:5d}/5 {found / 15:7.2f}"
+            f" {found / max(result.m, 1):9.2f}"
             f"   {paper_cells.get(strategy, '')}"
         )
     # The reading of Algorithm 1 that takes S̃'s k-th chunk by the first variant (not the worked example's).
@@ -52,7 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     male_order = list(male.argsort()[::-1])
     chosen = male_order[: male_order.index(kth) + 1]
     found = sum(task.documents[i].id in relevant for i in chosen)
-    print(f"{'paper-alt':10s} {len(chosen):8d} {found:6d}/15 {len(chosen) - found:5d}/5   (Algorithm 1, k-th-chunk reading)")
+    print(
+        f"{'paper-alt':10s} {len(chosen):8d} {found:6d}/15 {len(chosen) - found:5d}/5"
+        "   (Algorithm 1, k-th-chunk reading)"
+    )
     return 0
 
 

@@ -63,7 +63,9 @@ class Concept:
             raise InputError(f"{source}: 'groups' must be a list of two non-empty names")
         if groups[0] == groups[1]:
             raise InputError(f"{source}: the two groups must differ")
-        if not isinstance(variants, dict) or any(not isinstance(variants.get(g), str) or not variants[g].strip() for g in groups):
+        if not isinstance(variants, dict) or any(
+            not isinstance(variants.get(g), str) or not variants[g].strip() for g in groups
+        ):
             raise InputError(f"{source}: 'variants' needs a non-empty sentence for each group {groups}")
         if not isinstance(data["debiasing"], str) or not data["debiasing"].strip():
             raise InputError(f"{source}: 'debiasing' must be a non-empty sentence")
@@ -102,7 +104,9 @@ def load_concept(concept: str | Path | Concept) -> Concept:
         raw, source = path.read_text(encoding="utf-8"), str(path)
     else:
         if text not in available_concepts():
-            raise InputError(f"unknown concept {text!r}; choose one of {', '.join(available_concepts())} or give a .json file")
+            raise InputError(
+                f"unknown concept {text!r}; choose one of {', '.join(available_concepts())} or give a .json file"
+            )
         raw = (resources.files("debiasrag") / "data" / "concepts" / f"{text}.json").read_text(encoding="utf-8")
         source = f"concept {text!r}"
     try:

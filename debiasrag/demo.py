@@ -67,7 +67,8 @@ def markdown_table(rows: list[StrategyRow]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r.strategy} | {r.returned} | {r.relevant_found}/{r.relevant_total} | {r.recall:.2f} | {r.precision:.2f} "
+            f"| {r.strategy} | {r.returned} | {r.relevant_found}/{r.relevant_total} | {r.recall:.2f} "
+            f"| {r.precision:.2f} "
             f"| {r.unrelated} | {r.groups['female']} | {r.groups['male']} | {r.groups['neutral']} |"
         )
     return "\n".join(lines)
@@ -78,7 +79,10 @@ def run_demo(
 ) -> tuple[dict[str, list[StrategyRow]], Path]:
     """Index the sample corpus into ``out_dir/index``, evaluate, write ``out_dir/report.md``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    tasks = {"sample corpus (12 occupations, mixed)": load_gendered_topics(), "seed 000 toy task (Appendix E)": load_toy_task()}
+    tasks = {
+        "sample corpus (12 occupations, mixed)": load_gendered_topics(),
+        "seed 000 toy task (Appendix E)": load_toy_task(),
+    }
     sample = tasks["sample corpus (12 occupations, mixed)"]
     write_jsonl_atomic((d.to_row() for d in sample.documents), out_dir / "sample_corpus.jsonl")
     results: dict[str, list[StrategyRow]] = {}
@@ -95,8 +99,9 @@ def run_demo(
         "step) and balanced; dynamic picks its own k. Group columns count the *relevant* chunks found per "
         "gendered form; a strategy that finds all of them finds each form equally often.",
         "",
-        f"The sample corpus is written to `{out_dir / 'sample_corpus.jsonl'}` and indexed in `{out_dir / 'index'}`; try "
-        f"`debiasrag query {out_dir / 'index'} \"I want to find information about a nurse.\" --strategy dynamic`.",
+        f"The sample corpus is written to `{out_dir / 'sample_corpus.jsonl'}` and indexed in "
+        f"`{out_dir / 'index'}`; try "
+        f'`debiasrag query {out_dir / "index"} "I want to find information about a nurse." --strategy dynamic`.',
     ]
     for title, rows in results.items():
         parts += ["", f"## {title}", "", markdown_table(rows)]

@@ -96,7 +96,7 @@ class SentenceTransformerEmbedder:
         self.name, target = resolve_model(model)
         try:
             self.model = SentenceTransformer(target, device=device)
-        except OSError as exc:  # hub unreachable / path without a model
+        except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model
             raise InputError(f"cannot load embedding model {model or self.name!r}: {exc}".splitlines()[0]) from exc
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dimension = int(get_dim())

@@ -228,7 +228,9 @@ class FaissIndex:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise IndexLoadError(f"{folder}/{_MANIFEST} is corrupted: {exc}") from exc
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
-            raise IndexLoadError(f"{folder}: unsupported index format {manifest.get('format') if isinstance(manifest, dict) else None!r}")
+            raise IndexLoadError(
+                f"{folder}: unsupported index format {manifest.get('format') if isinstance(manifest, dict) else None!r}"
+            )
         for name in (_INDEX_FILE, _DOCS_FILE):
             if not (folder / name).is_file():
                 raise IndexLoadError(f"{folder} is incomplete: {name} is missing")
@@ -244,7 +246,9 @@ class FaissIndex:
         except RuntimeError as exc:
             raise IndexLoadError(f"{folder}/{_INDEX_FILE} cannot be read: {str(exc).splitlines()[0]}") from exc
         if index._index.d != index.dimension:
-            raise IndexLoadError(f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}")
+            raise IndexLoadError(
+                f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}"
+            )
         with (folder / _DOCS_FILE).open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 try:
@@ -258,7 +262,8 @@ class FaissIndex:
                 index.metadatas.append(doc.metadata)
         if not (len(index.ids) == index._index.ntotal == manifest.get("count")):
             raise IndexLoadError(
-                f"{folder}: {len(index.ids)} documents, {index._index.ntotal} vectors, manifest says {manifest.get('count')}"
+                f"{folder}: {len(index.ids)} documents, {index._index.ntotal} vectors, "
+                f"manifest says {manifest.get('count')}"
             )
         if index.kind == "ivf":
             index._index.make_direct_map()
@@ -277,7 +282,9 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
             f"the embedder {embedder.name} has dimension {embedder.dimension}"
         )
     if built_name is not None and embedder.name != built_name:
-        raise IndexLoadError(f"{folder} was built with model {built_name}, not {embedder.name}; pass --model {built_name}")
+        raise IndexLoadError(
+            f"{folder} was built with model {built_name}, not {embedder.name}; pass --model {built_name}"
+        )
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:

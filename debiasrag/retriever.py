@@ -12,7 +12,7 @@ from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import Embedder, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex
-from debiasrag.strategies import DynamicCutoff, Dynamic, Pick, Ranking, Strategy, get_strategy, run_strategy
+from debiasrag.strategies import Dynamic, DynamicCutoff, Pick, Ranking, Strategy, get_strategy, run_strategy
 
 
 @dataclass
@@ -131,7 +131,9 @@ class DebiasedRetriever:
         for (label, _), row_scores, row_positions in zip(variants, scores, positions):
             valid = row_positions >= 0
             keys = row_positions[valid].tolist()
-            rankings.append(Ranking(label, keys, row_scores[valid].tolist(), complete=depth >= len(self.index) or len(keys) < depth))
+            rankings.append(
+                Ranking(label, keys, row_scores[valid].tolist(), complete=depth >= len(self.index) or len(keys) < depth)
+            )
         return rankings
 
     def _hits(self, picks: list[Pick]) -> list[Hit]:

@@ -110,10 +110,13 @@ class PaperAlgorithm(Strategy):
         second_scores = [second.score_of(key) for key in chosen]
         if any(score is None for score in second_scores) and not second.complete:
             return 2 * max(len(second.keys), k)
-        threshold = min(s for s in second_scores if s is not None)
+        # A chunk missing from an exhausted second ranking scores at most its floor.
+        threshold = min(second.floor if s is None else s for s in second_scores)
         if second.scores and second.scores[-1] >= threshold and not second.complete:
             return 2 * len(second.keys)
-        return [Pick(key, score, second.variant) for key, score in zip(second.keys, second.scores) if score >= threshold]
+        return [
+            Pick(key, score, second.variant) for key, score in zip(second.keys, second.scores) if score >= threshold
+        ]
 
 
 class Balanced(Strategy):

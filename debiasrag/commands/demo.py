@@ -15,7 +15,9 @@ from debiasrag.embedders import load_embedder
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="index the bundled sample corpus and compare all strategies")
-    parser.add_argument("--out", default="demo-out", help="folder for the corpus, index and report.md (default: demo-out)")
+    parser.add_argument(
+        "--out", default="demo-out", help="folder for the corpus, index and report.md (default: demo-out)"
+    )
     parser.add_argument("--k", type=positive_int, default=10, help="k for the fixed-k strategies (default 10)")
     add_model_option(parser)
     parser.set_defaults(func=run)
@@ -28,12 +30,28 @@ def run(args: argparse.Namespace) -> int:
         results, report = run_demo(embedder, Path(args.out), args.k, on_query=advance)
     for title, rows in results.items():
         table = Table(title=f"{title} — neutral queries, {embedder.name}")
-        for column in ("strategy", "returned", "relevant found", "recall", "precision", "unrelated", "female", "male", "neutral"):
+        for column in (
+            "strategy",
+            "returned",
+            "relevant found",
+            "recall",
+            "precision",
+            "unrelated",
+            "female",
+            "male",
+            "neutral",
+        ):
             table.add_column(column, justify="left" if column == "strategy" else "right")
         for r in rows:
             table.add_row(
-                r.strategy, str(r.returned), f"{r.relevant_found}/{r.relevant_total}", f"{r.recall:.2f}",
-                f"{r.precision:.2f}", str(r.unrelated), str(r.groups["female"]), str(r.groups["male"]),
+                r.strategy,
+                str(r.returned),
+                f"{r.relevant_found}/{r.relevant_total}",
+                f"{r.recall:.2f}",
+                f"{r.precision:.2f}",
+                str(r.unrelated),
+                str(r.groups["female"]),
+                str(r.groups["male"]),
                 str(r.groups["neutral"]),
             )
         out_console.print(table)

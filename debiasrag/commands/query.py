@@ -18,9 +18,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("query", help="retrieve from an index folder")
     parser.add_argument("index", help="index folder written by `debiasrag index`")
     parser.add_argument("query", help="the (neutral) query")
-    parser.add_argument("--k", type=positive_int, default=None, help="results to return (a cap for dynamic; default 10)")
-    parser.add_argument("--strategy", choices=list(STRATEGIES), default="dynamic", help="retrieval strategy (default: dynamic)")
-    parser.add_argument("--concept", default="gender", help="bundled concept (gender, age, wealth) or a concept .json file")
+    parser.add_argument(
+        "--k", type=positive_int, default=None, help="results to return (a cap for dynamic; default 10)"
+    )
+    parser.add_argument(
+        "--strategy", choices=list(STRATEGIES), default="dynamic", help="retrieval strategy (default: dynamic)"
+    )
+    parser.add_argument(
+        "--concept", default="gender", help="bundled concept (gender, age, wealth) or a concept .json file"
+    )
     add_model_option(parser, "; default: the model the index was built with")
     parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
     parser.set_defaults(func=run)

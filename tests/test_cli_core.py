@@ -1,0 +1,152 @@
+"""The CLI contract of `debiasrag index`, `query` and `demo` (other tools call it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from debiasrag.cli import main
+
+CORPUS = [
+    {"id": "f1", "text": "She commanded the largest naval fleet in the history of the nation.", "group": "female"},
+    {"id": "m1", "text": "He commanded the largest naval fleet in the history of the nation.", "group": "male"},
+    {
+        "id": "n1",
+        "text": "This person commanded the largest naval fleet in the history of the nation.",
+        "group": "neutral",
+    },
+    {"id": "r1", "text": "A cat stretched lazily on the windowsill, basking in the warmth of the afternoon sun."},
+    {"id": "r2", "text": "The train rattled along the tracks, carrying passengers through the misty countryside."},
+]
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "debiasrag.cli", *args], input=stdin, capture_output=True, env=env, timeout=300
+    )
+
+
+def write_corpus(path: Path, rows=CORPUS) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "ix"
+    stdin = "".join(json.dumps(r) + "\n" for r in CORPUS).encode()
+    proc = run_cli("index", "-", "--out", str(out), stdin=stdin)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "indexed 5 documents" in proc.stderr.decode()
+    return out
+
+
+def test_query_json_contract(index_dir):
+    proc = run_cli("query", str(index_dir), "Who commanded the fleet?", "--json", "--strategy", "balanced", "--k", "3")
+    assert proc.returncode == 0, proc.stderr.decode()
+    hits = json.loads(proc.stdout)
+    assert isinstance(hits, list) and len(hits) == 3
+    for hit in hits:
+        assert {"id", "text", "score", "variant", "rank", "metadata"} <= hit.keys()
+    assert {h["id"] for h in hits} == {"f1", "m1", "n1"}
+    assert [h["variant"] for h in hits] == ["female", "male", "female"]
+    assert hits[0]["metadata"] == {"group": "female"}
+
+
+@pytest.mark.parametrize("strategy", ["topk", "context", "paper", "balanced", "dynamic"])
+def test_query_every_strategy_in_process(index_dir, capsys, strategy):
+    assert main(["query", str(index_dir), "Who commanded the fleet?", "--strategy", strategy, "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and hits[0]["id"] in {"f1", "m1", "n1"}
+    if strategy == "dynamic":
+        assert sorted(h["id"] for h in hits) == ["f1", "m1", "n1"]
+
+
+def test_query_table_output(index_dir, capsys):
+    assert main(["query", str(index_dir), "Who commanded the fleet?", "--k", "2", "--strategy", "topk"]) == 0
+    out = capsys.readouterr().out
+    assert "topk: 2 result(s)" in out and "commanded the largest naval fleet" in out
+
+
+def expect_error(capsys, argv: list[str], message: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert message in err, err
+
+
+def test_query_errors(index_dir, tmp_path, capsys):
+    expect_error(capsys, ["query", str(index_dir), "   "], "debiasrag: error: query is empty")
+    expect_error(capsys, ["query", str(tmp_path / "none"), "q"], "index folder not found")
+    expect_error(capsys, ["query", str(index_dir), "q", "--concept", "race"], "unknown concept 'race'")
+    expect_error(capsys, ["query", str(index_dir), "q", "--model", str(tmp_path)], "cannot load embedding model")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "manifest.json").write_text("{")
+    expect_error(capsys, ["query", str(tmp_path / "broken"), "q"], "manifest.json is corrupted")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["query", "ix", "q", "--k", "0"], "argument --k: expected a positive integer, got 0"),
+        (["query", "ix", "q", "--strategy", "fair"], "argument --strategy: invalid choice: 'fair'"),
+    ],
+)
+def test_argument_errors_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_index_errors_leave_no_partial_index(tmp_path, capsys):
+    out = tmp_path / "ix"
+    write_corpus(tmp_path / "dup.jsonl", CORPUS + [{"id": "f1", "text": "again"}])
+    expect_error(capsys, ["index", str(tmp_path / "dup.jsonl"), "--out", str(out)], "line 6: duplicate id 'f1'")
+    (tmp_path / "bad.jsonl").write_bytes(b'{"id": 1, "text": "ok"}\n\xff\xfe\n')
+    expect_error(capsys, ["index", str(tmp_path / "bad.jsonl"), "--out", str(out)], "line 2: not valid UTF-8")
+    (tmp_path / "notjson.jsonl").write_text('{"id": 1, "text": "ok"}\nhello\n')
+    expect_error(capsys, ["index", str(tmp_path / "notjson.jsonl"), "--out", str(out)], "line 2: not valid JSON")
+    (tmp_path / "notext.jsonl").write_text('{"id": 1}\n')
+    expect_error(capsys, ["index", str(tmp_path / "notext.jsonl"), "--out", str(out)], "line 1: row has no 'text'")
+    (tmp_path / "empty.jsonl").write_text("")
+    expect_error(capsys, ["index", str(tmp_path / "empty.jsonl"), "--out", str(out)], "the corpus is empty")
+    expect_error(capsys, ["index", str(tmp_path / "missing.jsonl"), "--out", str(out)], "input file not found")
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_index_skip_mode_reports_skipped_lines(tmp_path, capsys):
+    (tmp_path / "mixed.jsonl").write_text('{"id": 1, "text": "ok"}\nhello\n{"id": 2, "text": "fine"}\n')
+    out = tmp_path / "ix"
+    assert main(["index", str(tmp_path / "mixed.jsonl"), "--out", str(out), "--on-error", "skip"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 1 bad line(s): line 2: not valid JSON" in err
+    assert json.loads((out / "manifest.json").read_text())["count"] == 2
+
+
+def test_subprocess_error_has_no_traceback(tmp_path):
+    (tmp_path / "bad.jsonl").write_text("hello\n")
+    proc = run_cli("index", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "ix"))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip().splitlines() == [
+        "debiasrag: error: line 1: not valid JSON (Expecting value) (use --on-error skip to skip bad lines)"
+    ]
+
+
+def test_demo_prints_comparison_and_writes_report(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    out = capsys.readouterr().out
+    for strategy in ("topk", "context", "paper", "balanced", "dynamic"):
+        assert strategy in out
+    report = (tmp_path / "demo" / "report.md").read_text()
+    assert "| dynamic | 15 | 15/15 | 1.00 | 1.00 | 0 | 5 | 5 | 5 |" in report  # toy task, MiniLM
+    assert "| topk | 10 | 10/15 | 0.67 |" in report
+    assert (tmp_path / "demo" / "index" / "manifest.json").is_file()

@@ -1,0 +1,202 @@
+"""FaissIndex persistence and load checks; corpus reading; concept files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from debiasrag import Document, FaissIndex, IndexLoadError, InputError, load_concept, read_documents
+from debiasrag.concepts import Concept
+from debiasrag.corpus import JsonlReport, write_jsonl_atomic
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
+def test_save_load_round_trip(tmp_path, embedder, toy_task_docs, kind):
+    index = FaissIndex.from_documents(toy_task_docs, embedder, kind=kind)
+    index.save(tmp_path / "ix")
+    loaded = FaissIndex.load(tmp_path / "ix", embedder=embedder)
+    assert (loaded.ids, loaded.texts, loaded.metadatas) == (index.ids, index.texts, index.metadatas)
+    assert (loaded.kind, loaded.model_name, loaded.dimension) == (kind, embedder.name, 384)
+    query = embedder.encode(["a general of the navy"])
+    s1, p1 = index.search(query, 5)
+    s2, p2 = loaded.search(query, 5)
+    np.testing.assert_array_equal(p1, p2)
+    np.testing.assert_allclose(s1, s2, rtol=1e-6)
+    np.testing.assert_allclose(loaded.vectors_at([0, 3]), index.vectors_at([0, 3]), rtol=1e-6)
+
+
+def test_flat_search_is_exact_cosine(embedder, toy_index):
+    query = embedder.encode(["a cat in the sun"])
+    scores, positions = toy_index.search(query, 20)
+    brute = toy_index.vectors_at(np.arange(20)) @ query[0]
+    np.testing.assert_allclose(scores[0], np.sort(brute)[::-1], atol=1e-5)
+
+
+def test_failed_save_leaves_previous_index_intact(tmp_path, embedder, toy_index, toy_task_docs):
+    toy_index.save(tmp_path / "ix")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "ix").iterdir()}
+    bad = FaissIndex(embedder.dimension, model_name=embedder.name)
+    bad.add([Document("x", "text", {"when": object()})], embedder.encode(["text"]))
+    with pytest.raises(InputError, match="not JSON-serialisable"):
+        bad.save(tmp_path / "ix")
+    after = {p.name: p.read_bytes() for p in (tmp_path / "ix").iterdir()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix"]  # no temp folders left behind
+
+
+def test_save_replaces_existing_index(tmp_path, embedder, toy_index):
+    toy_index.save(tmp_path / "ix")
+    small = FaissIndex(embedder.dimension, model_name=embedder.name)
+    small.add([Document("only", "only doc")], embedder.encode(["only doc"]))
+    small.save(tmp_path / "ix")
+    assert FaissIndex.load(tmp_path / "ix").ids == ["only"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ix"]
+
+
+def test_load_errors(tmp_path, embedder, toy_index):
+    with pytest.raises(IndexLoadError, match="index folder not found"):
+        FaissIndex.load(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IndexLoadError, match="not a debiasrag index"):
+        FaissIndex.load(tmp_path / "empty")
+    toy_index.save(tmp_path / "ix")
+    docs = tmp_path / "ix" / "documents.jsonl"
+    docs.write_text(docs.read_text()[:-40])
+    with pytest.raises(IndexLoadError, match="documents.jsonl is corrupted"):
+        FaissIndex.load(tmp_path / "ix")
+    toy_index.save(tmp_path / "ix2")
+    (tmp_path / "ix2" / "index.faiss").write_bytes(b"garbage")
+    with pytest.raises(IndexLoadError, match="index.faiss is corrupted"):
+        FaissIndex.load(tmp_path / "ix2")
+    with pytest.raises(IndexLoadError, match="cannot be read"):
+        FaissIndex.load(tmp_path / "ix2", verify=False)
+    toy_index.save(tmp_path / "ix3")
+    (tmp_path / "ix3" / "manifest.json").write_text("{not json")
+    with pytest.raises(IndexLoadError, match="manifest.json is corrupted"):
+        FaissIndex.load(tmp_path / "ix3")
+    toy_index.save(tmp_path / "ix4")
+    (tmp_path / "ix4" / "index.faiss").unlink()
+    with pytest.raises(IndexLoadError, match="index.faiss is missing"):
+        FaissIndex.load(tmp_path / "ix4")
+
+
+def test_load_detects_model_and_dimension_mismatch(tmp_path, embedder, toy_index):
+    toy_index.save(tmp_path / "ix")
+
+    class Other:
+        name, dimension = "some/other-model", 384
+
+        def encode(self, texts):
+            raise AssertionError("not called")
+
+    class Smaller(Other):
+        dimension = 128
+
+    with pytest.raises(
+        IndexLoadError, match="built with model sentence-transformers/all-MiniLM-L6-v2, not some/other-model"
+    ):
+        FaissIndex.load(tmp_path / "ix", embedder=Other())
+    with pytest.raises(IndexLoadError, match="dimension 384.*has dimension 128"):
+        FaissIndex.load(tmp_path / "ix", embedder=Smaller())
+
+
+def test_read_documents_reports_bad_lines(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(
+        b'{"id": 1, "text": "first", "lang": "en"}\n\n{"id": 2, "text": "caf\xe9"}\n{nope\n'
+        b'{"id": 3}\n{"id": 4, "text": "  "}\n[1]\n'
+        b'{"id": 5, "text": "fine"}\n'
+    )
+    with pytest.raises(InputError, match=r"^line 3: not valid UTF-8"):
+        read_documents(path)
+    report = JsonlReport()
+    docs = read_documents(path, on_error="skip", report=report)
+    assert [(d.id, d.text, d.metadata) for d in docs] == [(1, "first", {"lang": "en"}), (5, "fine", {})]
+    assert report.skipped == [
+        (3, "not valid UTF-8"),
+        (4, "not valid JSON (Expecting property name enclosed in double quotes)"),
+        (5, "row has no 'text'"),
+        (6, "'text' is empty"),
+        (7, "not a JSON object"),
+    ]
+    assert report.summary().startswith("skipped 5 bad line(s): line 3: not valid UTF-8")
+
+
+def test_duplicate_ids_and_empty_corpus(tmp_path):
+    path = tmp_path / "dup.jsonl"
+    path.write_text('{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n')
+    with pytest.raises(InputError, match="line 2: duplicate id 'a' \\(first seen on line 1\\)"):
+        read_documents(path, on_error="skip")
+    (tmp_path / "empty.jsonl").write_text("\n\n")
+    with pytest.raises(InputError, match="the corpus is empty"):
+        read_documents(tmp_path / "empty.jsonl")
+
+
+def test_write_jsonl_atomic_keeps_old_file_on_failure(tmp_path):
+    target = tmp_path / "out.jsonl"
+    target.write_text("old\n")
+
+    def rows():
+        yield {"ok": 1}
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        write_jsonl_atomic(rows(), target)
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+    assert write_jsonl_atomic([{"a": "é"}], target) == 1
+    assert json.loads(target.read_text(encoding="utf-8")) == {"a": "é"}
+
+
+def test_bundled_concepts_hold_the_seed_tables():
+    gender, age, wealth = (load_concept(n) for n in ("gender", "age", "wealth"))
+    assert (len(gender.pairs), len(age.pairs), len(wealth.pairs)) == (20, 22, 44)  # seed 000 Table 5
+    assert gender.pairs[0] == ("she", "he") and ("Jane Doe", "John Doe") in gender.pairs
+    assert gender.attributes["nurse"] == 0.23 and gender.attributes["plumber"] == 0.91  # Table 6
+    assert len(gender.attributes) == 48 and len(wealth.attributes) == 34 and len(age.attributes) == 29
+    assert gender.templates["debiasing"].endswith("This person's gender is unknown.")  # Table 2
+    assert len(gender.weat["A1"]) == 18 and len(gender.weat["A2"]) == 30  # Appendix A.3
+
+
+def test_custom_concept_from_file(tmp_path):
+    path = tmp_path / "religion.json"
+    path.write_text(
+        json.dumps(
+            {
+                "name": "religion",
+                "groups": ["christian", "muslim"],
+                "variants": {"christian": "This person is Christian.", "muslim": "This person is Muslim."},
+                "debiasing": "This person's religion is unknown.",
+            }
+        )
+    )
+    concept = load_concept(str(path))
+    assert isinstance(concept, Concept)
+    assert concept.variant_queries("a teacher")[1] == ("muslim", "a teacher. This person is Muslim.")
+    path.write_text(json.dumps({"name": "x", "groups": ["a"], "variants": {}, "debiasing": "y"}))
+    with pytest.raises(InputError, match="'groups' must be a list of two"):
+        load_concept(str(path))
+    path.write_text("{")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_concept(str(path))
+    with pytest.raises(InputError, match="concept file not found"):
+        load_concept(str(tmp_path / "nope.json"))
+
+
+@pytest.fixture(scope="module")
+def toy_task_docs(toy):
+    return [Document(c["id"], c["text"], {"group": c["group"]}) for c in toy["chunks"]]
+
+
+def test_index_rejects_bad_additions(embedder):
+    index = FaissIndex(embedder.dimension, model_name=embedder.name)
+    with pytest.raises(InputError, match="vectors must have shape"):
+        index.add([Document(1, "a")], np.zeros((1, 10), dtype=np.float32))
+    index.add([Document(1, "a")], embedder.encode(["a"]))
+    with pytest.raises(InputError, match="duplicate id 1"):
+        index.add([Document(1, "b")], embedder.encode(["b"]))
+    with pytest.raises(InputError, match="refusing to save an empty index"):
+        FaissIndex(4).save(Path("/tmp/never-written"))
