@@ -243,7 +243,6 @@ class BiasScorer:
         encoded = model.tokenizer(
             texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
         )
-        full_lengths = [len(ids) for ids in model.tokenizer(texts, add_special_tokens=True)["input_ids"]]
         outputs = model.encode(
             texts, output_value="token_embeddings", batch_size=self.batch_size, convert_to_numpy=False,
             show_progress_bar=False,
@@ -260,7 +259,10 @@ class BiasScorer:
                 )
             special = set(model.tokenizer.all_special_ids)
             keep = [j for j, tid in enumerate(ids) if tid not in special and offsets[j][1] > offsets[j][0]]
-            results.append(self._score_tokens(text, vectors, offsets, keep, g, truncated=full_lengths[i] > len(ids)))
+            # Truncated: the model's window is full and visible text remains after the last token it saw.
+            seen_end = max((int(offsets[j][1]) for j in keep), default=0)
+            truncated = len(ids) >= limit and bool(text[seen_end:].strip())
+            results.append(self._score_tokens(text, vectors, offsets, keep, g, truncated=truncated))
         return results
 
     def _score_tokens(self, text: str, vectors: np.ndarray, offsets: Any, keep: list[int], g: np.ndarray,

@@ -4,7 +4,8 @@
 replaced by the gender-swapped counterpart (rows without gendered words come out unchanged), so OUT has as many
 rows as IN has valid rows. With ``--keep-original`` each input row is written unchanged and, when swapping
 changed it, followed by its counterpart (seed 001 §4.2.2: entries without gender words are not duplicated); the
-counterpart's ``id`` becomes ``"<id>-swapped"`` and it gets ``"counterfactual_of": <id>``.
+counterpart's ``id`` becomes ``"<id>-swapped"`` and it gets ``"counterfactual_of": <id>`` (rows without an
+``id`` get neither).
 
 ``bias-score IN.jsonl``: scores every row's text (seed 001 Eq. 1-3) and prints the most female-leaning and
 male-leaning sentences (and by absolute score with ``--json``).
