@@ -97,9 +97,9 @@ def load_swap_names(path: str | Path | None = None) -> dict[str, Any]:
     return data
 
 
-def gendered_vocabulary(words: dict[str, Any] | None = None, names: dict[str, Any] | None = None) -> tuple[
-    frozenset[str], frozenset[str]
-]:
+def gendered_vocabulary(
+    words: dict[str, Any] | None = None, names: dict[str, Any] | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
     """The seed's list L: ``(lower-cased gendered words, given names as written)``.
 
     Words match case-insensitively; names only when capitalised, so the verb "will" is not the name "Will".

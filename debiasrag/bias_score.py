@@ -102,8 +102,16 @@ class SentenceBias:
             row["truncated"] = True
         if tokens:
             row["tokens"] = [
-                {"token": t.token, "word": t.word, "start": t.start, "end": t.end, "cosine": t.cosine,
-                 "importance": t.importance, "gendered": t.gendered, "bias": t.bias}
+                {
+                    "token": t.token,
+                    "word": t.word,
+                    "start": t.start,
+                    "end": t.end,
+                    "cosine": t.cosine,
+                    "importance": t.importance,
+                    "gendered": t.gendered,
+                    "bias": t.bias,
+                }
                 for t in self.tokens
             ]
         return row
@@ -172,8 +180,11 @@ class BiasScorer:
             sentences = load_gender_words()["direction_sentences"]
         sentences = [s for s in sentences if isinstance(s, str) and s.strip()]
         counterfactuals = self.swapper.counterfactuals(sentences)
-        usable = [(c, 1.0 if c.female_to_male > c.male_to_female else -1.0) for c in counterfactuals
-                  if c.changed and c.female_to_male != c.male_to_female]
+        usable = [
+            (c, 1.0 if c.female_to_male > c.male_to_female else -1.0)
+            for c in counterfactuals
+            if c.changed and c.female_to_male != c.male_to_female
+        ]
         if len(usable) < 2:
             raise InputError(
                 "need at least 2 sentences with swappable gendered words to fit the gender direction, "
@@ -244,7 +255,10 @@ class BiasScorer:
             texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
         )
         outputs = model.encode(
-            texts, output_value="token_embeddings", batch_size=self.batch_size, convert_to_numpy=False,
+            texts,
+            output_value="token_embeddings",
+            batch_size=self.batch_size,
+            convert_to_numpy=False,
             show_progress_bar=False,
         )
         g = self.gender_direction_.astype(np.float64)
@@ -265,8 +279,9 @@ class BiasScorer:
             results.append(self._score_tokens(text, vectors, offsets, keep, g, truncated=truncated))
         return results
 
-    def _score_tokens(self, text: str, vectors: np.ndarray, offsets: Any, keep: list[int], g: np.ndarray,
-                      truncated: bool) -> SentenceBias:
+    def _score_tokens(
+        self, text: str, vectors: np.ndarray, offsets: Any, keep: list[int], g: np.ndarray, truncated: bool
+    ) -> SentenceBias:
         if not keep:
             return SentenceBias(text, 0.0, 0.0, 0.0, [], truncated)
         content = vectors[keep]
@@ -286,10 +301,18 @@ class BiasScorer:
                 word_start, word = words[w][0], text[words[w][0] : words[w][1]]
             else:
                 word_start, word = start, text[start:end]
-            tokens.append(TokenBias(
-                token=text[start:end], word=word, start=start, end=end, cosine=float(cosines[row]),
-                importance=float(importance[row]), gendered=self.swapper.is_gendered(word), word_start=word_start,
-            ))
+            tokens.append(
+                TokenBias(
+                    token=text[start:end],
+                    word=word,
+                    start=start,
+                    end=end,
+                    cosine=float(cosines[row]),
+                    importance=float(importance[row]),
+                    gendered=self.swapper.is_gendered(word),
+                    word_start=word_start,
+                )
+            )
         biases = np.array([t.bias for t in tokens])
         return SentenceBias(
             text=text,

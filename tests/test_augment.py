@@ -122,8 +122,16 @@ def test_match_case() -> None:
 def test_gender_words_data() -> None:
     data = load_gender_words()
     pairs = {tuple(p) for p in data["pairs"]}
-    for pair in [("woman", "man"), ("women", "men"), ("woman's", "man's"), ("women's", "men's"), ("girls'", "boys'"),
-                 ("aunt", "uncle"), ("chairwoman", "chairman"), ("chairwomen", "chairmen")]:
+    for pair in [
+        ("woman", "man"),
+        ("women", "men"),
+        ("woman's", "man's"),
+        ("women's", "men's"),
+        ("girls'", "boys'"),
+        ("aunt", "uncle"),
+        ("chairwoman", "chairman"),
+        ("chairwomen", "chairmen"),
+    ]:
         assert pair in pairs
     assert all(w == w.lower() for p in data["pairs"] for w in p)
     assert len(data["pairs"]) == 283

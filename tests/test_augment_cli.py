@@ -44,8 +44,12 @@ def test_keep_original_adds_counterparts_only_for_changed_rows(tmp_path: Path, c
     assert main(["augment", str(write_rows(tmp_path / "in.jsonl", ROWS)), str(out), "--keep-original"]) == 0
     rows = read_rows(out)
     assert [r["id"] for r in rows] == [1, "1-swapped", 2, "x", "x-swapped", 4]
-    assert rows[1] == {"id": "1-swapped", "text": "He is a nurse and his sister Hannah is a pilot.", "source": "a",
-                       "counterfactual_of": 1}
+    assert rows[1] == {
+        "id": "1-swapped",
+        "text": "He is a nurse and his sister Hannah is a pilot.",
+        "source": "a",
+        "counterfactual_of": 1,
+    }
     assert rows[0] == ROWS[0] and rows[2] == ROWS[1]
     assert "4 row(s) read, 2 changed by gender swapping, 6 written" in capsys.readouterr().err
 

@@ -134,8 +134,11 @@ def test_stereotyped_sentences_rank_as_expected(scorer: BiasScorer) -> None:
     assert [r.female for _, r in ranking.female] == sorted((r.female for _, r in ranking.female), reverse=True)
     # the seed's contrasts: the profession, not the pronoun, carries the bias
     nurse, engineer, person = scorer.score(
-        ["The nurse said they would be late.", "The engineer said they would be late.",
-         "The person said they would be late."]
+        [
+            "The nurse said they would be late.",
+            "The engineer said they would be late.",
+            "The person said they would be late.",
+        ]
     )
     assert nurse.female > 2.5 * engineer.female and nurse.female > 2.5 * person.female
 

