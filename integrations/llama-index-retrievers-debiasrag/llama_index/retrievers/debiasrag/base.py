@@ -1,0 +1,221 @@
+"""``DebiasedRetriever``: every debiasrag strategy over a LlamaIndex retriever or a ``VectorStoreIndex``."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.indices.vector_store.base import VectorStoreIndex
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.retrievers.debiasrag._run import arun_strategy, gather_cancelling
+
+from debiasrag.concepts import Concept, load_concept
+from debiasrag.errors import DebiasragError, InputError
+from debiasrag.retriever import validate_k, validate_query
+from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy, run_strategy
+
+# Added to each returned node's metadata and hidden from the LLM and embedding views of the node, so a
+# "variant: female" line never reaches the prompt.
+DEBIASRAG_KEYS = ("variant", "rank")
+
+
+class _NoResults(Exception):
+    """Every variant search came back empty."""
+
+
+class DebiasedRetriever(BaseRetriever):
+    """Counterfactual (debiased) retrieval over a LlamaIndex retriever or a ``VectorStoreIndex``.
+
+    Each query is searched once per concept variant (e.g. "... This person is a woman." / "... a man."),
+    each with a **fresh** ``QueryBundle`` (LlamaIndex's vector retriever writes the query embedding into
+    the bundle it is given), and a debiasrag strategy merges the rankings: ``topk`` (plain baseline),
+    ``context`` (debiasing sentence injected), ``paper`` (seed 000 Algorithm 1), ``balanced``
+    (interleaved variants) or ``dynamic`` (default: max-fused scores cut where relevance drops).
+
+    How deep it can search depends on what it wraps:
+
+    - a ``VectorStoreIndex``: as deep as the strategy needs (``index.as_retriever(similarity_top_k=depth)``);
+    - a retriever with a settable ``similarity_top_k`` (e.g. ``VectorIndexRetriever``): a shallow copy
+      per search with that depth, the original is never changed;
+    - any other retriever that returns scores: its own fixed number of results, which debiasrag
+      re-ranks (give it a top-k of at least 2-5 times ``similarity_top_k``).
+
+    ``similarity_top_k`` means exactly k nodes for ``topk``, ``context`` and ``balanced``, a cap for
+    ``dynamic`` and a floor for ``paper`` (Algorithm 1 returns m >= k). Returned nodes are copies: the
+    score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``variant`` and
+    ``rank``, excluded from the LLM and embedding metadata views.
+
+    Args:
+        source: a ``VectorStoreIndex`` or any ``BaseRetriever`` whose nodes carry scores.
+        concept: ``"gender"``, ``"age"``, ``"wealth"``, a concept JSON path or a ``Concept``.
+        strategy: strategy name or instance.
+        similarity_top_k: number of results (see above).
+        score_direction: ``"higher"`` (LlamaIndex's convention: scores are similarities) or ``"lower"``
+            for a retriever that reports distances; those are negated unless ``relevance_fn`` is given.
+        relevance_fn: maps a raw score to higher-is-better (optional).
+        query_transform: applied to each query string first (e.g. an anonymizer).
+        retriever_kwargs: extra arguments for ``index.as_retriever`` (e.g. ``filters=``).
+    """
+
+    def __init__(
+        self,
+        source: VectorStoreIndex | BaseRetriever,
+        *,
+        concept: str | Path | Concept = "gender",
+        strategy: str | Strategy = "dynamic",
+        similarity_top_k: int = 10,
+        score_direction: Literal["higher", "lower"] = "higher",
+        relevance_fn: Callable[[float], float] | None = None,
+        query_transform: Callable[[str], str] | None = None,
+        retriever_kwargs: dict[str, Any] | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(source, (VectorStoreIndex, BaseRetriever)):
+            kind = type(source).__name__
+            raise InputError(f"source must be a VectorStoreIndex or a LlamaIndex retriever, not {kind}")
+        if score_direction not in ("higher", "lower"):
+            raise InputError(f"score_direction must be 'higher' or 'lower', got {score_direction!r}")
+        if retriever_kwargs and not isinstance(source, VectorStoreIndex):
+            raise InputError("retriever_kwargs only apply to a VectorStoreIndex; configure your retriever directly")
+        self.source = source
+        self.concept = load_concept(concept)
+        self.strategy = get_strategy(strategy)
+        self.similarity_top_k = validate_k(similarity_top_k)
+        self.score_direction = score_direction
+        self.relevance_fn = relevance_fn
+        self.query_transform = query_transform
+        self.retriever_kwargs = dict(retriever_kwargs or {})
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    # -- the wrapped retriever at a given depth -------------------------------------------------------
+    @property
+    def source_name(self) -> str:
+        return type(self.source).__name__
+
+    def _retriever_at(self, depth: int) -> tuple[BaseRetriever, bool]:
+        """The retriever to call for ``depth`` results, and whether it can honour that depth."""
+        if isinstance(self.source, VectorStoreIndex):
+            return self.source.as_retriever(similarity_top_k=depth, **self.retriever_kwargs), True
+        if _has_settable_top_k(self.source):
+            deeper = copy.copy(self.source)  # shares index and model; only the depth differs
+            deeper.similarity_top_k = depth  # type: ignore[attr-defined]
+            return deeper, True
+        return self.source, False
+
+    def _plan(self, query_bundle: QueryBundle) -> tuple[list[tuple[str, str]], int]:
+        query = validate_query(query_bundle.query_str if isinstance(query_bundle, QueryBundle) else query_bundle)
+        if self.query_transform is not None:
+            query = validate_query(self.query_transform(query))
+        return self.strategy.variants(query, self.concept), self.similarity_top_k
+
+    # -- sync -----------------------------------------------------------------------------------------
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        variants, k = self._plan(query_bundle)
+        seen: dict[str, NodeWithScore] = {}
+
+        def search(depth: int) -> list[Ranking]:
+            retriever, deep = self._retriever_at(depth)
+            results = []
+            for label, text in variants:
+                try:
+                    results.append(retriever.retrieve(QueryBundle(query_str=text)))  # a fresh bundle per variant
+                except Exception as exc:
+                    raise self._source_error(label, exc) from exc
+            return self._rankings(variants, results, depth, deep, seen)
+
+        try:
+            picks = run_strategy(self.strategy, search, k)
+        except _NoResults:
+            return []
+        return _nodes(picks, seen)
+
+    # -- async ----------------------------------------------------------------------------------------
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        variants, k = self._plan(query_bundle)
+        seen: dict[str, NodeWithScore] = {}
+
+        async def one(retriever: BaseRetriever, label: str, text: str) -> list[NodeWithScore]:
+            try:
+                return await retriever.aretrieve(QueryBundle(query_str=text))
+            except Exception as exc:
+                raise self._source_error(label, exc) from exc
+
+        async def asearch(depth: int) -> list[Ranking]:
+            retriever, deep = self._retriever_at(depth)
+            results = await gather_cancelling([one(retriever, label, text) for label, text in variants])
+            return self._rankings(variants, results, depth, deep, seen)
+
+        try:
+            picks = await arun_strategy(self.strategy, asearch, k)
+        except _NoResults:
+            return []
+        return _nodes(picks, seen)
+
+    # -- scores ---------------------------------------------------------------------------------------
+    def _source_error(self, label: str, exc: Exception) -> DebiasragError:
+        if isinstance(exc, DebiasragError):
+            return exc
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return DebiasragError(f"{self.source_name} retrieval failed for the {label!r} variant: {type(exc).__name__}"
+                              + (f": {detail}" if detail else ""))
+
+    def _rankings(
+        self,
+        variants: list[tuple[str, str]],
+        results: list[Any],
+        depth: int,
+        deep: bool,
+        seen: dict[str, NodeWithScore],
+    ) -> list[Ranking]:
+        if all(not nodes for nodes in results):
+            raise _NoResults
+        rankings = []
+        for (label, _), nodes in zip(variants, results):
+            best: dict[str, float] = {}
+            for item in nodes:
+                if not isinstance(item, NodeWithScore):
+                    raise DebiasragError(f"{self.source_name} returned {type(item).__name__}, expected NodeWithScore")
+                if item.score is None or not math.isfinite(float(item.score)):
+                    raise DebiasragError(f"{self.source_name} returned a node without a score ({item.score!r}) for "
+                                         f"the {label!r} variant; debiasrag needs scored retrieval")
+                key = item.node.node_id
+                seen.setdefault(key, item)
+                score = self._convert(float(item.score))
+                if key not in best or score > best[key]:
+                    best[key] = score
+            keys = sorted(best, key=lambda key: -best[key])
+            # A retriever that cannot go deeper has given all it will: let the strategy decide with it.
+            complete = not deep or len(nodes) < depth
+            rankings.append(Ranking(label, keys, [best[key] for key in keys], complete=complete))
+        return rankings
+
+    def _convert(self, raw: float) -> float:
+        if self.relevance_fn is not None:
+            return float(self.relevance_fn(raw))
+        return raw if self.score_direction == "higher" else -raw
+
+
+def _has_settable_top_k(retriever: BaseRetriever) -> bool:
+    prop = getattr(type(retriever), "similarity_top_k", None)
+    return isinstance(prop, property) and prop.fset is not None
+
+
+def _nodes(picks: list[Pick], seen: dict[str, NodeWithScore]) -> list[NodeWithScore]:
+    output = []
+    for rank, pick in enumerate(picks, start=1):
+        node = seen[pick.key].node.model_copy()  # shallow: the stored node keeps its own metadata
+        node.metadata = {**node.metadata, "variant": pick.variant, "rank": rank}
+        node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, DEBIASRAG_KEYS)
+        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, DEBIASRAG_KEYS)
+        output.append(NodeWithScore(node=node, score=float(pick.score)))
+    return output
+
+
+def _union(keys: list[str], extra: tuple[str, ...]) -> list[str]:
+    return list(keys) + [key for key in extra if key not in keys]

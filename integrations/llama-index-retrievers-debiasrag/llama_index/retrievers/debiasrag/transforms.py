@@ -1,0 +1,108 @@
+"""``AnonymizeTransform``: an ``IngestionPipeline`` step that removes or replaces names before embedding."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
+from pydantic import Field, PrivateAttr
+
+from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
+from debiasrag.errors import InputError
+
+# Recorded in node metadata but kept out of the embedding and LLM views: otherwise the removed names
+# would be embedded right back in through the metadata.
+RECORD_KEYS = ("anonymized_entities", "anonymization")
+
+
+class AnonymizeTransform(TransformComponent):
+    """Anonymize nodes in an ``IngestionPipeline`` (seed 002: embeddings should follow meaning, not names).
+
+    Returns copies of the nodes (same ids and relationships) whose text has the names removed (or replaced
+    with placeholders) and whose metadata records ``anonymized_entities`` (``{"text", "label", "start",
+    "end"}``, offsets into the original text) and ``anonymization`` (``{"method", "fallback"}`` plus the
+    placeholder ``mapping`` for ``strategy="replace"``). Both keys are excluded from the embedding and LLM
+    metadata views; set ``record_entities=False`` to leave them out entirely.
+
+    Args:
+        anonymizer: any :class:`debiasrag.anonymize.Anonymizer`; default: built from the fields below.
+        method: ``"ner"`` (spaCy, offline) or ``"llm"`` (Anthropic, falls back to NER).
+        strategy: ``"remove"`` or ``"replace"``.
+        entities: entity types (default person, location, organization, misc).
+    """
+
+    method: str = Field(default="ner", description="'ner' or 'llm'")
+    strategy: str = Field(default="remove", description="'remove' or 'replace'")
+    entities: list[str] | None = Field(default=None, description="entity types; None = the default set")
+    record_entities: bool = Field(default=True, description="record removed entities in node metadata")
+    anonymizer_name: str = Field(default="", description="the anonymizer's type (part of the ingestion cache key)")
+
+    _anonymizer: Any = PrivateAttr()
+
+    def __init__(self, anonymizer: Anonymizer | None = None, **data: Any) -> None:
+        if anonymizer is not None and not isinstance(anonymizer, Anonymizer):
+            raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
+        super().__init__(**data)
+        if anonymizer is None:
+            anonymizer = get_anonymizer(self.method, strategy=self.strategy, entities=self.entities)
+        self._anonymizer = anonymizer
+        self.anonymizer_name = type(anonymizer).__name__
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "DebiasragAnonymizeTransform"
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        nodes = _check(nodes)
+        if not nodes:
+            return []
+        return self._apply(nodes, self._anonymizer.anonymize_batch(_texts(nodes)))
+
+    async def acall(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        nodes = _check(nodes)
+        if not nodes:
+            return []
+        native = getattr(self._anonymizer, "aanonymize_batch", None)
+        if native is not None:
+            results = await native(_texts(nodes))
+        else:  # spaCy is CPU-bound and the LLM client blocks: keep the event loop free
+            results = await asyncio.to_thread(self._anonymizer.anonymize_batch, _texts(nodes))
+        return self._apply(nodes, results)
+
+    def _apply(self, nodes: list[BaseNode], results: list[AnonymizedText]) -> list[BaseNode]:
+        if len(results) != len(nodes):
+            raise InputError(f"the anonymizer returned {len(results)} results for {len(nodes)} nodes")
+        output = []
+        for node, result in zip(nodes, results):
+            new = node.model_copy()  # shallow; metadata and exclusion lists are replaced below, not mutated
+            new.set_content(result.text)
+            metadata = dict(node.metadata)
+            if self.record_entities:
+                metadata["anonymized_entities"] = [entity.to_dict() for entity in result.entities]
+                record: dict[str, Any] = {"method": result.method, "fallback": result.fallback}
+                if result.mapping:
+                    record["mapping"] = dict(result.mapping)
+                metadata["anonymization"] = record
+                new.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys)
+                new.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys)
+            new.metadata = metadata
+            output.append(new)
+        return output
+
+
+def _check(nodes: Sequence[BaseNode]) -> list[BaseNode]:
+    nodes = list(nodes)
+    for position, node in enumerate(nodes):
+        if not isinstance(node, BaseNode):
+            raise InputError(f"expected LlamaIndex nodes, got {type(node).__name__} at position {position}")
+    return nodes
+
+
+def _texts(nodes: list[BaseNode]) -> list[str]:
+    return [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+
+
+def _union(keys: list[str]) -> list[str]:
+    return list(keys) + [key for key in RECORD_KEYS if key not in keys]

@@ -1,0 +1,79 @@
+"""AnonymizeTransform in a real IngestionPipeline (spaCy NER, offline), sync and async."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from li_support import minilm
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.schema import MetadataMode
+from llama_index.retrievers.debiasrag import AnonymizeTransform, DebiasedRetriever
+
+from debiasrag import InputError
+from debiasrag.anonymize import get_anonymizer
+
+DOCS = [
+    Document(id_="a", text="Maria Garcia fixed the payment service in Madrid.", metadata={"source": "wiki"}),
+    Document(id_="b", text="The backend team shipped a new release.", metadata={"source": "blog"}),
+]
+
+
+@functools.cache
+def ner():
+    return get_anonymizer("ner")
+
+
+def test_transform_keeps_ids_and_metadata_and_hides_the_record_from_the_embedder() -> None:
+    out = AnonymizeTransform(ner())(DOCS)
+    assert [n.node_id for n in out] == ["a", "b"]
+    text = out[0].get_content(MetadataMode.NONE)
+    assert "Maria" not in text and "Madrid" not in text and "fixed the payment service" in text
+    assert out[0].metadata["source"] == "wiki"
+    removed = out[0].metadata["anonymized_entities"]
+    assert [(e["text"], e["label"]) for e in removed] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
+    assert out[0].metadata["anonymization"] == {"method": "ner", "fallback": None}
+    for mode in (MetadataMode.EMBED, MetadataMode.LLM):  # names must not come back in through metadata
+        assert "Maria" not in out[0].get_content(mode) and "source: wiki" in out[0].get_content(mode)
+    assert DOCS[0].text.startswith("Maria Garcia")  # inputs untouched
+
+
+def test_pipeline_sync_and_async_and_replace_mapping() -> None:
+    pipeline = IngestionPipeline(transformations=[AnonymizeTransform(ner()), minilm()])
+    nodes = pipeline.run(documents=DOCS)
+    assert len(nodes) == 2 and all(n.embedding is not None and len(n.embedding) == 384 for n in nodes)
+    assert "Maria" not in nodes[0].get_content(MetadataMode.NONE)
+
+    replaced = AnonymizeTransform(strategy="replace", entities=["person"])(DOCS[:1])
+    assert replaced[0].get_content() == "PERSON_1 fixed the payment service in Madrid."
+    assert replaced[0].metadata["anonymization"]["mapping"] == {"PERSON_1": "Maria Garcia"}
+
+
+@pytest.mark.asyncio
+async def test_acall_matches_call() -> None:
+    transform = AnonymizeTransform(ner())
+    sync = transform(DOCS)
+    asynced = await transform.acall(DOCS)
+    assert [n.get_content() for n in asynced] == [n.get_content() for n in sync]
+    assert [n.metadata for n in asynced] == [n.metadata for n in sync]
+    nodes = await IngestionPipeline(transformations=[transform]).arun(documents=DOCS)
+    assert [n.get_content() for n in nodes] == [n.get_content() for n in sync]
+
+
+def test_bad_input() -> None:
+    with pytest.raises(InputError, match="expected LlamaIndex nodes, got str at position 0"):
+        AnonymizeTransform(ner())(["text"])
+    with pytest.raises(InputError, match="dict is not an anonymizer"):
+        AnonymizeTransform({"method": "ner"})
+    with pytest.raises(InputError, match="unknown anonymization method 'regex'"):
+        AnonymizeTransform(method="regex")
+    assert AnonymizeTransform(ner())([]) == []
+
+
+def test_anonymized_ingestion_then_debiased_retrieval() -> None:
+    nodes = IngestionPipeline(transformations=[AnonymizeTransform(ner())]).run(documents=DOCS)
+    index = VectorStoreIndex(nodes, embed_model=minilm())
+    retriever = DebiasedRetriever(index, strategy="balanced", similarity_top_k=1)
+    (top,) = retriever.retrieve("Who fixed the payment service?")
+    assert top.node.node_id == "a" and "Maria" not in top.node.get_content()
