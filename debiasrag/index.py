@@ -73,6 +73,8 @@ class FaissIndex:
         self.nprobe = nprobe
         self.hnsw_m = hnsw_m
         self.ef_search = ef_search
+        # How texts were transformed before embedding (e.g. anonymization); queries must get the same.
+        self.preprocessing: dict[str, Any] = {}
         self.ids: list[str | int] = []
         self.texts: list[str] = []
         self.metadatas: list[dict[str, Any]] = []
@@ -183,6 +185,7 @@ class FaissIndex:
             "dimension": self.dimension,
             "kind": self.kind,
             "count": len(self.ids),
+            "preprocessing": self.preprocessing,
             "options": {"nlist": self.nlist, "nprobe": self.nprobe, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search},
         }
 
@@ -241,6 +244,7 @@ class FaissIndex:
             check_model(manifest, embedder, folder)
         options = manifest.get("options", {})
         index = cls(int(manifest["dimension"]), model_name=manifest.get("model"), kind=manifest["kind"], **options)
+        index.preprocessing = dict(manifest.get("preprocessing") or {})
         try:
             index._index = faiss.read_index(str(folder / _INDEX_FILE))
         except RuntimeError as exc:

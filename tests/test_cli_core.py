@@ -150,3 +150,28 @@ def test_demo_prints_comparison_and_writes_report(tmp_path, capsys):
     assert "| dynamic | 15 | 15/15 | 1.00 | 1.00 | 0 | 5 | 5 | 5 |" in report  # toy task, MiniLM
     assert "| topk | 10 | 10/15 | 0.67 |" in report
     assert (tmp_path / "demo" / "index" / "manifest.json").is_file()
+
+
+def test_index_with_ner_anonymization_and_matching_queries(tmp_path, capsys):
+    rows = [
+        {"id": 1, "text": "Alejandro quickly ran to the store to buy a cold drink. He was eager to have a cold drink."},
+        {"id": 2, "text": "Quickly, Hiroki dashed to the local market to procure some cold drinks."},
+        {"id": 3, "text": "Alejandro stopped buying cold drinks. He only drinks drinks made at home."},
+    ]
+    out = tmp_path / "ix"
+    assert main(["index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(out), "--anonymize", "ner"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["preprocessing"] == {"anonymize": {"method": "ner", "strategy": "remove", "entities": None}}
+    stored = [json.loads(line) for line in (out / "documents.jsonl").read_text().splitlines()]
+    assert stored[0]["text"] == rows[0]["text"]  # the original is what users get back
+    assert "Alejandro" not in stored[0]["metadata"]["anonymized_text"]
+    assert "Hiroki" not in stored[1]["metadata"]["anonymized_text"]
+    capsys.readouterr()
+    query = ["query", str(out), "Alejandro ran to the shop for a cold drink", "--strategy", "topk", "--json"]
+    assert main(query) == 0
+    auto = json.loads(capsys.readouterr().out)
+    assert main([*query, "--anonymize", "none"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert [h["id"] for h in auto] == [1, 2, 3]
+    # Anonymized like the corpus, the query matches the anonymized chunk far better (measured 0.83 vs 0.66).
+    assert auto[0]["score"] > plain[0]["score"] + 0.1

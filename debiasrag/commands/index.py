@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from debiasrag.commands._common import add_model_option, err_console, positive_int, progress_bar
-from debiasrag.corpus import JsonlReport, read_documents
+from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.index import FaissIndex
 
@@ -18,13 +18,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, help="index folder to write (replaced atomically)")
     add_model_option(parser)
     parser.add_argument(
-        "--kind", choices=["flat", "ivf", "hnsw"], default="flat", help="FAISS index kind (default: exact)"
+        "--kind", choices=["flat", "ivf", "hnsw"], default="flat", help="FAISS index kind (default: flat, exact)"
     )
     parser.add_argument(
         "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
     )
     parser.add_argument("--batch-size", type=positive_int, default=256, help="documents embedded per batch")
+    add_anonymize_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--anonymize",
+        choices=["ner", "llm"],
+        default=None,
+        help="remove names before embedding (spaCy NER, or an Anthropic LLM with NER fallback); "
+        "queries to this index are then anonymized the same way",
+    )
+    parser.add_argument("--anonymize-strategy", choices=["remove", "replace"], default="remove")
+    parser.add_argument("--entities", default=None, help="entity types to anonymize, e.g. person,location,organization")
+
+
+def anonymize_documents(documents: list[Document], settings: dict) -> list[str]:
+    """Texts to embed: each document's text with names removed. The stored text stays the original."""
+    from debiasrag.anonymize import get_anonymizer
+
+    anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings["entities"])
+    texts: list[str] = []
+    with progress_bar("anonymizing", len(documents)) as advance:
+        for start in range(0, len(documents), 256):
+            batch = documents[start : start + 256]
+            for doc, result in zip(batch, anonymizer.anonymize_batch([d.text for d in batch])):
+                doc.metadata["anonymized_text"] = result.text
+                texts.append(result.text)
+            advance(len(batch))
+    return texts
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,10 +62,20 @@ def run(args: argparse.Namespace) -> int:
     if report.skipped:
         err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
     embedder = load_embedder(args.model)
+    settings = None
+    if args.anonymize:
+        settings = {"method": args.anonymize, "strategy": args.anonymize_strategy, "entities": args.entities}
+        embed_texts = anonymize_documents(documents, settings)
+        to_embed = [Document(d.id, text, d.metadata) for d, text in zip(documents, embed_texts)]
+    else:
+        to_embed = documents
     with progress_bar("embedding", len(documents)) as advance:
         index = FaissIndex.from_documents(
-            documents, embedder, batch_size=args.batch_size, progress=advance, kind=args.kind
+            to_embed, embedder, batch_size=args.batch_size, progress=advance, kind=args.kind
         )
+    if settings is not None:
+        index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
+        index.preprocessing = {"anonymize": settings}
     index.save(args.out)
     err_console.print(f"indexed {len(index)} documents with {embedder.name} into {args.out}", highlight=False)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 from rich.table import Table
 
@@ -29,7 +30,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_model_option(parser, "; default: the model the index was built with")
     parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    parser.add_argument(
+        "--anonymize",
+        choices=["auto", "ner", "llm", "none"],
+        default="auto",
+        help="anonymize the query first; auto (default) = as the index's corpus was anonymized",
+    )
     parser.set_defaults(func=run)
+
+
+def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[str], str] | None:
+    """The same anonymization the corpus got (recorded in the index), unless --anonymize says otherwise."""
+    settings = dict(index.preprocessing.get("anonymize") or {})
+    if args.anonymize == "none" or (args.anonymize == "auto" and not settings):
+        return None
+    if args.anonymize != "auto":
+        settings = {"method": args.anonymize, "strategy": settings.get("strategy", "remove"), "entities": None}
+    from debiasrag.anonymize import get_anonymizer
+
+    anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings.get("entities"))
+    return lambda query: anonymizer.anonymize(query).text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
     manifest = read_manifest(args.index)
     embedder = load_embedder(args.model or manifest.get("model"))
     index = FaissIndex.load(args.index, embedder=embedder)
-    retriever = DebiasedRetriever(index, embedder, concept=args.concept, strategy=args.strategy)
+    retriever = DebiasedRetriever(
+        index, embedder, concept=args.concept, strategy=args.strategy, query_transform=query_anonymizer(args, index)
+    )
     result = retriever.retrieve(args.query, k=args.k)
     if args.json:
         print(json.dumps([hit.to_dict() for hit in result], ensure_ascii=False))
