@@ -194,3 +194,16 @@ def test_works_through_the_benchmark_cache(memo, swapper, scorer: BiasScorer, tm
     assert through_cache.score(["Someone is a nurse."])[0].female == pytest.approx(
         scorer.score(["Someone is a nurse."])[0].female
     )
+
+
+def test_seed_table_13_pattern(scorer: BiasScorer) -> None:
+    """Seed §6, Table 13: a neutral subject still carries the profession's / object's stereotype."""
+    she, he, someone, someone_engineer = scorer.score(
+        ["She is a nurse.", "He is a nurse.", "Someone is a nurse.", "Someone is an engineer."]
+    )
+    # measured: 0.199 / -0.064 / 0.106 (female) vs engineer female 0.007, male -0.049
+    assert she.female > someone.female > 5 * someone_engineer.female
+    assert someone_engineer.male < -0.03 and someone.male > -0.01
+    assert he.male < -0.03  # context (the male subject) is inherited by the neutral words too
+    dress = scorer.score(["Someone likes the new pink dress."])[0]
+    assert dress.female > 0.05 and dress.female > 10 * abs(dress.male)
