@@ -51,6 +51,7 @@ class Gazetteer:
     places: frozenset[str]
     titles: frozenset[str]
     non_names: frozenset[str]
+    landmark_heads: frozenset[str] = field(default=frozenset())
     excluded: frozenset[str] = field(default=frozenset())
 
     def is_person_name(self, word: str) -> bool:
@@ -63,6 +64,9 @@ class Gazetteer:
 
     def is_title(self, word: str) -> bool:
         return word.casefold().rstrip(".") in self.titles
+
+    def is_landmark_head(self, word: str) -> bool:
+        return word.casefold() in self.landmark_heads
 
     def is_non_name(self, word: str) -> bool:
         return word.casefold() in self.non_names
@@ -87,7 +91,8 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
     non_names = {w.casefold() for key in ("weekdays", "months", "other") for w in non[key]}
     excluded = frozenset(e.casefold() for e in exclude)
     return Gazetteer(frozenset(given - excluded), frozenset(surnames - excluded), frozenset(places - excluded),
-                     frozenset(titles), frozenset(non_names), excluded)
+                     frozenset(titles), frozenset(non_names),
+                     frozenset(w.casefold() for w in non.get("landmark_heads", [])), excluded)
 
 
 def _clean_names(names: Iterable[str], stop_words: set[str]) -> list[str]:

@@ -89,12 +89,15 @@ def split_for_spacy(text: str, limit: int) -> list[tuple[int, str]]:
 
 
 @lru_cache(maxsize=4)
-def _english_words_of(model: str, nlp_id: int, nlp: Any) -> frozenset[str]:
+def _english_words_of(nlp_id: int, nlp: Any, part: str | None) -> frozenset[str]:
     if "lemmatizer" not in nlp.component_names:
         return frozenset()
     try:
         lookups = nlp.get_pipe("lemmatizer").lookups
         words: set[str] = set()
+        if part is not None:
+            index = lookups.get_table("lemma_index")
+            return frozenset(index.get(part) or ())
         for table in ("lemma_index", "lemma_exc"):
             if lookups.has_table(table):
                 for value in lookups.get_table(table).values():
@@ -104,9 +107,10 @@ def _english_words_of(model: str, nlp_id: int, nlp: Any) -> frozenset[str]:
         return frozenset()
 
 
-def english_words(nlp: Any) -> frozenset[str]:
-    """Lower-case English dictionary words (WordNet lemmas shipped in the pipeline's lemmatizer tables)."""
-    return _english_words_of(nlp.meta.get("name", ""), id(nlp), nlp)
+def english_words(nlp: Any, part: str | None = None) -> frozenset[str]:
+    """Lower-case English dictionary words (WordNet lemmas shipped in the pipeline's lemmatizer tables);
+    ``part="adv"`` etc. restricts to one part of speech."""
+    return _english_words_of(id(nlp), nlp, part)
 
 
 def _is_propn(token: Any) -> bool:
@@ -156,6 +160,10 @@ class NerAnonymizer:
         self.nlp = load_spacy(model)
         self.chunk_chars = min(chunk_chars, self.nlp.max_length)
         self._english = english_words(self.nlp)
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        # Sentence openers NER glues to a name ("Later Bob left", "However Smith ...").
+        self._openers = english_words(self.nlp, "adv") | frozenset(STOP_WORDS)
         self.gazetteer: Gazetteer | None = (
             load_gazetteer(frozenset(n.casefold() for n in exclude_names)) if use_gazetteer else None
         )
@@ -208,6 +216,10 @@ class NerAnonymizer:
             and not self._is_english(token.lower_)
         )
 
+    def _opener(self, token: Any) -> bool:
+        return token.lower_ in self._openers and not (self.gazetteer is not None and
+                                                      self.gazetteer.is_person_name(token.text))
+
     def _is_english(self, word: str) -> bool:
         english = self._english
         return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
@@ -247,7 +259,7 @@ class NerAnonymizer:
                 while tokens and tokens[0].lower_ in _LEADING_DROP:
                     tokens = tokens[1:]
             else:  # "the", titles, sentence adverbs ("Later Connor"): only the proper nouns are the name
-                while tokens and not self._name_like(tokens[0]):
+                while tokens and (not self._name_like(tokens[0]) or (len(tokens) > 1 and self._opener(tokens[0]))):
                     tokens = tokens[1:]
             while tokens and (tokens[-1].tag_ == "POS" or not any(c.isalnum() for c in tokens[-1].text)):
                 tokens = tokens[:-1]
@@ -261,6 +273,9 @@ class NerAnonymizer:
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
             if self._after_title(doc, tokens[0].i):
                 label = "PERSON"
+            elif label in ("LOC", "GPE", "ORG") and len(tokens) > 1 and self.gazetteer is not None and \
+                    self.gazetteer.is_landmark_head(tokens[-1].text):
+                label = "FAC"  # "Eiffel Tower", "Golden Gate Bridge": landmarks stay, as in the seed's prompt
             spans.append((offset + start, offset + end, doc.text[start:end], label))
             for t in ent:
                 covered[t.i] = True
