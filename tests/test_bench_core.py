@@ -311,3 +311,4 @@ def test_cli_rerun_from_cache_writes_report(suite, cache_dir, tmp_path, capsys):
     assert printed["results"][DEFAULT_MODEL]["weat"]["metrics"] == metrics(suite, "weat")
     assert json.loads((out / "results.json").read_text())["results"] == printed["results"]
     assert (out / "report.md").read_text().startswith("# debiasrag benchmark report")
+    assert printed["command"] == f"debiasrag bench weat --out {out} --cache-dir {cache_dir} --json"

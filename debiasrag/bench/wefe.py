@@ -182,6 +182,6 @@ def run(ctx: BenchContext) -> BenchResult:
             m: {f"{s} {state}": measured[s][state][m] for s in measured for state in ("before", "after")}
             for m in ("career_family.weat_effect_size", "math_arts.weat_effect_size", "ect", "ripa_abs", "rnsb")
         }
-        result.plots.append(grouped_bars(path, summary, f"WEFE metrics before/after hard debias — {embedder.name}",
-                                         "metric value"))
+        title = f"WEFE before/after hard debias — {embedder.name.split('/')[-1]}"
+        result.plots.append(grouped_bars(path, summary, title, "metric value"))
     return result

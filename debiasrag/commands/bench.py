@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 from pathlib import Path
 
 from debiasrag.commands._common import err_console, progress_bar
@@ -31,6 +30,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
     parser.set_defaults(func=run)
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """The command as the user could re-type it (from the parsed options, not sys.argv)."""
+    parts = ["debiasrag", "bench", args.name]
+    for model in args.model or []:
+        parts += ["--model", model]
+    for flag, value in (("--out", args.out), ("--anonymize", args.anonymize), ("--cache-dir", args.cache_dir)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.seed != 0:
+        parts += ["--seed", str(args.seed)]
+    if args.json:
+        parts.append("--json")
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         err_console.print(f"[dim]{name} on {model}: {status} in {elapsed:.1f} s[/dim]")
 
     results = run_suite(names, contexts, keep_going=len(names) > 1, on_done=done)
-    command = "debiasrag bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "bench"
+    command = _command_line(args)
     document = suite_document(results, names, command=command, seed=args.seed)
     if args.out is not None:
         md_path, json_path = write_report(document, args.out)
