@@ -33,6 +33,7 @@ _UNUSED_PIPES = ("parser", "lemmatizer", "ner", "senter")
 # Texts longer than this are processed in whitespace-aligned chunks (spaCy refuses > nlp.max_length).
 _CHUNK_CHARS = 100_000
 _CHUNK_CUTS = (re.compile(r"\n\s*"), re.compile(r"[.!?;]['\")\]]*\s+"), re.compile(r"\s+"))
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
 
@@ -166,6 +167,11 @@ class GenderSwapper:
             self._name_f2m.setdefault(female, male)
             self._name_m2f.setdefault(male, female)
         self.vocabulary, self.names = gendered_vocabulary(words, names)
+        swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f]
+        self._candidates = frozenset(
+            [_LETTER_RUN_RE.findall(w)[0] for w in swappable if _LETTER_RUN_RE.search(w)]
+            + [n.lower() for n in (*self._name_f2m, *self._name_m2f)]
+        )
 
     # -- public API -------------------------------------------------------------------------------------
     def swap(self, text: str) -> str:
@@ -182,20 +188,21 @@ class GenderSwapper:
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise InputError(f"text {i} is {type(text).__name__}, not a string")
-        pieces: list[str] = []
-        owners: list[int] = []
-        offsets: list[int] = []
+        pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
         for i, text in enumerate(texts):
-            for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
-                pieces.append(piece)
-                owners.append(i)
-                offsets.append(offset)
+            pieces.extend((i, offset, piece) for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)))
+        swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
+        # Only pieces containing a candidate word go through spaCy; the others cannot change.
+        todo = [k for k, (_, _, piece) in enumerate(pieces) if self._may_swap(piece)]
+        disable = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
+        docs = self.nlp.pipe(
+            (pieces[k][2] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
+        )
+        for k, doc in zip(todo, docs, strict=True):
+            swapped[k] = self._swap_doc(doc, pieces[k][1])
         out_parts: list[list[str]] = [[] for _ in texts]
         replacements: list[list[Replacement]] = [[] for _ in texts]
-        disable = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        docs = self.nlp.pipe(pieces, batch_size=self.batch_size, n_process=self.n_process, disable=disable)
-        for owner, offset, doc in zip(owners, offsets, docs, strict=True):
-            text, found = self._swap_doc(doc, offset)
+        for (owner, _, _), (text, found) in zip(pieces, swapped, strict=True):
             out_parts[owner].append(text)
             replacements[owner].extend(found)
         return [
@@ -210,6 +217,14 @@ class GenderSwapper:
         return word[:1].isupper() and word.title() in self.names
 
     # -- internals --------------------------------------------------------------------------------------
+    def _may_swap(self, text: str) -> bool:
+        """Cheap pre-filter: does any run of letters match the start of a swappable word or a name?
+
+        Every token :meth:`_swap_token` can replace contains such a run (its first run of letters), so a text
+        without one comes out unchanged; false positives only cost a spaCy pass.
+        """
+        return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text))
+
     def _swap_doc(self, doc: Any, offset: int) -> tuple[str, list[Replacement]]:
         parts: list[str] = []
         found: list[Replacement] = []
