@@ -46,6 +46,10 @@ def swapper() -> GenderSwapper:
         # given names, to the equally ranked name of the other gender (names-dataset US ranks)
         ("Patrick is going to the supermarket.", "Hannah is going to the supermarket."),
         ("Mary's sister met John's brother.", "David's brother met Jessica's sister."),
+        # forms the pre-filter must still let through to spaCy
+        ("Yes, ma'am.", "Yes, sir."),
+        ("MRS. JONES AND MR. JONES", "MR. JONES AND MRS. JONES"),
+        ("she's here with 3 grandmas", "he's here with 3 grandpas"),
         # not gendered here: modal "Will", verb "man"
         ("Will you come?", "Will you come?"),
         ("They had to man the desk.", "They had to man the desk."),
