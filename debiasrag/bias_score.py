@@ -24,8 +24,8 @@ How each ingredient is obtained here (the seed's §6 recipe for transformer sent
   largest value in that dimension "wins" it; I_w is the share of dimensions a token wins (the seed's percentage
   importance, 1106/4096 = 0.27 for "saxophone"). *Choices:* the seed uses SBERT with max pooling; MiniLM pools by
   mean, but the count is computed the same way from its token outputs (§6: "it is best to choose this
-  discretisation option"). [CLS]/[SEP] are not words of the sentence and do not compete, so the importances of a
-  sentence's tokens sum to 1. Punctuation tokens are gender-neutral words (w not in L) and are scored.
+  discretisation option"). [CLS]/[SEP] are not words of the sentence and do not compete (nor do [UNK] tokens,
+  e.g. emoji, which carry no word), so the importances of a sentence's tokens sum to 1. Punctuation tokens are gender-neutral words (w not in L) and are scored.
 * **L** (§3.3): every word of ``data/gender_words.json`` (pairs, plural and possessive forms, pronouns; any case)
   plus the given names of ``data/names/gender_swap_names.json`` when capitalised. Tokens of a gendered word get
   bias 0. Words are maximal runs of letters/digits joined by apostrophes ("mother's" is one word).
@@ -251,9 +251,12 @@ class BiasScorer:
     def _score_batch(self, texts: list[str]) -> list[SentenceBias]:
         model = self._sentence_transformer()
         limit = int(getattr(model, "max_seq_length", 512) or 512)
-        encoded = model.tokenizer(
-            texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
-        )
+        try:
+            encoded = model.tokenizer(
+                texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
+            )
+        except NotImplementedError as exc:  # slow (Python) tokenizers have no character offsets
+            raise InputError(f"bias score needs a fast tokenizer with character offsets: {exc}") from exc
         outputs = model.encode(
             texts,
             output_value="token_embeddings",
