@@ -25,7 +25,8 @@ How each ingredient is obtained here (the seed's §6 recipe for transformer sent
   importance, 1106/4096 = 0.27 for "saxophone"). *Choices:* the seed uses SBERT with max pooling; MiniLM pools by
   mean, but the count is computed the same way from its token outputs (§6: "it is best to choose this
   discretisation option"). [CLS]/[SEP] are not words of the sentence and do not compete (nor do [UNK] tokens,
-  e.g. emoji, which carry no word), so the importances of a sentence's tokens sum to 1. Punctuation tokens are gender-neutral words (w not in L) and are scored.
+  e.g. emoji, which carry no word), so the importances of a sentence's tokens sum to 1. Punctuation tokens are
+  gender-neutral words (w not in L) and are scored.
 * **L** (§3.3): every word of ``data/gender_words.json`` (pairs, plural and possessive forms, pronouns; any case)
   plus the given names of ``data/names/gender_swap_names.json`` when capitalised. Tokens of a gendered word get
   bias 0. Words are maximal runs of letters/digits joined by apostrophes ("mother's" is one word).
