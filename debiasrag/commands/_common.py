@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
-err_console = Console(stderr=True)
+# soft_wrap: a long warning stays one line in logs instead of being cut at 80 columns.
+err_console = Console(stderr=True, soft_wrap=True)
 # Tables stay readable when stdout is a pipe or a CI log (rich would assume 80 columns there).
 out_console = Console(width=None if sys.stdout.isatty() else 140)
 
