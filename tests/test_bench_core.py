@@ -312,3 +312,24 @@ def test_cli_rerun_from_cache_writes_report(suite, cache_dir, tmp_path, capsys):
     assert json.loads((out / "results.json").read_text())["results"] == printed["results"]
     assert (out / "report.md").read_text().startswith("# debiasrag benchmark report")
     assert printed["command"] == f"debiasrag bench weat --out {out} --cache-dir {cache_dir} --json"
+
+
+def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_path, capsys):
+    # A second real model: MiniLM's transformer with max instead of mean pooling, saved as a local model folder.
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling
+
+    folder = tmp_path / "minilm-maxpool"
+    SentenceTransformer(modules=[embedder.model[0], Pooling(384, pooling_mode="max"), Normalize()]).save(str(folder))
+    out = tmp_path / "out"
+    argv = ["bench", "weat", "--model", "all-MiniLM-L6-v2", "--model", DEFAULT_MODEL, "--model", str(folder),
+            "--out", str(out), "--cache-dir", str(cache_dir), "--json"]
+    assert main(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    maxpool = str(folder.resolve())
+    assert document["models"] == [DEFAULT_MODEL, maxpool]  # the two names of the default model run once
+    assert document["results"][maxpool]["weat"]["seed_figures"] == {}  # the seed has no row for this model
+    report = (out / "report.md").read_text()
+    assert "## Model comparison" in report
+    mean_row = next(line for line in report.splitlines() if line.startswith("| gender.neutral.p_hat |"))
+    assert mean_row.startswith("| gender.neutral.p_hat | 0.4792 | ")

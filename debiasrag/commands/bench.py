@@ -77,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
         )
         for model in models
     ]
+    unique: dict[str, object] = {}
+    for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
+        unique.setdefault(ctx.embedder.name, ctx)
+    contexts = list(unique.values())
 
     def done(model: str, name: str, status: str, elapsed: float) -> None:
         err_console.print(f"[dim]{name} on {model}: {status} in {elapsed:.1f} s[/dim]")
