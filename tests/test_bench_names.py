@@ -186,13 +186,17 @@ def test_run_on_cmu_books_names_the_corpus(tmp_path, monkeypatch, embedder):
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     monkeypatch.setenv(nb.ENV_CMU_BOOKS, str(path))
     monkeypatch.delenv(nb.ENV_CMU_MOVIES, raising=False)
-    result = nb.run(BenchContext(embedder=embedder, seed=1))
+    result = nb.run(BenchContext(embedder=embedder, seed=1, anonymize="ner"))
     assert str(result.metrics["corpus"]).startswith("CMU books")
     assert result.metrics["persons.texts"] == 2 and result.metrics["persons.pairs"] == 2 * 190
     assert result.metrics["persons_countries.texts"] == 1  # only the first plot names a country
     assert 0.3 < float(result.metrics["persons.mean"]) < 1.0
     assert result.seed_figures["persons.mean"] == 0.749  # Table 10, all-MiniLM-L6-v2
     assert "gold_removed" not in " ".join(result.metrics)  # only the marked built-in corpus has gold names
+    # NER anonymization removes the perturbed names, so the perturbations move closer together
+    assert result.metrics["persons_countries.anonymized.method"] == "ner"
+    assert float(result.metrics["persons_countries.anonymized.mean"]) > float(result.metrics["persons_countries.mean"])
+    assert float(result.metrics["persons_countries.anonymized.mean"]) > 0.95
 
 
 def test_data_files_are_valid_json():
