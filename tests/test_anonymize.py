@@ -215,3 +215,14 @@ def test_n_process_gives_the_same_result():
     multi = NerAnonymizer(n_process=2, batch_size=2).anonymize_batch(texts)
     assert [r.text for r in multi] == [r.text for r in single]
     assert [r.entities for r in multi] == [r.entities for r in single]
+
+
+def test_fast_tagger_only_configuration_keeps_recall():
+    fast = NerAnonymizer(use_ner=False)
+    assert "ner" not in fast.nlp.pipe_names
+    gold = load_gold()
+    results = fast.anonymize_batch([row["text"] for row in gold])
+    assert name_recall(gold, [r.entities for r in results], ["persons"]) >= 0.95
+    assert word_survival(gold, [r.text for r in results]) >= 0.97
+    result = fast.anonymize("Kashvi met Dr. Yerusha in Northampton.")
+    assert result.text == "met Dr. in."

@@ -44,14 +44,16 @@ _NER_LABELS = {"PERSON": "PERSON", "GPE": "GPE", "LOC": "LOC", "ORG": "ORG", "NO
 _NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "LANGUAGE"}
 _PROPN_TAGS = {"NNP", "NNPS"}
 _NOUN_TAGS = {"NN", "NNS", "JJ"}
+_COORDINATION = re.compile(r"\s*(?:,|and|or|&)\s+")
 _WEAK = "?"  # marks a candidate that needs a second, confirmed occurrence in the document
 _LEADING_DROP = {"the", "a", "an"}
 _CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.compile(r"\s+"))
 
 
 @lru_cache(maxsize=4)
-def load_spacy(model: str) -> Any:
-    """Load a spaCy pipeline once per process with the components we do not need disabled."""
+def load_spacy(model: str, use_ner: bool = True) -> Any:
+    """Load a spaCy pipeline once per process with the components we do not need disabled
+    (``use_ner=False`` also switches off the entity recognizer: the fast, tagger-only configuration)."""
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - spaCy is a declared dependency of the nlp extra
@@ -65,6 +67,10 @@ def load_spacy(model: str) -> Any:
             nlp.disable_pipe(name)
     if "ner" not in nlp.pipe_names and "entity_ruler" not in nlp.pipe_names:
         raise InputError(f"spaCy pipeline {model!r} has no 'ner' component")
+    if not use_ner:
+        if "tagger" not in nlp.pipe_names and "morphologizer" not in nlp.pipe_names:
+            raise InputError(f"spaCy pipeline {model!r} has no tagger: it needs use_ner=True")
+        nlp.disable_pipe("ner")
     return nlp
 
 
@@ -125,6 +131,9 @@ class NerAnonymizer:
     ``"replace"``; ``mapping`` shares placeholder ids across texts. ``allow_list`` names are never touched;
     ``deny_list`` names are always anonymized. ``n_process`` > 1 runs spaCy in worker processes.
     ``exclude_names`` drops names from the shipped lists (to measure how much a benchmark owes to them).
+    ``use_ner=False`` is the fast configuration: the tagger finds the proper nouns and the name lists and titles
+    type them (PERSON / GPE, otherwise MISC), without spaCy's entity recognizer - about 2-3x faster, same
+    removals with the default entity types, coarser labels (no ORG / NORP / FAC, so landmarks are not kept).
     """
 
     method = "ner"
@@ -144,6 +153,7 @@ class NerAnonymizer:
         coreference: bool = True,
         use_gazetteer: bool = True,
         exclude_names: Iterable[str] = (),
+        use_ner: bool = True,
     ) -> None:
         self.model = model
         self.strategy = strategy
@@ -157,7 +167,8 @@ class NerAnonymizer:
         self.batch_size = batch_size
         self.n_process = n_process
         self.coreference = coreference
-        self.nlp = load_spacy(model)
+        self.use_ner = use_ner
+        self.nlp = load_spacy(model, use_ner)
         self.chunk_chars = min(chunk_chars, self.nlp.max_length)
         self._english = english_words(self.nlp)
         from spacy.lang.en.stop_words import STOP_WORDS
@@ -339,6 +350,11 @@ class NerAnonymizer:
 
     def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
         confirmed = {name for _, _, name, label in spans if label != _WEAK}
+        strong_starts = {a for a, _, name, label in spans if label != _WEAK}
+        for _, b, name, label in spans:
+            # "Mohammed and Fatima": a doubtful word coordinated with a sure name is a name too.
+            if label == _WEAK and (m := _COORDINATION.match(text, b)) and m.end() in strong_starts:
+                confirmed.add(name)
         spans = [(a, b, name, None if label == _WEAK else label) for a, b, name, label in spans if name in confirmed]
         labels = self._unify_labels(spans)
         # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left").

