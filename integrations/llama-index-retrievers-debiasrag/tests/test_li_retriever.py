@@ -61,10 +61,10 @@ def test_topk_equals_the_plain_vector_retriever() -> None:
 class RecordingRetriever(VectorIndexRetriever):
     """A real VectorIndexRetriever that records the QueryBundle objects it is handed."""
 
-    bundles: list[tuple[int, str, bool]] = []
+    bundles: list[tuple[QueryBundle, str, bool]] = []  # the bundle objects are kept alive: ids stay unique
 
     def _retrieve(self, query_bundle: QueryBundle):
-        RecordingRetriever.bundles.append((id(query_bundle), query_bundle.query_str, query_bundle.embedding is None))
+        RecordingRetriever.bundles.append((query_bundle, query_bundle.query_str, query_bundle.embedding is None))
         return super()._retrieve(query_bundle)
 
 
@@ -77,8 +77,8 @@ def test_fresh_query_bundle_per_variant_and_deeper_copies() -> None:
     assert len(nodes) == 6  # deeper than the wrapped retriever's own top-2: searched through a copy
     assert wrapped.similarity_top_k == 2  # the user's retriever is unchanged
     assert user_bundle.embedding is None  # and so is the user's bundle
-    ids, texts, unembedded = zip(*RecordingRetriever.bundles)
-    assert len(set(ids)) == len(ids) and all(unembedded)  # a new, un-embedded bundle for every call
+    bundles, texts, unembedded = zip(*RecordingRetriever.bundles)
+    assert len({id(b) for b in bundles}) == len(bundles) and all(unembedded)  # a new, un-embedded bundle for every call
     assert {t.rsplit(".", 2)[-2].strip() for t in texts} == {"This person is a woman", "This person is a man"}
     # variants really were embedded separately: the same node scores differently under each
     female = DebiasedRetriever(wrapped, strategy="balanced", similarity_top_k=2).retrieve(query())
@@ -153,7 +153,7 @@ async def test_aretrieve_runs_variants_concurrently() -> None:
 
 def test_embedding_adapter_matches_the_core_embedder() -> None:
     vectors = minilm().get_text_embedding_batch(["a nurse", "an engineer"])
-    core = minilm().embedder.encode(["a nurse", "an engineer"])
+    core = minilm().embedder.inner.encode(["a nurse", "an engineer"])  # the model itself, not the test cache
     for row, expected in zip(vectors, core.tolist()):
         assert row == pytest.approx(expected, abs=1e-6)
     assert minilm().get_query_embedding("a nurse") == pytest.approx(core[0].tolist(), abs=1e-6)
