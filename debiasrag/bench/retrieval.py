@@ -16,7 +16,7 @@ from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task, toy_data
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever
-from debiasrag.strategies import STRATEGIES
+from debiasrag.strategies import STRATEGIES, get_strategy
 
 NAME = "retrieval"
 GROUPS = ("female", "male", "neutral")
@@ -70,6 +70,11 @@ def run(ctx: BenchContext) -> BenchResult:
         for task_key, task in tasks.items():
             index = FaissIndex.from_documents(task.documents, embedder)
             retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
+            # every query variant in one batch: with the cached embedder the strategy runs below then hit the cache
+            embedder.encode(
+                sorted({text for q in task.queries.values() for s in STRATEGIES
+                        for _, text in get_strategy(s).variants(q, retriever.concept)})
+            )
             rows = []
             for strategy in STRATEGIES:
                 for k in K_VALUES[task_key]:
