@@ -88,5 +88,7 @@ def test_run_reports_seed_figures_beside_ours(embedder):
     assert seed == 0.853 and diff == pytest.approx(float(ours) - 0.853)
     assert result.metrics["anonymized.method"] == "ner"  # default anonymizer when ctx.anonymize is None
     assert float(result.metrics["anonymized.auc"]) > float(result.metrics["original.auc"]) + 0.5
+    assert float(result.metrics["anonymized_replace.auc"]) > float(result.metrics["original.auc"]) + 0.5
+    assert result.seed_figures["anonymized_replace.auc"] == 0.97  # Table 18, placeholders instead of removal
     assert any("| original | 0.090 | 0.090 |" in table for table in result.tables)
     assert np.isfinite(float(result.metrics["gold_removed.auc"]))

@@ -10,6 +10,7 @@ or names (0.0). Variants, as in Table 6:
   (``names`` in ``data/bench/sts_triplets.json`` lists role counterparts in the same order);
 * ``anonymized`` — every text passed through the anonymizer (``ctx.anonymize``, default ``"ner"``; the seed used
   an LLM), names removed;
+* ``anonymized_replace`` — the same anonymizer replacing names with placeholders (seed Table 18);
 * ``gold_removed`` — the names listed in the triplets file deleted directly: what a perfect anonymizer would do.
 
 The Table 1 story example (``data/bench/story_example.json``) is reported alongside: cos(story 1, story 2) should
@@ -47,6 +48,12 @@ SEED_TABLE6: dict[str, tuple[float, float, float]] = dict(zip(_T6_MODELS, (
     (0.19, 0.96, 0.98), (0.36, 0.97, 0.975), (0.09, 0.94, 0.99), (0.71, 1.00, 1.0), (0.07, 0.97, 0.97),
     (0.14, 0.98, 0.98), (0.27, 0.95, 0.94), (0.26, 0.98, 0.96), (0.21, 1.00, 0.99), (0.10, 0.92, 0.955),
     (0.08, 0.97, 1.0), (0.12, 1.00, 1.0), (0.21, 1.00, 1.0), (0.18, 1.00, 1.0),
+), strict=True))  # fmt: skip
+
+
+# Seed 002 Table 18, last column: AUC after LLM anonymization with placeholders instead of removal.
+SEED_TABLE18_REPLACE: dict[str, float] = dict(zip(_T6_MODELS, (
+    1.0, 0.945, 0.97, 1.0, 0.95, 0.99, 0.935, 0.94, 1.0, 0.875, 0.985, 0.97, 1.0, 0.98,
 ), strict=True))  # fmt: skip
 
 
@@ -146,10 +153,10 @@ def story_similarities(embedder: Embedder, stories: dict[str, str]) -> tuple[flo
     return float(v[0] @ v[1]), float(v[0] @ v[2])
 
 
-def _anonymizer(method: str) -> Callable[[list[str]], list[str]]:
+def _anonymizer(method: str, strategy: str = "remove") -> Callable[[list[str]], list[str]]:
     from debiasrag.anonymize import get_anonymizer
 
-    anonymizer = get_anonymizer(method, strategy="remove")
+    anonymizer = get_anonymizer(method, strategy=strategy)
     return lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]
 
 
@@ -168,13 +175,17 @@ def run(ctx: BenchContext) -> BenchResult:
         "gold_removed": [gold_removed(t) for t in triplets],
     }
     method = ctx.anonymize or "ner"
-    try:
-        anonymize = _anonymizer(method)
-    except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one column, not the benchmark
-        result.notes.append(f"anonymized variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
-    else:
-        flat = anonymize([text for t in triplets for text in t.texts()])
-        variants["anonymized"] = [t.with_texts(flat[3 * i : 3 * i + 3]) for i, t in enumerate(triplets)]
+    texts = [text for t in triplets for text in t.texts()]
+    # Table 6 removes names; Table 18 compares replacing them with placeholders (CHAR_A, LOC_A, ...).
+    for key, strategy in (("anonymized", "remove"), ("anonymized_replace", "replace")):
+        try:
+            anonymize = _anonymizer(method, strategy)
+        except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one column, not the benchmark
+            result.notes.append(f"{key} variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
+            continue
+        flat = anonymize(texts)
+        variants[key] = [t.with_texts(flat[3 * i : 3 * i + 3]) for i, t in enumerate(triplets)]
+    if "anonymized" in variants:
         result.metrics["anonymized.method"] = method
 
     scores: dict[str, StsScores] = {}
@@ -194,6 +205,8 @@ def run(ctx: BenchContext) -> BenchResult:
         result.seed_figures["identical_names.auc"] = seed_row[1]
         if "anonymized" in scores:
             result.seed_figures["anonymized.auc"] = seed_row[2]
+        if "anonymized_replace" in scores and model in SEED_TABLE18_REPLACE:
+            result.seed_figures["anonymized_replace.auc"] = SEED_TABLE18_REPLACE[model]
     story_seed = story["seed_figures"].get(model)
     if story_seed is not None:
         result.seed_figures["story.story1_story2"] = story_seed["story1_story2"]
@@ -221,6 +234,8 @@ def _auc_table(scores: dict[str, StsScores], seed_row: tuple[float, float, float
     lines = [f"| STS variant | AUC ({model}) | seed | ours − seed |", "|---|---:|---:|---:|"]
     for key, s in scores.items():
         seed = seed_row[seed_for[key]] if seed_row is not None and key in seed_for else None
+        if key == "anonymized_replace":
+            seed = SEED_TABLE18_REPLACE.get(model)
         lines.append(f"| {key} | {s.auc:.3f} | {'—' if seed is None else f'{seed:.3f}'} | {_fmt_diff(s.auc, seed)} |")
     return "\n".join(lines)
 
