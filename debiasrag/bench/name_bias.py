@@ -257,7 +257,10 @@ class SimilaritySummary:
 
 
 def summarize(per_text_pairs: Sequence[np.ndarray]) -> SimilaritySummary:
-    """Seed 002 §3.1: average of the N·K(K-1)/2 similarities; SE = sample std (ddof=1) / sqrt(count)."""
+    """Seed 002 §3.1: average of the N·K(K-1)/2 similarities; SE = sample std (ddof=1) / sqrt(count).
+
+    Like the seed, the SE treats every pair as an independent sample (pairs of one text are not), so it is small.
+    """
     per_text_pairs = [np.asarray(p, dtype=np.float64) for p in per_text_pairs if len(p)]
     if not per_text_pairs:
         raise InputError("no text produced any perturbation pair")
@@ -484,9 +487,9 @@ def run(ctx: BenchContext) -> BenchResult:
     chosen = selections[main.key]
     if chosen and kind == "builtin":
         # Gold removal of the marked names: every perturbation becomes the same text, so similarity is 1.0.
+        every_name = _all_universe_names(universes)
         gold = name_bias(ctx.embedder, chosen, universes.person_names, universes.country_names, seed=ctx.seed,
-                         salt=main.key, transform=lambda vs: [remove_names(v, _all_universe_names(universes))
-                                                              for v in vs])  # fmt: skip
+                         salt=main.key, transform=lambda vs: [remove_names(v, every_name) for v in vs])  # fmt: skip
         _store(result, f"{main.key}.gold_removed", gold)
     if ctx.anonymize and chosen:
         try:
