@@ -99,12 +99,16 @@ class DebiasedRetriever(BaseRetriever):
     _detected_direction: str | None = PrivateAttr(default=None)
 
     def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
+        if "k" in kwargs:
+            validate_k(kwargs["k"])  # before pydantic, which would turn True into 1 and "3" into 3
         super().__init__(vectorstore=vectorstore, **kwargs)
         # Checked here rather than in a pydantic validator so the user sees our one-line InputError.
         self._concept = load_concept(self.concept)
         self._strategy = get_strategy(self.strategy)
         validate_k(self.k)
         if isinstance(self.vectorstore, FaissIndex):
+            if self.search_kwargs:
+                raise InputError("search_kwargs apply to a VectorStore; a FaissIndex search takes none")
             embedder = self.embedder.embedder if isinstance(self.embedder, DebiasragEmbeddings) else self.embedder
             self._core = CoreRetriever(
                 self.vectorstore,

@@ -128,6 +128,8 @@ async def test_empty_query_async() -> None:
     ("kwargs", "message"),
     [
         ({"k": 0}, "k must be a positive integer, got 0"),
+        ({"k": True}, "k must be a positive integer, got True"),
+        ({"k": "3"}, "k must be a positive integer, got '3'"),
         ({"strategy": "mmr"}, "unknown strategy 'mmr'"),
         ({"concept": "height"}, "unknown concept 'height'"),
         ({"embedder": "all-MiniLM-L6-v2"}, "embedder is only used with a FaissIndex"),
@@ -149,6 +151,8 @@ def test_bad_per_call_arguments() -> None:
         retriever.invoke(QUERY, k=-2)
     with pytest.raises(InputError, match="unknown strategy"):
         retriever.invoke(QUERY, strategy="nope")
+    with pytest.raises(InputError, match="search_kwargs apply to a VectorStore; a FaissIndex search takes none"):
+        DebiasedRetriever(faiss_index(gendered_corpus()[1]), embedder=minilm(), search_kwargs={"filter": None})
     faiss = DebiasedRetriever(faiss_index(gendered_corpus()[1]), embedder=minilm())
     with pytest.raises(InputError, match="unexpected argument.*FaissIndex search: filter"):
         faiss.invoke(QUERY, filter=lambda doc: True)
