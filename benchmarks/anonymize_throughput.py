@@ -7,7 +7,7 @@ entities), and its fast tagger-only configuration (``use_ner=False``). Recall is
 set ``debiasrag/data/names/ner_gold.jsonl``; ordinary-word
 survival on the same sentences. Also: what anonymizing costs next to embedding the same docs with MiniLM.
 
-    .venv/bin/python benchmarks/anonymize_throughput.py [--repeat 4] [--batch-size 64]
+    .venv/bin/python benchmarks/anonymize_throughput.py [--repeat 4] [--batch-size 64] [--rounds 3]
 
 Goal (issue 3): >= 2x Presidio's docs/s at >= its recall; anonymize+embed <= 1.6x embed alone.
 """
@@ -74,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=4, help="times the ~150 documents are repeated")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds (best time kept)")
     args = parser.parse_args()
 
     texts = corpus(args.repeat)
@@ -82,11 +83,15 @@ def main() -> None:
     fast = NerAnonymizer(SPACY_MODEL, batch_size=args.batch_size, use_ner=False)
     presidio = PresidioRemover(args.batch_size)
     # Warm all up (first-call allocations) on a few docs, then time each on the full corpus.
-    for system in (ours.anonymize_batch, fast.anonymize_batch, presidio.run):
+    systems = {"presidio": presidio.run, "ours": ours.anonymize_batch, "fast": fast.anonymize_batch}
+    for system in systems.values():
         system(texts[:16])
-    _, presidio_seconds = timed(presidio.run, texts)
-    _, ours_seconds = timed(ours.anonymize_batch, texts)
-    _, fast_seconds = timed(fast.anonymize_batch, texts)
+    # The machine is shared: interleave the systems over several rounds and keep each one's best time.
+    best = {name: float("inf") for name in systems}
+    for _ in range(args.rounds):
+        for name, system in systems.items():
+            best[name] = min(best[name], timed(system, texts)[1])
+    presidio_seconds, ours_seconds, fast_seconds = best["presidio"], best["ours"], best["fast"]
 
     gold_texts = [row["text"] for row in gold]
     ours_gold, fast_gold = ours.anonymize_batch(gold_texts), fast.anonymize_batch(gold_texts)
@@ -97,13 +102,28 @@ def main() -> None:
         "Presidio Batch+Anonymizer": (presidio_seconds, presidio_found, presidio_out),
     }
     chars = sum(len(t) for t in texts)
-    print(f"{len(texts)} documents ({chars:,} characters), spaCy model {SPACY_MODEL}, batch size {args.batch_size}\n")
+    print(f"{len(texts)} documents ({chars:,} characters), spaCy model {SPACY_MODEL}, batch size {args.batch_size}, "
+          f"best of {args.rounds} interleaved rounds\n")
     print(f"{'system':<28}{'docs/s':>10}{'person recall':>15}{'location recall':>17}{'all-name recall':>17}"
           f"{'word survival':>15}")
     for name, (seconds, found, outputs) in rows.items():
         print(f"{name:<28}{len(texts) / seconds:>10.1f}{name_recall(gold, found, ['persons']):>15.3f}"
               f"{name_recall(gold, found, ['locations']):>17.3f}{name_recall(gold, found):>17.3f}"
               f"{word_survival(gold, outputs):>15.3f}")
+    heldout = load_gold("ner_gold_heldout.jsonl")
+    held_texts = [row["text"] for row in heldout]
+    print(f"\nheld-out gold set ({len(heldout)} sentences written after the detector was finished):")
+    for name, run in (("NerAnonymizer (default)", ours.anonymize_batch), ("NerAnonymizer use_ner=False",
+                                                                          fast.anonymize_batch)):
+        results = run(held_texts)
+        found, outputs = [r.entities for r in results], [r.text for r in results]
+        print(f"{name:<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
+              f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
+              f"{word_survival(heldout, outputs):>15.3f}")
+    outputs, found = presidio.run(held_texts)
+    print(f"{'Presidio Batch+Anonymizer':<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
+          f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
+          f"{word_survival(heldout, outputs):>15.3f}")
     print(f"\nthroughput ratio vs Presidio: default {presidio_seconds / ours_seconds:.2f}x, "
           f"use_ner=False {presidio_seconds / fast_seconds:.2f}x   (goal >= 2x at >= Presidio's recall)")
 
@@ -111,7 +131,7 @@ def main() -> None:
 
     embedder = SentenceTransformerEmbedder()
     embedder.encode(texts[:16])
-    _, embed_seconds = timed(embedder.encode, texts)
+    embed_seconds = min(timed(embedder.encode, texts)[1] for _ in range(2))
     print(f"embedding the same docs with {embedder.name}: {embed_seconds:.2f} s; NER anonymization: "
           f"{ours_seconds:.2f} s -> anonymize+embed = {(embed_seconds + ours_seconds) / embed_seconds:.2f}x embed "
           "alone (goal <= 1.6x; FAISS add time not included)")
