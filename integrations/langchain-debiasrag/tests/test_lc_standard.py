@@ -2,9 +2,9 @@
 
 What the suite's ``k`` tests check and why each strategy passes them honestly:
 - ``topk``, ``context``, ``balanced``: exactly k documents.
-- ``dynamic``: k is a cap. The suite's query has ten near-equally relevant chunks (fused cosine scores
-  within 0.03 of each other at the top), so there is no score cliff among the first k+1 and the cap is
-  what stops it: 1 and 3 documents. ``test_lc_retriever.py`` shows it returning fewer than k at a cliff.
+- ``dynamic``: k is a cap. Uncapped, it keeps all ten engineering chunks for the suite's query and stops
+  before the distractors (``test_lc_retriever.py::test_dynamic_k_is_a_cap``), so at k = 1 and k = 3 it
+  is the cap that decides the count, as it should.
 - ``paper``: Algorithm 1 of seed 000 returns m >= k documents by design, so the two k tests are strict
   xfails (they would XPASS, and fail, if ``paper`` started returning exactly k here).
 """
