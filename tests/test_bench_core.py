@@ -333,3 +333,20 @@ def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_p
     assert "## Model comparison" in report
     mean_row = next(line for line in report.splitlines() if line.startswith("| gender.neutral.p_hat |"))
     assert mean_row.startswith("| gender.neutral.p_hat | 0.4792 | ")
+
+
+def test_weat_table4_minilm_significance_stars_reproduce(suite):
+    # Table 4's asterisks for row 13: every one of the 9 (neutral / debiasing / negative) matches ours.
+    from debiasrag.bench._common import seed000_figures
+    from debiasrag.metrics import significance_stars
+
+    stars = seed000_figures(DEFAULT_MODEL)["table4_stars"]
+    weat = metrics(suite, "weat")
+    ours = {c: {s: significance_stars(weat[f"{c}.{s}.p_value"]) for s in stars[c]} for c in stars}
+    assert ours == stars
+
+
+def test_markdown_table_escapes_pipes():
+    from debiasrag.bench._common import md_table
+
+    assert md_table(["|ρ|", "x"], [["a|b", 0.5]]).splitlines()[0] == "| \\|ρ\\| | x |"

@@ -45,6 +45,6 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: i
     def cell(v: object) -> str:
         return fmt(v, digits).replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
