@@ -194,3 +194,16 @@ async def test_async_failure_cancels_the_sibling_variant() -> None:
     with pytest.raises(DebiasragError, match="'female' variant: TimeoutError: shard timed out"):
         await asyncio.wait_for(DebiasedRetriever(store, strategy="balanced").ainvoke(QUERY), timeout=5)
     assert len(store.cancelled) == 1 and "is a man." in store.cancelled[0]
+
+
+def test_documents_without_ids_are_keyed_by_content() -> None:
+    """Stores that return Documents without ids: the same text + metadata from both variants is one document."""
+
+    def scored(query: str, k: int):
+        docs = [Document(page_content=f"engineer {i}", metadata={"i": i}) for i in range(3)]
+        scores = [0.9, 0.5, 0.4] if "woman" in query else [0.3, 0.8, 0.7]
+        return sorted(zip(docs, scores), key=lambda pair: -pair[1])[:k]
+
+    docs = DebiasedRetriever(ScriptedStore(scored), strategy="balanced", k=3).invoke(QUERY)
+    assert [(d.metadata["i"], d.metadata["variant"]) for d in docs] == [(0, "female"), (1, "male"), (2, "female")]
+    assert all(d.id is None for d in docs)
