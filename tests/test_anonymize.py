@@ -10,6 +10,7 @@ from debiasrag.anonymize import (
     Entity,
     NerAnonymizer,
     PlaceholderMapping,
+    as_query_transform,
     get_anonymizer,
     parse_entity_types,
     reverse_placeholders,
@@ -226,3 +227,14 @@ def test_fast_tagger_only_configuration_keeps_recall():
     assert word_survival(gold, [r.text for r in results]) >= 0.97
     result = fast.anonymize("Kashvi met Dr. Yerusha in Northampton.")
     assert result.text == "met Dr. in."
+
+
+def test_query_transform_for_the_retriever(ner, toy_index, embedder):
+    from debiasrag.retriever import DebiasedRetriever
+
+    transform = as_query_transform(ner)
+    assert transform("Which nurse did Alejandro meet in Madrid?") == "Which nurse did meet in?"
+    assert transform("Alejandro") == "Alejandro"  # nothing left to search: keep the query
+    retriever = DebiasedRetriever(toy_index, embedder, query_transform=transform, strategy="topk", k=2)
+    result = retriever.retrieve("Alejandro asked about a nurse")
+    assert result.query == "asked about a nurse" and len(result.hits) == 2

@@ -11,7 +11,7 @@ Detection and transformation are separate: detectors (:class:`NerAnonymizer`, :c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from debiasrag.anonymize.base import (
@@ -49,7 +49,21 @@ def get_anonymizer(
     raise InputError(f"unknown anonymization method {method!r}; choose 'ner' or 'llm'")
 
 
+def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
+    """Wrap an anonymizer for ``DebiasedRetriever(query_transform=...)`` so queries match an anonymized corpus.
+
+    A query made only of names would become empty and could not be searched; it is then kept as typed.
+    """
+
+    def transform(query: str) -> str:
+        anonymized = anonymizer.anonymize(query).text
+        return anonymized if anonymized.strip() else query
+
+    return transform
+
+
 __all__ = [
+    "as_query_transform",
     "DEFAULT_ENTITIES",
     "DEFAULT_LLM_MODEL",
     "DEFAULT_SPACY_MODEL",
