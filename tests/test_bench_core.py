@@ -277,10 +277,12 @@ def test_report_files(suite):
     report = (out / "report.md").read_text()
     expected_row = "| weat | gender.neutral.p_hat | 0.4800 | 0.4792 | -0.0008 | yes |"
     assert f"| {DEFAULT_MODEL} {expected_row}" in report
-    for plot in ("concept_auc.png", "toy_similarity_heatmap.png", "wefe_before_after.png"):
+    for plot in ("concept_auc.png", "toy_similarity_heatmap.png", "wefe_before_after.png", "figure1_models.png"):
         path = out / "plots" / plot
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for plot in ("concept_auc.png", "toy_similarity_heatmap.png", "wefe_before_after.png"):
         assert f"](plots/{plot})" in report
+    assert "(plots/figure1_models.png)" in report and document["figure1_plot"].endswith("figure1_models.png")
 
 
 def test_report_compares_several_models():

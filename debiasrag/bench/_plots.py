@@ -100,3 +100,43 @@ def grouped_bars(path: Path, values: Mapping[str, Mapping[str, float]], title: s
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def models_figure1(
+    path: Path,
+    models: Sequence[str],
+    auc: Sequence[float] | None,
+    rho: Mapping[str, Sequence[float]] | None,
+    p_hat: Mapping[str, Sequence[float]] | None,
+) -> Path:
+    """Seed 000 Fig. 1 across models: mean AUC and mean |ρ| per context (top), mean WEAT p̂ per context (bottom)."""
+    panels = [p for p in (rho, p_hat) if p]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 1.4 * len(models)), 3.2 * len(panels)),
+                             constrained_layout=True, squeeze=False)
+    x = np.arange(len(models))
+    labels = [m.rstrip("/").split("/")[-1] for m in models]
+    row = 0
+    if rho:
+        ax = axes[row][0]
+        if auc is not None:
+            ax.plot(x, auc, "k--o", label="mean AUC (concept direction)")
+        for context, values in rho.items():
+            ax.plot(x, values, "-o", label=f"|ρ| {context}")
+        ax.set_ylabel("mean over gender / age / wealth")
+        ax.set_ylim(0, 1.05)
+        ax.set_xticks(x, labels, rotation=20, fontsize=8)
+        ax.legend(fontsize=7)
+        row += 1
+    if p_hat:
+        ax = axes[row][0]
+        for context, values in p_hat.items():
+            ax.plot(x, values, "-o", label=f"p̂ {context}")
+        ax.axhline(0.5, color="grey", linewidth=0.8)
+        ax.set_ylabel("WEAT p̂ (mean over concepts)")
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_xticks(x, labels, rotation=20, fontsize=8)
+        ax.legend(fontsize=7)
+    fig.suptitle("Bias and context response per model (seed 000 Fig. 1 layout)")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -173,6 +173,14 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
     else:
         lines.append("No benchmark run here has a seed figure for these models.")
     lines.append("")
+    if document.get("figure1_plot"):
+        shown = Path(document["figure1_plot"])
+        if out_dir is not None:
+            try:
+                shown = shown.resolve().relative_to(out_dir.resolve())
+            except ValueError:
+                pass
+        lines += [f"![AUC, |ρ| and WEAT p̂ per model (seed 000 Fig. 1)]({shown.as_posix()})", ""]
     if len(models) > 1:
         lines += ["## Model comparison", ""]
         for name in names:
@@ -212,10 +220,46 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)  # the old file stays intact if writing fails
 
 
+CONCEPTS = ("gender", "age", "wealth")
+
+
+def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
+    """Seed 000 Fig. 1 across the run's models, from concept-auc and weat metrics (None if neither ran)."""
+    models, results = document["models"], document["results"]
+
+    def mean_of(name: str, pattern: str) -> list[float] | None:
+        values = []
+        for model in models:
+            record = results[model].get(name)
+            if record is None or record["status"] != "ok":
+                return None
+            found = [record["metrics"].get(pattern.format(c)) for c in CONCEPTS]
+            if any(not isinstance(v, int | float) for v in found):
+                return None
+            values.append(float(sum(found) / len(found)))
+        return values
+
+    auc = mean_of("concept-auc", "{}.auc")
+    rho = {ctx: v for ctx in ("neutral", "debiasing", "positive")
+           if (v := mean_of("concept-auc", "{}." + ctx + ".abs_rho")) is not None}
+    p_hat = {ctx: v for ctx in ("neutral", "debiasing", "positive", "negative")
+             if (v := mean_of("weat", "{}." + ctx + ".p_hat")) is not None}
+    if not rho and not p_hat:
+        return None
+    from debiasrag.bench._plots import models_figure1
+
+    (out_dir / "plots").mkdir(parents=True, exist_ok=True)
+    return models_figure1(out_dir / "plots" / "figure1_models.png", models, auc, rho or None, p_hat or None)
+
+
 def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, Path]:
-    """Write ``results.json`` and ``report.md`` into ``out_dir`` (each replaced atomically)."""
+    """Write ``results.json``, ``report.md`` and the cross-model Fig. 1 plot into ``out_dir`` (files replaced
+    atomically)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    figure = figure1_plot(document, out)
+    if figure is not None:
+        document["figure1_plot"] = str(figure)
     json_path, md_path = out / "results.json", out / "report.md"
     _write_atomic(json_path, json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n")
     _write_atomic(md_path, render_markdown(document, out))
