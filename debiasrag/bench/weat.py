@@ -46,11 +46,12 @@ def run(ctx: BenchContext) -> BenchResult:
                 cells[scenario] = (test, figure)
                 advance()
             deb = cells["debiasing"][0]
+            seed_stars = seed["table4_stars"].get(concept_name, {}) if seed else {}
             rows.append(
                 [concept_name]
                 + [
                     f"{cells[s][0]['p_hat']:.2f}{significance_stars(float(cells[s][0]['p_value']))}"
-                    + ("" if cells[s][1] is None else f" (seed {cells[s][1]:.2f})")
+                    + ("" if cells[s][1] is None else f" (seed {cells[s][1]:.2f}{seed_stars.get(s, '')})")
                     for s in SCENARIOS
                 ]
                 + [f"k1={deb['k1']}, k2={deb['k2']}, max={deb['k']}/{deb['n']}"]
