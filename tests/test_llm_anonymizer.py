@@ -305,3 +305,16 @@ def test_alignment_tolerates_whitespace_and_case_only():
     assert all(doc[e.start:e.end] == e.text for e in entities)
     entities, _ = spans_from_answer("Alice and Bob came.", "And came.", labelled=False)
     assert [e.text for e in entities] == ["Alice", "Bob"]
+
+
+def test_long_text_is_sent_in_chunks_with_offsets_kept(make):
+    sentence = "The council met again to discuss the harbour repairs and the budget. "
+    text = "Alice opened the meeting. " + sentence * 30 + "Finally Bob closed it."
+    with FakeMessagesAPI(lambda doc, attempt: message(doc.replace("Alice", "").replace("Bob", ""))) as server:
+        result = make(server, max_chars=500).anonymize(text)
+    # Several chunks; identical chunks (the repeated middle) are asked only once.
+    assert len(server.calls) >= 3 and set(server.calls.values()) == {1}
+    assert result.method == "llm"
+    assert [e.text for e in result.entities] == ["Alice", "Bob"]
+    assert all(text[e.start:e.end] == e.text for e in result.entities)
+    assert result.text.startswith("opened the meeting.") and result.text.endswith("Finally closed it.")
