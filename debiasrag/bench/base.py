@@ -9,6 +9,7 @@ and returns flat metrics with stable keys; the report code turns results into ma
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import warnings
 from collections.abc import Callable, Iterator
@@ -25,6 +26,11 @@ MetricValue = float | int | str
 
 # Modules of the package that are framework, not benchmarks.
 _FRAMEWORK_MODULES = {"base", "cache", "report"}
+
+
+def plotting_available() -> bool:
+    """Whether matplotlib is installed (plots are skipped, not failed, without it)."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 @contextmanager
@@ -57,8 +63,8 @@ class BenchContext:
     cache_dir: Path | None = None
 
     def plot_path(self, filename: str) -> Path | None:
-        """``out_dir / filename`` (folder created), or ``None`` when no output folder was given."""
-        if self.out_dir is None:
+        """``out_dir / filename`` (folder created), or ``None`` when there is no output folder or no matplotlib."""
+        if self.out_dir is None or not plotting_available():
             return None
         self.out_dir.mkdir(parents=True, exist_ok=True)
         return self.out_dir / filename

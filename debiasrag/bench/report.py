@@ -18,7 +18,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from debiasrag.bench.base import BenchContext, BenchResult, discover_benchmarks, get_benchmark, no_progress
+from debiasrag.bench.base import (
+    BenchContext,
+    BenchResult,
+    discover_benchmarks,
+    get_benchmark,
+    no_progress,
+    plotting_available,
+)
 from debiasrag.bench.cache import CachedEmbedder
 from debiasrag.errors import DebiasragError, InputError
 
@@ -111,7 +118,7 @@ def result_record(result: BenchResult, status: str, elapsed: float) -> dict[str,
 
 def _plot_series(result: BenchResult, ctx: BenchContext) -> None:
     """Benchmarks that return per-item values but no plot get a distribution plot from the report."""
-    if not result.series or result.plots or ctx.out_dir is None:
+    if not result.series or result.plots or ctx.out_dir is None or not plotting_available():
         return
     from debiasrag.bench._plots import distributions
 
@@ -173,6 +180,8 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
     else:
         lines.append("No benchmark run here has a seed figure for these models.")
     lines.append("")
+    if out_dir is not None and not plotting_available():
+        lines += ["Plots skipped: matplotlib is not installed (`pip install matplotlib`).", ""]
     if document.get("figure1_plot"):
         shown = Path(document["figure1_plot"])
         if out_dir is not None:
@@ -244,7 +253,7 @@ def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
            if (v := mean_of("concept-auc", "{}." + ctx + ".abs_rho")) is not None}
     p_hat = {ctx: v for ctx in ("neutral", "debiasing", "positive", "negative")
              if (v := mean_of("weat", "{}." + ctx + ".p_hat")) is not None}
-    if not rho and not p_hat:
+    if (not rho and not p_hat) or not plotting_available():
         return None
     from debiasrag.bench._plots import models_figure1
 
