@@ -352,3 +352,13 @@ def test_markdown_table_escapes_pipes():
     from debiasrag.bench._common import md_table
 
     assert md_table(["|ρ|", "x"], [["a|b", 0.5]]).splitlines()[0] == "| \\|ρ\\| | x |"
+
+
+def test_a_failing_benchmark_is_recorded_and_the_rest_continue():
+    from debiasrag.bench.report import run_one
+
+    result, status, _ = run_one("weat", BenchContext(), keep_going=True)  # no embedder: the benchmark raises
+    assert status == "error" and result.name == "weat"
+    assert result.notes[0].startswith("failed: ValueError: BenchContext.embedder is required")
+    with pytest.raises(ValueError, match="embedder is required"):
+        run_one("weat", BenchContext(), keep_going=False)

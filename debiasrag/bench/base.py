@@ -4,6 +4,16 @@ A benchmark is a module in :mod:`debiasrag.bench` that defines ``NAME: str`` and
 BenchResult``. Modules are discovered automatically (like the CLI commands), so adding a benchmark means adding
 one file. ``run`` gets everything it needs from the context (model, cached embedder, seed, output folder, progress)
 and returns flat metrics with stable keys; the report code turns results into markdown, JSON and plots.
+
+Example (a complete benchmark module ``debiasrag/bench/my_bench.py``)::
+
+    from debiasrag.bench.base import BenchContext, BenchResult
+
+    NAME = "my-bench"
+
+    def run(ctx: BenchContext) -> BenchResult:
+        nurse, engineer = ctx.embedder.encode(["a nurse", "an engineer"])
+        return BenchResult(NAME, metrics={"cosine": float(nurse @ engineer)})
 """
 
 from __future__ import annotations
