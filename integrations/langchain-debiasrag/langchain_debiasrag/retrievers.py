@@ -16,6 +16,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from debiasrag.aio import arun_strategy, gather_cancelling
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError
@@ -23,7 +24,6 @@ from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k, validate_query
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy, run_strategy
-from langchain_debiasrag._run import arun_strategy, gather_cancelling
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
 
 ScoreDirection = Literal["auto", "higher", "lower"]

@@ -12,8 +12,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.indices.vector_store.base import VectorStoreIndex
 from llama_index.core.schema import NodeWithScore, QueryBundle
-from llama_index.retrievers.debiasrag._run import arun_strategy, gather_cancelling
 
+from debiasrag.aio import arun_strategy, gather_cancelling
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError
 from debiasrag.retriever import validate_k, validate_query
