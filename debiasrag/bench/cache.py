@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -53,7 +54,10 @@ class CachedEmbedder:
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         model_key = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
         self.path = self.cache_dir / f"embeddings-{model_key}.sqlite"
-        self._db = sqlite3.connect(self.path, timeout=30)
+        # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection
+        # shared across threads, serialised by a lock.
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
@@ -100,7 +104,10 @@ class CachedEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts`` (cache first, the model for the rest); same contract as the wrapped embedder."""
-        texts = list(texts)
+        with self._lock:
+            return self._encode(list(texts))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         keys = [_text_key(t) for t in texts]
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))

