@@ -259,6 +259,7 @@ class NerAnonymizer:
     def _spans_in_doc(self, doc: Any, offset: int) -> list[tuple[int, int, str, str | None]]:
         """Candidate spans ``(start, end, text, label or None)`` with offsets shifted into the whole text."""
         spans: list[tuple[int, int, str, str | None]] = []
+        text = doc.text  # Doc.text re-joins every token on each access: read it once
         covered = [False] * len(doc)
         for ent in doc.ents:
             label = _NER_LABELS.get(ent.label_)
@@ -287,7 +288,7 @@ class NerAnonymizer:
             elif label in ("LOC", "GPE", "ORG") and len(tokens) > 1 and self.gazetteer is not None and \
                     self.gazetteer.is_landmark_head(tokens[-1].text):
                 label = "FAC"  # "Eiffel Tower", "Golden Gate Bridge": landmarks stay, as in the seed's prompt
-            spans.append((offset + start, offset + end, doc.text[start:end], label))
+            spans.append((offset + start, offset + end, text[start:end], label))
             for t in ent:
                 covered[t.i] = True
         # Proper-noun runs the NER missed ("Alejandro quickly ran", "Yangtze is a mighty river").
@@ -308,7 +309,7 @@ class NerAnonymizer:
             label = "PERSON" if self._after_title(doc, i) else None
             if label is None and i == j and self._weak_sentence_start(doc, i):
                 label = _WEAK
-            spans.append((offset + start, offset + end, doc.text[start:end], label))
+            spans.append((offset + start, offset + end, text[start:end], label))
             i = j + 1
         return spans
 
