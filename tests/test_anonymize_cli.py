@@ -104,7 +104,10 @@ def test_llm_without_key_names_the_variable(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("failing", [False, True])
 def test_llm_method_through_a_fake_api(tmp_path, monkeypatch, capsys, failing):
-    from tests.test_llm_anonymizer import FakeMessagesAPI, error, message
+    try:  # `python -m pytest` puts the checkout on sys.path; plain `pytest` puts tests/ there
+        from tests.test_llm_anonymizer import FakeMessagesAPI, error, message
+    except ImportError:
+        from test_llm_anonymizer import FakeMessagesAPI, error, message
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
