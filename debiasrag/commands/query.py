@@ -46,10 +46,10 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
         return None
     if args.anonymize != "auto":
         settings = {"method": args.anonymize, "strategy": settings.get("strategy", "remove"), "entities": None}
-    from debiasrag.anonymize import get_anonymizer
+    from debiasrag.anonymize import as_query_transform, get_anonymizer
 
     anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings.get("entities"))
-    return lambda query: anonymizer.anonymize(query).text
+    return as_query_transform(anonymizer)
 
 
 def run(args: argparse.Namespace) -> int:
