@@ -21,3 +21,13 @@ def test_quickstart_runs(tmp_path, monkeypatch, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert sorted(line.split()[1] for line in lines) == ["f", "m", "n"]
     assert (tmp_path / "my-index" / "manifest.json").is_file()
+
+
+def test_anonymization_example_gives_what_its_comment_says():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    code = next(b for b in blocks if "get_anonymizer" in b)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert result.text == "quickly ran to the store to buy a cold drink."
+    assert [e.to_dict() for e in result.entities] == [{"text": "Alejandro", "label": "PERSON", "start": 0, "end": 9}]
