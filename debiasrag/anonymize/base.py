@@ -89,6 +89,13 @@ class AnonymizedText:
         return {"text": self.text, "entities": [e.to_dict() for e in self.entities], "mapping": dict(self.mapping),
                 "method": self.method, "fallback": self.fallback}
 
+    def metadata_record(self) -> dict[str, Any]:
+        """What ingestion wrappers keep beside a document: the entities removed, and how (mapping if replaced)."""
+        record: dict[str, Any] = {"method": self.method, "fallback": self.fallback}
+        if self.mapping:
+            record["mapping"] = dict(self.mapping)
+        return {"anonymized_entities": [e.to_dict() for e in self.entities], "anonymization": record}
+
 
 @runtime_checkable
 class Anonymizer(Protocol):

@@ -72,11 +72,7 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         for doc, result in zip(documents, results):
             metadata = dict(doc.metadata)
             if self.record_entities:
-                metadata["anonymized_entities"] = [entity.to_dict() for entity in result.entities]
-                record: dict[str, Any] = {"method": result.method, "fallback": result.fallback}
-                if result.mapping:
-                    record["mapping"] = dict(result.mapping)
-                metadata["anonymization"] = record
+                metadata.update(result.metadata_record())
             output.append(doc.model_copy(update={"page_content": result.text, "metadata": metadata}))
         return output
 

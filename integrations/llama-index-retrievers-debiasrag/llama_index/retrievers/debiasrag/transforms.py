@@ -80,11 +80,7 @@ class AnonymizeTransform(TransformComponent):
             new.set_content(result.text)
             metadata = dict(node.metadata)
             if self.record_entities:
-                metadata["anonymized_entities"] = [entity.to_dict() for entity in result.entities]
-                record: dict[str, Any] = {"method": result.method, "fallback": result.fallback}
-                if result.mapping:
-                    record["mapping"] = dict(result.mapping)
-                metadata["anonymization"] = record
+                metadata.update(result.metadata_record())
                 new.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys)
                 new.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys)
             new.metadata = metadata
