@@ -23,6 +23,12 @@ def seed000_figures(model_name: str) -> dict[str, Any] | None:
     return bench_data("seed000_figures.json")["models"].get(model_name)
 
 
+@cache
+def seed002_figures() -> dict[str, Any]:
+    """Seed 002's tables (name bias, STS AUC, SummEval), keyed by model short name; see the file's ``source``."""
+    return bench_data("seed002_figures.json")
+
+
 def context_embedder(ctx: BenchContext) -> Embedder:
     """The context's embedder; a benchmark cannot run without one."""
     if ctx.embedder is None:

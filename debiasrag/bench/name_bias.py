@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from debiasrag.bench._common import seed002_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
@@ -40,35 +41,8 @@ MAX_CMU_TEXTS = 200  # CMU files hold thousands of plots; a seeded sample keeps 
 ENV_CMU_MOVIES = "DEBIASRAG_CMU_MOVIES"  # folder with plot_summaries.txt and movie.metadata.tsv (or the .txt)
 ENV_CMU_BOOKS = "DEBIASRAG_CMU_BOOKS"  # booksummaries.txt
 
-# Seed 002 figures (mean pairwise cosine per perturbation pair), keyed by setting, then by model short name.
-# Tables 11 and 15 print no model column; their rows follow Table 10's model order.
-_T10_MODELS = (
-    "all-mpnet-base-v2", "all-distilroberta-v1", "all-MiniLM-L6-v2", "gemini", "multi-qa-distilbert-cos-v1",
-    "paraphrase-MiniLM-L6-v2", "distiluse-base-multilingual-cased-v1", "distiluse-base-multilingual-cased-v2",
-    "paraphrase-multilingual-MiniLM-L12-v2", "msmarco-distilbert-cos-v5", "multi-qa-mpnet-base-cos-v1",
-    "voyage-3-lite",
-)  # fmt: skip
-_T3_MODELS = (*_T10_MODELS[:-1], "text-embedding-3-small", "text-embedding-3-large", "voyage-3-lite")
-SEED_FIGURES: dict[str, dict[str, dict[str, float]]] = {
-    # setting -> corpus -> model -> value
-    "persons_countries": {
-        "movies": dict(zip(_T3_MODELS, (0.774, 0.768, 0.706, 0.885, 0.733, 0.742, 0.786, 0.795, 0.75, 0.681,
-                                        0.743, 0.742, 0.779, 0.76), strict=True)),  # Table 3
-        "books": dict(zip(_T3_MODELS, (0.777, 0.778, 0.693, 0.89, 0.743, 0.735, 0.777, 0.785, 0.746, 0.707,
-                                       0.75, 0.761, 0.795, 0.781), strict=True)),  # Table 4
-    },
-    "persons": {"books": dict(zip(_T10_MODELS, (0.815, 0.821, 0.749, 0.91, 0.787, 0.773, 0.843, 0.848, 0.79,
-                                                0.752, 0.795, 0.821), strict=True))},  # Table 10
-    "persons_no_location": {"books": dict(zip(_T10_MODELS, (0.796, 0.803, 0.731, 0.906, 0.766, 0.758, 0.825,
-                                                            0.828, 0.77, 0.747, 0.778, 0.81), strict=True))},  # T. 11
-    "spain": {"books": dict(zip(_T10_MODELS, (0.842, 0.852, 0.784, 0.93, 0.82, 0.806, 0.837, 0.838, 0.82, 0.799,
-                                              0.815, 0.847), strict=True))},  # Table 13
-    "france": {"books": dict(zip(_T10_MODELS, (0.84, 0.838, 0.757, 0.931, 0.806, 0.79, 0.83, 0.833, 0.815, 0.786,
-                                               0.81, 0.843), strict=True))},  # Table 14
-    "india": {"books": dict(zip(_T10_MODELS, (0.816, 0.828, 0.75, 0.931, 0.79, 0.778, 0.88, 0.887, 0.796, 0.78,
-                                              0.805, 0.85), strict=True))},  # Table 15
-}  # fmt: skip
-
+# Seed 002 figures (mean pairwise cosine per perturbation pair): setting -> corpus -> model short name -> value.
+SEED_FIGURES: dict[str, dict[str, dict[str, float]]] = seed002_figures()["name_bias"]
 
 # ----------------------------------------------------------------------------------------------- data
 

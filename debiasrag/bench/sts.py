@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from debiasrag.bench._common import seed002_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.bench.name_bias import model_short_name, remove_names, replace_names
 from debiasrag.embedders import Embedder
@@ -37,24 +38,13 @@ from debiasrag.metrics.geometry import auc_score
 NAME = "sts"
 ROLES = ("query", "positive", "negative")
 
-_T6_MODELS = (
-    "all-mpnet-base-v2", "all-distilroberta-v1", "all-MiniLM-L6-v2", "gemini", "multi-qa-distilbert-cos-v1",
-    "paraphrase-MiniLM-L6-v2", "distiluse-base-multilingual-cased-v1", "distiluse-base-multilingual-cased-v2",
-    "paraphrase-multilingual-MiniLM-L12-v2", "msmarco-distilbert-cos-v5", "multi-qa-mpnet-base-cos-v1",
-    "text-embedding-3-small", "text-embedding-3-large", "voyage-3-lite",
-)  # fmt: skip
 # Seed 002 Table 6: AUC per model for (original, identical names, LLM-anonymized mean of two runs).
-SEED_TABLE6: dict[str, tuple[float, float, float]] = dict(zip(_T6_MODELS, (
-    (0.19, 0.96, 0.98), (0.36, 0.97, 0.975), (0.09, 0.94, 0.99), (0.71, 1.00, 1.0), (0.07, 0.97, 0.97),
-    (0.14, 0.98, 0.98), (0.27, 0.95, 0.94), (0.26, 0.98, 0.96), (0.21, 1.00, 0.99), (0.10, 0.92, 0.955),
-    (0.08, 0.97, 1.0), (0.12, 1.00, 1.0), (0.21, 1.00, 1.0), (0.18, 1.00, 1.0),
-), strict=True))  # fmt: skip
-
-
+SEED_TABLE6: dict[str, tuple[float, float, float]] = {
+    model: (row["original"], row["identical_names"], row["anonymized"])
+    for model, row in seed002_figures()["sts_table6"].items()
+}
 # Seed 002 Table 18, last column: AUC after LLM anonymization with placeholders instead of removal.
-SEED_TABLE18_REPLACE: dict[str, float] = dict(zip(_T6_MODELS, (
-    1.0, 0.945, 0.97, 1.0, 0.95, 0.99, 0.935, 0.94, 1.0, 0.875, 0.985, 0.97, 1.0, 0.98,
-), strict=True))  # fmt: skip
+SEED_TABLE18_REPLACE: dict[str, float] = seed002_figures()["sts_table18_replace"]
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from debiasrag.bench._common import seed002_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.bench.name_bias import model_short_name
 from debiasrag.corpus import iter_jsonl
@@ -33,21 +34,12 @@ from debiasrag.errors import InputError
 NAME = "summeval"
 ENV_SUMMEVAL = "DEBIASRAG_SUMMEVAL"
 
-_T8_MODELS = (
-    "all-mpnet-base-v2", "all-distilroberta-v1", "all-MiniLM-L6-v2", "gemini", "multi-qa-distilbert-cos-v1",
-    "paraphrase-MiniLM-L6-v2", "distiluse-base-multilingual-cased-v1", "distiluse-base-multilingual-cased-v2",
-    "paraphrase-multilingual-MiniLM-L12-v2", "msmarco-distilbert-cos-v5", "multi-qa-mpnet-base-cos-v1",
-    "text-embedding-3-small", "text-embedding-3-large", "voyage-3-lite",
-)  # fmt: skip
 # Seed 002 Table 8: (Spearman original, Spearman anonymized, Pearson original, Pearson anonymized); anonymized
 # values are the mean of two LLM runs.
-SEED_TABLE8: dict[str, tuple[float, float, float, float]] = dict(zip(_T8_MODELS, (
-    (0.262, 0.344, 0.321, 0.364), (0.245, 0.327, 0.302, 0.37), (0.251, 0.33, 0.282, 0.354),
-    (0.381, 0.39, 0.456, 0.436), (0.240, 0.292, 0.269, 0.316), (0.283, 0.352, 0.317, 0.37),
-    (0.282, 0.356, 0.325, 0.386), (0.308, 0.357, 0.345, 0.389), (0.261, 0.332, 0.281, 0.364),
-    (0.232, 0.304, 0.262, 0.333), (0.274, 0.324, 0.317, 0.354), (0.374, 0.382, 0.416, 0.422),
-    (0.366, 0.382, 0.428, 0.429), (0.359, 0.322, 0.400, 0.352),
-), strict=True))  # fmt: skip
+SEED_TABLE8: dict[str, tuple[float, float, float, float]] = {
+    model: (row["spearman_original"], row["spearman_anonymized"], row["pearson_original"], row["pearson_anonymized"])
+    for model, row in seed002_figures()["summeval_table8"].items()
+}
 
 
 @dataclass(frozen=True)
