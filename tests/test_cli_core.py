@@ -175,3 +175,19 @@ def test_index_with_ner_anonymization_and_matching_queries(tmp_path, capsys):
     assert [h["id"] for h in auto] == [1, 2, 3]
     # Anonymized like the corpus, the query matches the anonymized chunk far better (measured 0.83 vs 0.66).
     assert auto[0]["score"] > plain[0]["score"] + 0.1
+
+
+def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys):
+    import shutil
+
+    for field, value, message in (
+        ("model", "other/model", "was built with model other/model, not sentence-transformers/all-MiniLM-L6-v2"),
+        ("dimension", 768, "was built with sentence-transformers/all-MiniLM-L6-v2 (dimension 768)"),
+    ):
+        copy = tmp_path / f"ix-{field}"
+        shutil.copytree(index_dir, copy)
+        manifest = json.loads((copy / "manifest.json").read_text())
+        manifest[field] = value
+        (copy / "manifest.json").write_text(json.dumps(manifest))
+        model = [] if field == "dimension" else ["--model", "sentence-transformers/all-MiniLM-L6-v2"]
+        expect_error(capsys, ["query", str(copy), "Who commanded the fleet?", *model], message)
