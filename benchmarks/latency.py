@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     built = FaissIndex.from_documents(documents, embedder, kind=args.kind)
     build_seconds = time.perf_counter() - start
-    print(f"model {embedder.name}; index kind {args.kind}")
+    spin = os.environ.get("GOMP_SPINCOUNT", "default")
+    print(f"model {embedder.name}; index kind {args.kind}; GOMP_SPINCOUNT={spin}")
     print(
         f"build throughput: {embed_n / build_seconds:.1f} docs/s "
         f"({embed_n} docs embedded + added in {build_seconds:.1f} s)"
