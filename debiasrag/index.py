@@ -222,18 +222,7 @@ class FaissIndex:
     def load(cls, directory: str | Path, *, embedder: Embedder | None = None, verify: bool = True) -> FaissIndex:
         """Load an index folder; with ``embedder``, check it is the model the index was built with."""
         folder = Path(directory)
-        if not folder.is_dir():
-            raise IndexLoadError(f"index folder not found: {folder}")
-        try:
-            manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise IndexLoadError(f"{folder} is not a debiasrag index (no {_MANIFEST})") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise IndexLoadError(f"{folder}/{_MANIFEST} is corrupted: {exc}") from exc
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
-            raise IndexLoadError(
-                f"{folder}: unsupported index format {manifest.get('format') if isinstance(manifest, dict) else None!r}"
-            )
+        manifest = read_manifest(folder)
         for name in (_INDEX_FILE, _DOCS_FILE):
             if not (folder / name).is_file():
                 raise IndexLoadError(f"{folder} is incomplete: {name} is missing")
@@ -292,16 +281,20 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The manifest of an index folder (to pick the right embedder before loading)."""
+    """The manifest of an index folder (to pick the right embedder before loading), format checked."""
     folder = Path(directory)
     if not folder.is_dir():
         raise IndexLoadError(f"index folder not found: {folder}")
     try:
-        return json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise IndexLoadError(f"{folder} is not a debiasrag index (no {_MANIFEST})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise IndexLoadError(f"{folder}/{_MANIFEST} is corrupted: {exc}") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        raise IndexLoadError(f"{folder}: unsupported index format {found!r}")
+    return manifest
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:
