@@ -27,6 +27,7 @@ demo: $(STAMP)
 	$(VENV)/bin/debiasrag demo --out demo-out
 
 test: $(STAMP)
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 

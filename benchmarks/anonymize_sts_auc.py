@@ -34,7 +34,7 @@ def plain_spacy_removal(texts: list[str]) -> list[str]:
         text = doc.text
         for ent in reversed(doc.ents):
             if ent.label_ in PLAIN_LABELS:
-                text = text[:ent.start_char] + text[ent.end_char:]
+                text = text[: ent.start_char] + text[ent.end_char :]
         out.append(re.sub(r"\s+", " ", text).strip())
     return out
 
@@ -56,16 +56,31 @@ def main() -> None:
         ("identical names", sts_auc([identical_names(t) for t in triplets], embedder.encode), 0.94),
         ("plain spaCy NER removal (baseline)", sts_auc(triplets, embedder.encode, plain_spacy_removal), None),
         ("NerAnonymizer remove (default)", sts_auc(triplets, embedder.encode, via(NerAnonymizer())), 0.99),
-        ("NerAnonymizer remove, triplet names unlisted",
-         sts_auc(triplets, embedder.encode, via(NerAnonymizer(exclude_names=names))), 0.99),
-        ("NerAnonymizer remove, no name lists at all",
-         sts_auc(triplets, embedder.encode, via(NerAnonymizer(use_gazetteer=False))), 0.99),
-        ("NerAnonymizer remove, use_ner=False (fast)",
-         sts_auc(triplets, embedder.encode, via(NerAnonymizer(use_ner=False))), 0.99),
-        ("NerAnonymizer remove, person only",
-         sts_auc(triplets, embedder.encode, via(NerAnonymizer(entities="person"))), None),
-        ("NerAnonymizer replace (PERSON_1...)",
-         sts_auc(triplets, embedder.encode, via(NerAnonymizer(strategy="replace"))), 0.97),
+        (
+            "NerAnonymizer remove, triplet names unlisted",
+            sts_auc(triplets, embedder.encode, via(NerAnonymizer(exclude_names=names))),
+            0.99,
+        ),
+        (
+            "NerAnonymizer remove, no name lists at all",
+            sts_auc(triplets, embedder.encode, via(NerAnonymizer(use_gazetteer=False))),
+            0.99,
+        ),
+        (
+            "NerAnonymizer remove, use_ner=False (fast)",
+            sts_auc(triplets, embedder.encode, via(NerAnonymizer(use_ner=False))),
+            0.99,
+        ),
+        (
+            "NerAnonymizer remove, person only",
+            sts_auc(triplets, embedder.encode, via(NerAnonymizer(entities="person"))),
+            None,
+        ),
+        (
+            "NerAnonymizer replace (PERSON_1...)",
+            sts_auc(triplets, embedder.encode, via(NerAnonymizer(strategy="replace"))),
+            0.97,
+        ),
     ]
     print(f"STS triplets (seed 002 Appendix D), {len(triplets)} triplets, embedder {embedder.name}")
     print("seed column: Table 6 / 18 for all-MiniLM-L6-v2 (anonymization rows: the seed's LLM, mean of two runs)\n")

@@ -47,8 +47,9 @@ class PresidioRemover:
         from presidio_anonymizer import AnonymizerEngine
         from presidio_anonymizer.entities import OperatorConfig
 
-        provider = NlpEngineProvider(nlp_configuration={
-            "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": SPACY_MODEL}]})
+        provider = NlpEngineProvider(
+            nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": SPACY_MODEL}]}
+        )
         analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
         self.batch = BatchAnalyzerEngine(analyzer_engine=analyzer)
         self.anonymizer = AnonymizerEngine()
@@ -56,12 +57,13 @@ class PresidioRemover:
         self.batch_size = batch_size
 
     def run(self, texts: list[str]) -> tuple[list[str], list[list[Entity]]]:
-        results = self.batch.analyze_iterator(texts, language="en", entities=["PERSON", "LOCATION", "NRP"],
-                                              batch_size=self.batch_size)
+        results = self.batch.analyze_iterator(
+            texts, language="en", entities=["PERSON", "LOCATION", "NRP"], batch_size=self.batch_size
+        )
         outputs, found = [], []
         for text, analysis in zip(texts, results):
             outputs.append(self.anonymizer.anonymize(text, analysis, operators=self.operators).text)
-            found.append([Entity(text[r.start:r.end], r.entity_type, r.start, r.end) for r in analysis])
+            found.append([Entity(text[r.start : r.end], r.entity_type, r.start, r.end) for r in analysis])
         return outputs, found
 
 
@@ -103,42 +105,59 @@ def main() -> None:
         "Presidio Batch+Anonymizer": (presidio_seconds, presidio_found, presidio_out),
     }
     chars = sum(len(t) for t in texts)
-    print(f"{len(texts)} documents ({chars:,} characters), spaCy model {SPACY_MODEL}, batch size {args.batch_size}, "
-          f"best of {args.rounds} interleaved rounds\n")
-    print(f"{'system':<28}{'docs/s':>10}{'person recall':>15}{'location recall':>17}{'all-name recall':>17}"
-          f"{'word survival':>15}")
+    print(
+        f"{len(texts)} documents ({chars:,} characters), spaCy model {SPACY_MODEL}, batch size {args.batch_size}, "
+        f"best of {args.rounds} interleaved rounds\n"
+    )
+    print(
+        f"{'system':<28}{'docs/s':>10}{'person recall':>15}{'location recall':>17}{'all-name recall':>17}"
+        f"{'word survival':>15}"
+    )
     for name, (seconds, found, outputs) in rows.items():
-        print(f"{name:<28}{len(texts) / seconds:>10.1f}{name_recall(gold, found, ['persons']):>15.3f}"
-              f"{name_recall(gold, found, ['locations']):>17.3f}{name_recall(gold, found):>17.3f}"
-              f"{word_survival(gold, outputs):>15.3f}")
+        print(
+            f"{name:<28}{len(texts) / seconds:>10.1f}{name_recall(gold, found, ['persons']):>15.3f}"
+            f"{name_recall(gold, found, ['locations']):>17.3f}{name_recall(gold, found):>17.3f}"
+            f"{word_survival(gold, outputs):>15.3f}"
+        )
     heldout = load_gold("ner_gold_heldout.jsonl")
     held_texts = [row["text"] for row in heldout]
     print(f"\nheld-out gold set ({len(heldout)} sentences written after the detector was finished):")
-    for name, run in (("NerAnonymizer (default)", ours.anonymize_batch), ("NerAnonymizer use_ner=False",
-                                                                          fast.anonymize_batch)):
+    for name, run in (
+        ("NerAnonymizer (default)", ours.anonymize_batch),
+        ("NerAnonymizer use_ner=False", fast.anonymize_batch),
+    ):
         results = run(held_texts)
         found, outputs = [r.entities for r in results], [r.text for r in results]
-        print(f"{name:<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
-              f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
-              f"{word_survival(heldout, outputs):>15.3f}")
+        print(
+            f"{name:<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
+            f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
+            f"{word_survival(heldout, outputs):>15.3f}"
+        )
     outputs, found = presidio.run(held_texts)
-    print(f"{'Presidio Batch+Anonymizer':<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
-          f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
-          f"{word_survival(heldout, outputs):>15.3f}")
+    print(
+        f"{'Presidio Batch+Anonymizer':<28}{'':>10}{name_recall(heldout, found, ['persons']):>15.3f}"
+        f"{name_recall(heldout, found, ['locations']):>17.3f}{name_recall(heldout, found):>17.3f}"
+        f"{word_survival(heldout, outputs):>15.3f}"
+    )
     toy = json.loads((resources.files("debiasrag") / "data" / "toy" / "appendix_e.json").read_text(encoding="utf-8"))
     queries = toy.get("queries", {})
     plain = [{"text": c["text"]} for c in toy["chunks"]] + [
-        {"text": q} for q in (queries.values() if isinstance(queries, dict) else queries) if isinstance(q, str)]
+        {"text": q} for q in (queries.values() if isinstance(queries, dict) else queries) if isinstance(q, str)
+    ]
     plain_texts = [row["text"] for row in plain]
     survival = {
         "NerAnonymizer (default)": word_survival(plain, [r.text for r in ours.anonymize_batch(plain_texts)]),
         "NerAnonymizer use_ner=False": word_survival(plain, [r.text for r in fast.anonymize_batch(plain_texts)]),
         "Presidio Batch+Anonymizer": word_survival(plain, presidio.run(plain_texts)[0]),
     }
-    print(f"\nword survival on {len(plain)} name-free texts (seed 000 Appendix E chunks and queries): "
-          + ", ".join(f"{name} {value:.3f}" for name, value in survival.items()))
-    print(f"\nthroughput ratio vs Presidio: default {presidio_seconds / ours_seconds:.2f}x, "
-          f"use_ner=False {presidio_seconds / fast_seconds:.2f}x   (goal >= 2x at >= Presidio's recall)")
+    print(
+        f"\nword survival on {len(plain)} name-free texts (seed 000 Appendix E chunks and queries): "
+        + ", ".join(f"{name} {value:.3f}" for name, value in survival.items())
+    )
+    print(
+        f"\nthroughput ratio vs Presidio: default {presidio_seconds / ours_seconds:.2f}x, "
+        f"use_ner=False {presidio_seconds / fast_seconds:.2f}x   (goal >= 2x at >= Presidio's recall)"
+    )
     index_cost(texts, ours, fast, args.rounds)
 
 
@@ -159,8 +178,11 @@ def index_cost(texts: list[str], ours: NerAnonymizer, fast: NerAnonymizer, round
 
         return run
 
-    runs = {"embed+index": plain, "anonymize (default)+embed+index": anonymized(ours),
-            "anonymize (use_ner=False)+embed+index": anonymized(fast)}
+    runs = {
+        "embed+index": plain,
+        "anonymize (default)+embed+index": anonymized(ours),
+        "anonymize (use_ner=False)+embed+index": anonymized(fast),
+    }
     plain()  # warm-up
     best = {name: float("inf") for name in runs}
     for _ in range(rounds):
@@ -168,8 +190,10 @@ def index_cost(texts: list[str], ours: NerAnonymizer, fast: NerAnonymizer, round
             best[name] = min(best[name], timed(run)[1])
     print(f"\nindex cost on the same {len(docs)} documents (best of {rounds} interleaved rounds):")
     for name, seconds in best.items():
-        print(f"{name:<40}{len(docs) / seconds:>8.1f} docs/s  {seconds / best['embed+index']:.2f}x embed+index"
-              + ("   (goal <= 1.6x)" if name != "embed+index" else ""))
+        print(
+            f"{name:<40}{len(docs) / seconds:>8.1f} docs/s  {seconds / best['embed+index']:.2f}x embed+index"
+            + ("   (goal <= 1.6x)" if name != "embed+index" else "")
+        )
 
 
 if __name__ == "__main__":

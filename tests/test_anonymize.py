@@ -35,7 +35,7 @@ def ner() -> NerAnonymizer:
 
 
 def offsets_ok(text: str, result: AnonymizedText) -> bool:
-    return all(text[e.start:e.end] == e.text for e in result.entities)
+    return all(text[e.start : e.end] == e.text for e in result.entities)
 
 
 def test_protocol_and_factory(ner):
@@ -97,8 +97,9 @@ def test_entity_type_selection():
     text = "Alice flew to Paris to meet engineers from Google."
     assert NerAnonymizer(entities="person").anonymize(text).text == "flew to Paris to meet engineers from Google."
     assert NerAnonymizer(entities="person,location").anonymize(text).text == "flew to to meet engineers from Google."
-    assert NerAnonymizer(entities="person,location,organization").anonymize(text).text == \
-        "flew to to meet engineers from."
+    assert (
+        NerAnonymizer(entities="person,location,organization").anonymize(text).text == "flew to to meet engineers from."
+    )
 
 
 def test_landmarks_are_kept_by_default_as_in_the_seed_prompt(ner):
@@ -191,7 +192,7 @@ def test_split_for_spacy_covers_the_text_exactly():
     pieces = split_for_spacy(text, 2000)
     assert "".join(chunk for _, chunk in pieces) == text
     assert all(len(chunk) <= 2000 for _, chunk in pieces)
-    assert all(text[offset:offset + len(chunk)] == chunk for offset, chunk in pieces)
+    assert all(text[offset : offset + len(chunk)] == chunk for offset, chunk in pieces)
 
 
 def test_mixed_scripts_emoji_and_unbalanced_quotes(ner):

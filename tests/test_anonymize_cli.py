@@ -37,7 +37,7 @@ def test_remove_keeps_fields_count_order_and_original_offsets(tmp_path, capsys):
     assert out[0]["source"] == "a" and out[2]["tags"] == ["t"]
     assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]
     for original, row in zip(ROWS, out):
-        assert all(original["text"][e["start"]:e["end"]] == e["text"] for e in row["entities"])
+        assert all(original["text"][e["start"] : e["end"]] == e["text"] for e in row["entities"])
     assert [e["label"] for e in out[0]["entities"]] == ["PERSON", "GPE"]
     assert "anonymized 4 rows" in capsys.readouterr().err
 
@@ -45,8 +45,20 @@ def test_remove_keeps_fields_count_order_and_original_offsets(tmp_path, capsys):
 def test_replace_with_corpus_ids_and_mapping_file(tmp_path):
     src, dst, mapping = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "map.json"
     write_rows(src, [{"id": 1, "text": "Kwame met Ama."}, {"id": 2, "text": "Ama met Kofi."}])
-    code = main(["anonymize", str(src), str(dst), "--strategy", "replace", "--corpus-ids", "--mapping-out",
-                 str(mapping), "--entities", "person"])
+    code = main(
+        [
+            "anonymize",
+            str(src),
+            str(dst),
+            "--strategy",
+            "replace",
+            "--corpus-ids",
+            "--mapping-out",
+            str(mapping),
+            "--entities",
+            "person",
+        ]
+    )
     assert code == 0
     out = read_rows(dst)
     assert [r["text"] for r in out] == ["PERSON_1 met PERSON_2.", "PERSON_2 met PERSON_3."]
@@ -119,8 +131,21 @@ def test_llm_method_through_a_fake_api(tmp_path, monkeypatch, capsys, failing):
         return message(doc.replace("Alejandro", "").replace("Madrid", "").replace("Kwame", "").replace("Ama", ""))
 
     with FakeMessagesAPI(respond) as server:
-        code = main(["anonymize", str(src), str(dst), "--method", "llm", "--base-url", server.url,
-                     "--cache-dir", str(tmp_path / "cache"), "--llm-model", "claude-test"])
+        code = main(
+            [
+                "anonymize",
+                str(src),
+                str(dst),
+                "--method",
+                "llm",
+                "--base-url",
+                server.url,
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--llm-model",
+                "claude-test",
+            ]
+        )
     assert code == 0
     out = read_rows(dst)
     assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]

@@ -147,9 +147,15 @@ RHO_GAP = (
     "0.03/0.21/0.20; the seed does not say how pairs were embedded or whether ΔX was centred"
 )
 TABLE9 = [
-    ("gender.neutral.abs_rho", 0.42), ("gender.debiasing.abs_rho", 0.32), ("gender.positive.abs_rho", 0.29),
-    ("age.neutral.abs_rho", 0.19), ("age.debiasing.abs_rho", 0.12), ("age.positive.abs_rho", 0.11),
-    ("wealth.neutral.abs_rho", 0.03), ("wealth.debiasing.abs_rho", 0.21), ("wealth.positive.abs_rho", 0.20),
+    ("gender.neutral.abs_rho", 0.42),
+    ("gender.debiasing.abs_rho", 0.32),
+    ("gender.positive.abs_rho", 0.29),
+    ("age.neutral.abs_rho", 0.19),
+    ("age.debiasing.abs_rho", 0.12),
+    ("age.positive.abs_rho", 0.11),
+    ("wealth.neutral.abs_rho", 0.03),
+    ("wealth.debiasing.abs_rho", 0.21),
+    ("wealth.positive.abs_rho", 0.20),
 ]
 
 
@@ -270,8 +276,18 @@ def test_report_files(suite):
     document = json.loads((out / "results.json").read_text())
     assert document["models"] == [DEFAULT_MODEL] and document["benchmarks"] == list(SUITE)
     record = document["results"][DEFAULT_MODEL]["weat"]
-    assert set(record) == {"name", "metrics", "seed_figures", "seed_comparison", "tables", "plots", "notes", "series",
-                           "status", "elapsed_s"}
+    assert set(record) == {
+        "name",
+        "metrics",
+        "seed_figures",
+        "seed_comparison",
+        "tables",
+        "plots",
+        "notes",
+        "series",
+        "status",
+        "elapsed_s",
+    }
     row = next(r for r in record["seed_comparison"] if r["key"] == "gender.neutral.p_hat")
     assert row["seed"] == 0.48 and row["difference"] == pytest.approx(23 / 48 - 0.48)
     report = (out / "report.md").read_text()
@@ -286,10 +302,20 @@ def test_report_files(suite):
 
 
 def test_report_compares_several_models():
-    record = {"metrics": {"x": 0.5}, "seed_figures": {}, "seed_comparison": [], "tables": [], "plots": [], "notes": [],
-              "series": {}, "status": "ok", "elapsed_s": 0.1}
-    document = suite_document({"m1": {"b": record}, "m2": {"b": {**record, "metrics": {"x": 0.25}}}}, ["b"],
-                              command="c", seed=0)
+    record = {
+        "metrics": {"x": 0.5},
+        "seed_figures": {},
+        "seed_comparison": [],
+        "tables": [],
+        "plots": [],
+        "notes": [],
+        "series": {},
+        "status": "ok",
+        "elapsed_s": 0.1,
+    }
+    document = suite_document(
+        {"m1": {"b": record}, "m2": {"b": {**record, "metrics": {"x": 0.25}}}}, ["b"], command="c", seed=0
+    )
     text = render_markdown(document)
     assert "## Model comparison" in text and "| x | 0.5000 | 0.2500 |" in text
 
@@ -324,8 +350,21 @@ def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_p
     folder = tmp_path / "minilm-maxpool"
     SentenceTransformer(modules=[embedder.model[0], Pooling(384, pooling_mode="max"), Normalize()]).save(str(folder))
     out = tmp_path / "out"
-    argv = ["bench", "weat", "--model", "all-MiniLM-L6-v2", "--model", DEFAULT_MODEL, "--model", str(folder),
-            "--out", str(out), "--cache-dir", str(cache_dir), "--json"]
+    argv = [
+        "bench",
+        "weat",
+        "--model",
+        "all-MiniLM-L6-v2",
+        "--model",
+        DEFAULT_MODEL,
+        "--model",
+        str(folder),
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(cache_dir),
+        "--json",
+    ]
     assert main(argv) == 0
     document = json.loads(capsys.readouterr().out)
     maxpool = str(folder.resolve())

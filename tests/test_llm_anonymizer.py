@@ -92,9 +92,16 @@ class FakeMessagesAPI:
 
 
 def message(text: str) -> tuple[int, bytes, dict[str, str], float]:
-    body = {"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10}}
+    body = {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10},
+    }
     return 200, json.dumps(body).encode(), {}, 0.0
 
 
@@ -122,9 +129,10 @@ def test_good_answers_become_entities_with_original_offsets(make):
     assert [r.method for r in results] == ["llm"] * len(docs)
     assert all(r.fallback is None for r in results)
     for doc, result in zip(docs, results):
-        assert [e.text for e in result.entities] == [n for n in NAMES[doc] for _ in range(doc.count(n))] or \
-            sorted(e.text for e in result.entities) == sorted(n for n in NAMES[doc] for _ in range(doc.count(n)))
-        assert all(doc[e.start:e.end] == e.text for e in result.entities)
+        assert [e.text for e in result.entities] == [n for n in NAMES[doc] for _ in range(doc.count(n))] or sorted(
+            e.text for e in result.entities
+        ) == sorted(n for n in NAMES[doc] for _ in range(doc.count(n)))
+        assert all(doc[e.start : e.end] == e.text for e in result.entities)
     assert results[0].text == "quickly ran to the store to buy a cold drink."
     assert results[1].text == "and met on a rainy Tuesday in."
     assert results[2].text == "lent money. promised to return it soon."
@@ -262,7 +270,12 @@ def test_replace_prompt_placeholders_become_our_consistent_ids(make):
     assert "CHAR_A" in server.prompts[0]  # the seed's Table 17 prompt
     assert result.text == "PERSON_1 met PERSON_2 in LOC_1. PERSON_1 works for ORG_1."
     assert [(e.text, e.label) for e in result.entities] == [
-        ("Alice", "PERSON"), ("Bob", "PERSON"), ("Paris", "LOC"), ("Alice", "PERSON"), ("Google", "ORG")]
+        ("Alice", "PERSON"),
+        ("Bob", "PERSON"),
+        ("Paris", "LOC"),
+        ("Alice", "PERSON"),
+        ("Google", "ORG"),
+    ]
     assert shared.reverse(result.text) == doc
 
 
@@ -288,7 +301,9 @@ def test_empty_text_and_text_of_only_names(make):
         results = make(server).anonymize_batch(["", "   ", "Alice Bob"])
     assert [r.text for r in results] == ["", "   ", ""]
     assert [e.text for e in results[2].entities] == ["Alice Bob"] or [e.text for e in results[2].entities] == [
-        "Alice", "Bob"]
+        "Alice",
+        "Bob",
+    ]
     assert sum(server.calls.values()) == 1  # blank texts are not sent
 
 
@@ -302,7 +317,7 @@ def test_alignment_tolerates_whitespace_and_case_only():
     doc = "Nikolai and Deborah met in New York.\nDeborah smiled."
     entities, why = spans_from_answer(doc, "  and   met in .\n smiled.  ", labelled=False)
     assert why == "" and [e.text for e in entities] == ["Nikolai", "Deborah", "New York", "Deborah"]
-    assert all(doc[e.start:e.end] == e.text for e in entities)
+    assert all(doc[e.start : e.end] == e.text for e in entities)
     entities, _ = spans_from_answer("Alice and Bob came.", "And came.", labelled=False)
     assert [e.text for e in entities] == ["Alice", "Bob"]
 
@@ -316,5 +331,5 @@ def test_long_text_is_sent_in_chunks_with_offsets_kept(make):
     assert len(server.calls) >= 3 and set(server.calls.values()) == {1}
     assert result.method == "llm"
     assert [e.text for e in result.entities] == ["Alice", "Bob"]
-    assert all(text[e.start:e.end] == e.text for e in result.entities)
+    assert all(text[e.start : e.end] == e.text for e in result.entities)
     assert result.text.startswith("opened the meeting.") and result.text.endswith("Finally closed it.")

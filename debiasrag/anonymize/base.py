@@ -24,9 +24,20 @@ ENTITY_TYPES: dict[str, frozenset[str]] = {
     # Proper nouns the detector could not type (products, works, events, unknown capitalised names).
     "misc": frozenset({"MISC"}),
 }
-_ALIASES = {"persons": "person", "people": "person", "per": "person", "loc": "location", "locations": "location",
-            "org": "organization", "orgs": "organization", "organisation": "organization",
-            "organizations": "organization", "norp": "nationality", "fac": "facility", "other": "misc"}
+_ALIASES = {
+    "persons": "person",
+    "people": "person",
+    "per": "person",
+    "loc": "location",
+    "locations": "location",
+    "org": "organization",
+    "orgs": "organization",
+    "organisation": "organization",
+    "organizations": "organization",
+    "norp": "nationality",
+    "fac": "facility",
+    "other": "misc",
+}
 # The seed's default prompt removes person, place and organisation names; unknown proper nouns go too.
 DEFAULT_ENTITIES: tuple[str, ...] = ("person", "location", "organization", "misc")
 
@@ -86,8 +97,13 @@ class AnonymizedText:
     fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "entities": [e.to_dict() for e in self.entities], "mapping": dict(self.mapping),
-                "method": self.method, "fallback": self.fallback}
+        return {
+            "text": self.text,
+            "entities": [e.to_dict() for e in self.entities],
+            "mapping": dict(self.mapping),
+            "method": self.method,
+            "fallback": self.fallback,
+        }
 
     def metadata_record(self) -> dict[str, Any]:
         """What ingestion wrappers keep beside a document: the entities removed, and how (mapping if replaced)."""

@@ -45,14 +45,15 @@ def gold_spans(row: dict[str, Any], kinds: Sequence[str] = KINDS) -> list[tuple[
     return sorted(spans)
 
 
-def name_recall(rows: Sequence[dict[str, Any]], found: Sequence[Sequence[Entity]],
-                kinds: Sequence[str] = KINDS) -> float:
+def name_recall(
+    rows: Sequence[dict[str, Any]], found: Sequence[Sequence[Entity]], kinds: Sequence[str] = KINDS
+) -> float:
     """Share of gold name occurrences whose every character is covered by some detected entity."""
     total = hit = 0
     for row, entities in zip(rows, found):
         covered = np.zeros(len(row["text"]) + 1, dtype=bool)
         for ent in entities:
-            covered[ent.start:ent.end] = True
+            covered[ent.start : ent.end] = True
         for start, end in gold_spans(row, kinds):
             total += 1
             hit += bool(covered[start:end].all())
@@ -67,15 +68,18 @@ def word_survival(rows: Sequence[dict[str, Any]], outputs: Sequence[str]) -> flo
         mask = [False] * len(text)
         for start, end in gold_spans(row):
             mask[start:end] = [True] * (end - start)
-        words = Counter(m.group(0) for m in _WORD.finditer(text) if not any(mask[m.start():m.end()]))
+        words = Counter(m.group(0) for m in _WORD.finditer(text) if not any(mask[m.start() : m.end()]))
         remaining = Counter(m.group(0) for m in _WORD.finditer(output))
         total += sum(words.values())
         kept += sum(min(count, remaining[word]) for word, count in words.items())
     return kept / total if total else 1.0
 
 
-def sts_auc(triplets: Sequence[dict[str, Any]], encode: Callable[[list[str]], np.ndarray],
-            transform: Callable[[list[str]], list[str]] | None = None) -> float:
+def sts_auc(
+    triplets: Sequence[dict[str, Any]],
+    encode: Callable[[list[str]], np.ndarray],
+    transform: Callable[[list[str]], list[str]] | None = None,
+) -> float:
     """AUC-ROC of cosine(query, positive) = 1 vs cosine(query, negative) = 0 over the triplets (seed Table 6)."""
     from sklearn.metrics import roc_auc_score
 

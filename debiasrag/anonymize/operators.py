@@ -21,8 +21,16 @@ _ABBREVIATION = re.compile(r"(?:^|\s)[A-Z][a-z]{0,3}\.\s*$")
 _CLOSERS = ",.;:!?)]}\u201d"
 _OPENERS = "([{\u201c"
 
-PLACEHOLDER_PREFIX = {"PERSON": "PERSON", "GPE": "LOC", "LOC": "LOC", "ORG": "ORG", "NORP": "NORP", "FAC": "FAC",
-                      "MISC": "MISC", "NAME": "NAME"}
+PLACEHOLDER_PREFIX = {
+    "PERSON": "PERSON",
+    "GPE": "LOC",
+    "LOC": "LOC",
+    "ORG": "ORG",
+    "NORP": "NORP",
+    "FAC": "FAC",
+    "MISC": "MISC",
+    "NAME": "NAME",
+}
 
 
 class Operator(Protocol):
@@ -47,8 +55,10 @@ def _join_after_removal(left: str, right: str) -> str:
         right = right.lstrip(" \t")
     # A comma left orphaned by the removal goes too: "Alejandro, come" -> "come"; "them. Deborah, with" ->
     # "them. with"; "his client, Mike, who" -> "his client, who".
-    if right[:1] == "," and (at_line_start or (left.rstrip(" \t")[-1:] in (".", "!", "?", ",", ";", ":", "(")
-                                               and not _ABBREVIATION.search(left))):
+    if right[:1] == "," and (
+        at_line_start
+        or (left.rstrip(" \t")[-1:] in (".", "!", "?", ",", ";", ":", "(") and not _ABBREVIATION.search(left))
+    ):
         right = right[1:]
         right = right.lstrip(" \t") if at_line_start or left.endswith((" ", "\t")) else right
     return left + right
@@ -62,11 +72,11 @@ class Remove:
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
         if not entities:
             return text, {}
-        out = text[:entities[0].start]
+        out = text[: entities[0].start]
         position = entities[0].start
         for index, ent in enumerate(entities):
             if index:
-                out = _join_after_removal(out, text[position:ent.start])
+                out = _join_after_removal(out, text[position : ent.start])
             position = ent.end
             possessive = _POSSESSIVE.match(text, position)
             if possessive:
@@ -142,7 +152,7 @@ class Replace:
         used: dict[str, str] = {}
         position = 0
         for ent in entities:
-            pieces.append(text[position:ent.start])
+            pieces.append(text[position : ent.start])
             placeholder = mapping.placeholder_for(ent.label, ent.text)
             used[placeholder] = mapping.mapping[placeholder]
             pieces.append(placeholder)

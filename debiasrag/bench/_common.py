@@ -48,6 +48,7 @@ def fmt(value: object, digits: int = 3) -> str:
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: int = 3) -> str:
     """A GitHub markdown table; floats with ``digits`` decimals, pipes in cells escaped."""
+
     def cell(v: object) -> str:
         return fmt(v, digits).replace("|", "\\|").replace("\n", " ")
 

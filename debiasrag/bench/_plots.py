@@ -111,8 +111,9 @@ def models_figure1(
 ) -> Path:
     """Seed 000 Fig. 1 across models: mean AUC and mean |ρ| per context (top), mean WEAT p̂ per context (bottom)."""
     panels = [p for p in (rho, p_hat) if p]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 1.4 * len(models)), 3.2 * len(panels)),
-                             constrained_layout=True, squeeze=False)
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(max(6, 1.4 * len(models)), 3.2 * len(panels)), constrained_layout=True, squeeze=False
+    )
     x = np.arange(len(models))
     labels = [m.rstrip("/").split("/")[-1] for m in models]
     row = 0

@@ -70,10 +70,20 @@ def run(ctx: BenchContext) -> BenchResult:
         }
     )
     for title, order, column in (("female-leaning (Eq. 1)", order_f, female), ("male-leaning (Eq. 2)", order_m, male)):
-        rows = [[rank + 1, round(float(column[i]), 4), labels[i], texts[i], ", ".join(
-            f"{w} {b:+.3f}" for w, b in scores[i].top_words(3))] for rank, i in enumerate(order)]
-        result.tables.append(f"**Top {TOP} {title}**\n\n" + md_table(["rank", "score", "topic stereotype", "sentence",
-                                                                       "top words"], rows, digits=4))
+        rows = [
+            [
+                rank + 1,
+                round(float(column[i]), 4),
+                labels[i],
+                texts[i],
+                ", ".join(f"{w} {b:+.3f}" for w, b in scores[i].top_words(3)),
+            ]
+            for rank, i in enumerate(order)
+        ]
+        result.tables.append(
+            f"**Top {TOP} {title}**\n\n"
+            + md_table(["rank", "score", "topic stereotype", "sentence", "top words"], rows, digits=4)
+        )
     result.series = {"female (Eq. 1)": female.tolist(), "male (Eq. 2)": male.tolist()}
     result.notes.append(
         f"Corpus: {len(texts)} gender-neutral sentences (neutral renderings of debiasrag/data/retrieval/"

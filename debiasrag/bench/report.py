@@ -151,8 +151,14 @@ def run_suite(
 def suite_document(
     results: dict[str, dict[str, dict[str, Any]]], names: Sequence[str], *, command: str, seed: int
 ) -> dict[str, Any]:
-    return {"format": 1, "command": command, "seed": seed, "models": list(results), "benchmarks": list(names),
-            "results": results}
+    return {
+        "format": 1,
+        "command": command,
+        "seed": seed,
+        "models": list(results),
+        "benchmarks": list(names),
+        "results": results,
+    }
 
 
 def _fmt(value: Any) -> str:
@@ -164,8 +170,14 @@ def _fmt(value: Any) -> str:
 def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> str:
     """The human report: seed comparisons first, then each benchmark's tables, notes and plots."""
     models, names, results = document["models"], document["benchmarks"], document["results"]
-    lines = ["# debiasrag benchmark report", "", f"Command: `{document['command']}`", "",
-             f"Models: {', '.join(f'`{m}`' for m in models)}; seed {document['seed']}.", ""]
+    lines = [
+        "# debiasrag benchmark report",
+        "",
+        f"Command: `{document['command']}`",
+        "",
+        f"Models: {', '.join(f'`{m}`' for m in models)}; seed {document['seed']}.",
+        "",
+    ]
     comparisons = [
         (model, name, row) for model in models for name in names for row in results[model][name]["seed_comparison"]
     ]
@@ -175,8 +187,10 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
         for model, name, row in comparisons:
             diff = row["difference"]
             ok = "" if diff is None else ("yes" if abs(diff) <= 0.01 + 1e-9 else "no")
-            lines.append(f"| {model} | {name} | {row['key']} | {_fmt(row['seed'])} | {_fmt(row['ours'])} | "
-                         f"{'' if diff is None else f'{diff:+.4f}'} | {ok} |")
+            lines.append(
+                f"| {model} | {name} | {row['key']} | {_fmt(row['seed'])} | {_fmt(row['ours'])} | "
+                f"{'' if diff is None else f'{diff:+.4f}'} | {ok} |"
+            )
     else:
         lines.append("No benchmark run here has a seed figure for these models.")
     lines.append("")
@@ -249,10 +263,16 @@ def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
         return values
 
     auc = mean_of("concept-auc", "{}.auc")
-    rho = {ctx: v for ctx in ("neutral", "debiasing", "positive")
-           if (v := mean_of("concept-auc", "{}." + ctx + ".abs_rho")) is not None}
-    p_hat = {ctx: v for ctx in ("neutral", "debiasing", "positive", "negative")
-             if (v := mean_of("weat", "{}." + ctx + ".p_hat")) is not None}
+    rho = {
+        ctx: v
+        for ctx in ("neutral", "debiasing", "positive")
+        if (v := mean_of("concept-auc", "{}." + ctx + ".abs_rho")) is not None
+    }
+    p_hat = {
+        ctx: v
+        for ctx in ("neutral", "debiasing", "positive", "negative")
+        if (v := mean_of("weat", "{}." + ctx + ".p_hat")) is not None
+    }
     if (not rho and not p_hat) or not plotting_available():
         return None
     from debiasrag.bench._plots import models_figure1

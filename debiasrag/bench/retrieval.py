@@ -72,8 +72,14 @@ def run(ctx: BenchContext) -> BenchResult:
             retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
             # every query variant in one batch: with the cached embedder the strategy runs below then hit the cache
             embedder.encode(
-                sorted({text for q in task.queries.values() for s in STRATEGIES
-                        for _, text in get_strategy(s).variants(q, retriever.concept)})
+                sorted(
+                    {
+                        text
+                        for q in task.queries.values()
+                        for s in STRATEGIES
+                        for _, text in get_strategy(s).variants(q, retriever.concept)
+                    }
+                )
             )
             rows = []
             for strategy in STRATEGIES:
@@ -91,8 +97,17 @@ def run(ctx: BenchContext) -> BenchResult:
             result.tables.append(
                 f"**{title}**\n\n"
                 + md_table(
-                    ["strategy", "k", "returned", "recall", "precision", "exp. female", "exp. male", "exp. neutral",
-                     "exp. gap"],
+                    [
+                        "strategy",
+                        "k",
+                        "returned",
+                        "recall",
+                        "precision",
+                        "exp. female",
+                        "exp. male",
+                        "exp. neutral",
+                        "exp. gap",
+                    ],
                     rows,
                 )
             )

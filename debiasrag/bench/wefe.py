@@ -89,6 +89,7 @@ def load_word_sets(data: dict[str, Any] | None = None, *, on_leak: str = "error"
 
 def measure(vectors: dict[str, np.ndarray], sets: WordSets, *, seed: int) -> dict[str, float]:
     """Every metric on one embedding space, flat ``{metric: value}``."""
+
     def rows(words: Sequence[str]) -> np.ndarray:
         return np.stack([vectors[w] for w in words])
 

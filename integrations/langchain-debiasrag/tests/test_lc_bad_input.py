@@ -49,8 +49,9 @@ def test_store_raising_names_store_variant_and_cause() -> None:
     retriever = DebiasedRetriever(ScriptedStore(boom), strategy="balanced")
     with pytest.raises(DebiasragError) as err:
         retriever.invoke(QUERY)
-    assert str(err.value) == ("ScriptedStore search failed for the 'female' variant: "
-                              "ConnectionError: vector database unreachable")
+    assert str(err.value) == (
+        "ScriptedStore search failed for the 'female' variant: ConnectionError: vector database unreachable"
+    )
     assert isinstance(err.value.__cause__, ConnectionError)
 
 

@@ -84,14 +84,16 @@ def test_distance_store_is_detected_and_normalised(strategy: str, relevance: boo
         assert [d.metadata["score"] for d in distance] == pytest.approx([d.metadata["score"] for d in memory], abs=1e-5)
     else:  # negated squared L2 = 2·cos - 2
         assert [d.metadata["score"] for d in distance] == pytest.approx(
-            [2 * d.metadata["score"] - 2 for d in memory], abs=1e-5)
+            [2 * d.metadata["score"] - 2 for d in memory], abs=1e-5
+        )
 
 
 def test_wrong_direction_would_return_the_least_similar() -> None:
     """Why direction matters: reading distances as similarities ranks the store's five nearest backwards."""
     right = DebiasedRetriever(l2_store(True), strategy="topk", k=5).invoke(QUERY)
-    wrong = DebiasedRetriever(l2_store(True), strategy="topk", k=5, score_direction="higher",
-                              relevance_fn=lambda d: d).invoke(QUERY)
+    wrong = DebiasedRetriever(
+        l2_store(True), strategy="topk", k=5, score_direction="higher", relevance_fn=lambda d: d
+    ).invoke(QUERY)
     assert [d.id for d in wrong] == [d.id for d in right][::-1]
 
 
@@ -114,8 +116,10 @@ def test_dynamic_k_is_a_cap() -> None:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("strategy", ALL)
 async def test_async_matches_sync(strategy: str) -> None:
-    for retriever in (DebiasedRetriever(memory_store(), strategy=strategy, k=4),
-                      DebiasedRetriever(index(), embedder=minilm(), strategy=strategy, k=4)):
+    for retriever in (
+        DebiasedRetriever(memory_store(), strategy=strategy, k=4),
+        DebiasedRetriever(index(), embedder=minilm(), strategy=strategy, k=4),
+    ):
         assert summary(await retriever.ainvoke(QUERY)) == summary(retriever.invoke(QUERY))
 
 

@@ -52,7 +52,6 @@ class _Standard(RetrieversIntegrationTests):
         return gendered_corpus()[0]
 
 
-
 # The suite's one async test has no asyncio marker (langchain's own repos run asyncio_mode=auto, ours is
 # strict). Overriding it would trip the suite's test_no_overrides_DO_NOT_OVERRIDE, so the marker goes on
 # the suite's function itself: same body, same identity.

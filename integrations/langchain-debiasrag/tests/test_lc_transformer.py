@@ -33,7 +33,7 @@ def test_remove_keeps_id_and_metadata_and_records_entities() -> None:
     assert out[0].metadata["source"] == "wiki"
     removed = out[0].metadata["anonymized_entities"]
     assert [(e["text"], e["label"]) for e in removed] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
-    assert DOCS[0].page_content[removed[0]["start"]:removed[0]["end"]] == "Maria Garcia"  # offsets: original text
+    assert DOCS[0].page_content[removed[0]["start"] : removed[0]["end"]] == "Maria Garcia"  # offsets: original text
     assert out[0].metadata["anonymization"] == {"method": "ner", "fallback": None}
     assert out[1].page_content == DOCS[1].page_content and out[1].metadata["anonymized_entities"] == []
     assert DOCS[0].page_content.startswith("Maria")  # inputs untouched

@@ -28,8 +28,13 @@ def minilm() -> DebiasragEmbedding:
 def index_of(task: RetrievalTask) -> VectorStoreIndex:
     # The group/topic labels are for scoring the test only: LlamaIndex embeds metadata unless excluded.
     nodes = [
-        TextNode(id_=str(d.id), text=d.text, metadata=dict(d.metadata),
-                 excluded_embed_metadata_keys=list(d.metadata), excluded_llm_metadata_keys=list(d.metadata))
+        TextNode(
+            id_=str(d.id),
+            text=d.text,
+            metadata=dict(d.metadata),
+            excluded_embed_metadata_keys=list(d.metadata),
+            excluded_llm_metadata_keys=list(d.metadata),
+        )
         for d in task.documents
     ]
     return VectorStoreIndex(nodes, embed_model=minilm())

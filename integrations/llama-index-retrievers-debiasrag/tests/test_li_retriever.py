@@ -102,8 +102,11 @@ class FixedRetriever(BaseRetriever):
 def test_fixed_depth_retriever_is_reranked_within_its_results() -> None:
     fixed = FixedRetriever([("a", 0.9), ("b", 0.6), ("c", 0.2)])
     nodes = DebiasedRetriever(fixed, strategy="balanced", similarity_top_k=5).retrieve("who leads?")
-    assert [(n.node.node_id, n.node.metadata["variant"]) for n in nodes] == [("a", "female"), ("c", "male"),
-                                                                           ("b", "female")]
+    assert [(n.node.node_id, n.node.metadata["variant"]) for n in nodes] == [
+        ("a", "female"),
+        ("c", "male"),
+        ("b", "female"),
+    ]
     assert [n.score for n in nodes] == pytest.approx([0.9, 0.8, 0.6])
 
 

@@ -162,8 +162,10 @@ class DebiasedRetriever(BaseRetriever):
         if isinstance(exc, DebiasragError):
             return exc
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return DebiasragError(f"{self.source_name} retrieval failed for the {label!r} variant: {type(exc).__name__}"
-                              + (f": {detail}" if detail else ""))
+        return DebiasragError(
+            f"{self.source_name} retrieval failed for the {label!r} variant: {type(exc).__name__}"
+            + (f": {detail}" if detail else "")
+        )
 
     def _rankings(
         self,
@@ -182,8 +184,10 @@ class DebiasedRetriever(BaseRetriever):
                 if not isinstance(item, NodeWithScore):
                     raise DebiasragError(f"{self.source_name} returned {type(item).__name__}, expected NodeWithScore")
                 if item.score is None or not math.isfinite(float(item.score)):
-                    raise DebiasragError(f"{self.source_name} returned a node without a score ({item.score!r}) for "
-                                         f"the {label!r} variant; debiasrag needs scored retrieval")
+                    raise DebiasragError(
+                        f"{self.source_name} returned a node without a score ({item.score!r}) for "
+                        f"the {label!r} variant; debiasrag needs scored retrieval"
+                    )
                 key = item.node.node_id
                 seen.setdefault(key, item)
                 score = self._convert(float(item.score))
