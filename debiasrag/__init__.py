@@ -3,7 +3,7 @@
 from debiasrag.concepts import Concept, available_concepts, load_concept
 from debiasrag.corpus import Document, read_documents
 from debiasrag.embedders import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder, load_embedder
-from debiasrag.errors import DebiasragError, IndexLoadError, InputError
+from debiasrag.errors import DebiasragError, IndexLoadError, IndexWriteError, InputError
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever, Hit, RetrievalResult
 from debiasrag.strategies import STRATEGIES, DynamicCutoff, Ranking, Strategy, get_strategy, run_strategy
@@ -22,6 +22,7 @@ __all__ = [
     "FaissIndex",
     "Hit",
     "IndexLoadError",
+    "IndexWriteError",
     "InputError",
     "Ranking",
     "RetrievalResult",

@@ -13,3 +13,7 @@ class InputError(DebiasragError, ValueError):
 
 class IndexLoadError(DebiasragError):
     """An index directory is missing, corrupted or was built with another model."""
+
+
+class IndexWriteError(DebiasragError):
+    """An index could not be written (disk full, file too big, permissions); the previous index is unchanged."""

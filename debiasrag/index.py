@@ -1,41 +1,30 @@
 """FAISS-backed vector index that also keeps ids, texts and metadata, saved without pickle.
 
-On disk an index is a folder with ``index.faiss`` (FAISS's own format), ``documents.jsonl`` (one
-``{"id", "text", "metadata"}`` per vector, in vector order) and ``manifest.json`` (model, dimension,
-kind, count and SHA-256 of both files). :meth:`FaissIndex.save` writes a sibling temp folder and swaps
-it in, so an interrupted save leaves the previous index intact.
+On disk an index is a folder whose ``manifest.json`` (model, dimension, kind, count, SHA-256 and size
+of each file) names the current version: ``index.faiss`` (FAISS's own format) and ``documents.jsonl``
+(one ``{"id", "text", "metadata"}`` per vector, in vector order). Publication is atomic, verified and
+reader-safe; :mod:`debiasrag.storage` holds the protocol.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
-import shutil
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import faiss
 import numpy as np
 
+from debiasrag import storage
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
 from debiasrag.errors import IndexLoadError, InputError
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
-FORMAT_VERSION = 1
-_INDEX_FILE, _DOCS_FILE, _MANIFEST = "index.faiss", "documents.jsonl", "manifest.json"
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+FORMAT_VERSION = storage.FORMAT_VERSION
+_INDEX_FILE, _DOCS_FILE = storage.INDEX_FILE, storage.DOCS_FILE
 
 
 class FaissIndex:
@@ -104,9 +93,15 @@ class FaissIndex:
             raise InputError(f"vectors must have shape (n, {self.dimension}), got {vectors.shape}")
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
+        seen: set[str | int] = set()
         for doc in documents:
-            if doc.id in self._position:
+            if not isinstance(doc.id, (str, int)) or isinstance(doc.id, bool):
+                raise InputError(f"document ids must be strings or integers, got {type(doc.id).__name__} {doc.id!r}")
+            if not isinstance(doc.text, str):
+                raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
+            if doc.id in self._position or doc.id in seen:
                 raise InputError(f"duplicate id {doc.id!r}")
+            seen.add(doc.id)
         if self._index is None:  # IVF trains on its first batch
             self._index = self._new_index(len(vectors))
             self._index.train(vectors)
@@ -190,73 +185,59 @@ class FaissIndex:
         }
 
     def save(self, directory: str | Path) -> Path:
-        """Write the index to ``directory`` atomically (temp folder, then rename over the old one)."""
+        """Publish the index in ``directory`` as a new version (see :mod:`debiasrag.storage`).
+
+        Refused when ``directory`` exists and is neither an index folder nor empty, or is a symbolic
+        link. Every write is verified before the manifest is swapped in; on failure the previous
+        index stays current and :class:`~debiasrag.errors.IndexWriteError` is raised.
+        """
         if self._index is None or not self.ids:
             raise InputError("refusing to save an empty index")
-        target = Path(directory)
-        parent = target.parent if str(target.parent) else Path(".")
-        if not parent.exists():
-            raise InputError(f"parent folder does not exist: {parent}")
-        if target.exists() and not target.is_dir():
-            raise InputError(f"{target} exists and is not a folder")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-        try:
-            faiss.write_index(self._index, str(tmp / _INDEX_FILE))
-            with (tmp / _DOCS_FILE).open("w", encoding="utf-8") as handle:
-                for doc_id, text, metadata in zip(self.ids, self.texts, self.metadatas):
-                    try:
-                        line = json.dumps({"id": doc_id, "text": text, "metadata": metadata}, ensure_ascii=False)
-                    except TypeError as exc:
-                        raise InputError(f"metadata of document {doc_id!r} is not JSON-serialisable: {exc}") from exc
-                    handle.write(line + "\n")
-            manifest = self._manifest()
-            manifest["sha256"] = {name: _sha256(tmp / name) for name in (_INDEX_FILE, _DOCS_FILE)}
-            (tmp / _MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-            _swap_into_place(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return target
+        lines = []
+        for doc_id, text, metadata in zip(self.ids, self.texts, self.metadatas):
+            try:
+                line = json.dumps(
+                    {"id": doc_id, "text": text, "metadata": metadata}, ensure_ascii=False, allow_nan=False
+                )
+                lines.append((line + "\n").encode("utf-8"))
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"metadata of document {doc_id!r} is not JSON-serialisable: {exc}") from exc
+            except UnicodeEncodeError as exc:
+                raise InputError(f"document {doc_id!r} holds text that is not valid Unicode: {exc.reason}") from exc
+        payload = {_INDEX_FILE: [faiss.serialize_index(self._index)], _DOCS_FILE: lines}
+        return storage.publish(directory, payload, self._manifest())
 
     @classmethod
-    def load(cls, directory: str | Path, *, embedder: Embedder | None = None, verify: bool = True) -> FaissIndex:
-        """Load an index folder; with ``embedder``, check it is the model the index was built with."""
+    def load(cls, directory: str | Path, *, embedder: Embedder | None = None) -> FaissIndex:
+        """Load the current version of an index folder, verified against its manifest's checksums.
+
+        With ``embedder``, also check it is the model (and dimension) the index was built with.
+        """
         folder = Path(directory)
-        manifest = read_manifest(folder)
-        for name in (_INDEX_FILE, _DOCS_FILE):
-            if not (folder / name).is_file():
-                raise IndexLoadError(f"{folder} is incomplete: {name} is missing")
-            expected = manifest.get("sha256", {}).get(name)
-            if verify and expected and _sha256(folder / name) != expected:
-                raise IndexLoadError(f"{folder}/{name} is corrupted (checksum mismatch)")
+        manifest, files = storage.read_current(folder)
         if embedder is not None:
             check_model(manifest, embedder, folder)
-        options = manifest.get("options", {})
-        index = cls(int(manifest["dimension"]), model_name=manifest.get("model"), kind=manifest["kind"], **options)
-        index.preprocessing = dict(manifest.get("preprocessing") or {})
+        index = cls(manifest["dimension"], model_name=manifest["model"], kind=manifest["kind"], **manifest["options"])
+        index.preprocessing = dict(manifest["preprocessing"])
         try:
-            index._index = faiss.read_index(str(folder / _INDEX_FILE))
+            index._index = faiss.deserialize_index(np.frombuffer(files[_INDEX_FILE], dtype=np.uint8))
         except RuntimeError as exc:
             raise IndexLoadError(f"{folder}/{_INDEX_FILE} cannot be read: {str(exc).splitlines()[0]}") from exc
         if index._index.d != index.dimension:
             raise IndexLoadError(
                 f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}"
             )
-        with (folder / _DOCS_FILE).open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                try:
-                    row = json.loads(line)
-                    doc = Document(row["id"], row["text"], row.get("metadata", {}))
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise IndexLoadError(f"{folder}/{_DOCS_FILE} line {number} is corrupted") from exc
-                index._position[doc.id] = len(index.ids)
-                index.ids.append(doc.id)
-                index.texts.append(doc.text)
-                index.metadatas.append(doc.metadata)
-        if not (len(index.ids) == index._index.ntotal == manifest.get("count")):
+        for doc in _parse_documents(files[_DOCS_FILE], folder):
+            if doc.id in index._position:
+                raise IndexLoadError(f"{folder}/{_DOCS_FILE} is corrupted: duplicate id {doc.id!r}")
+            index._position[doc.id] = len(index.ids)
+            index.ids.append(doc.id)
+            index.texts.append(doc.text)
+            index.metadatas.append(doc.metadata)
+        if not (len(index.ids) == index._index.ntotal == manifest["count"]):
             raise IndexLoadError(
                 f"{folder}: {len(index.ids)} documents, {index._index.ntotal} vectors, "
-                f"manifest says {manifest.get('count')}"
+                f"manifest says {manifest['count']}"
             )
         if index.kind == "ivf":
             index._index.make_direct_map()
@@ -264,6 +245,19 @@ class FaissIndex:
         if index.kind == "hnsw":
             index._index.hnsw.efSearch = index.ef_search
         return index
+
+
+def _parse_documents(data: bytes, folder: Path) -> Iterator[Document]:
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            row = json.loads(line.decode("utf-8"))
+            doc_id, text, metadata = row["id"], row["text"], row.get("metadata", {})
+            valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
+            if not (valid_id and isinstance(text, str) and isinstance(metadata, dict)):
+                raise TypeError("wrong field types")
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            raise IndexLoadError(f"{folder}/{_DOCS_FILE} line {number} is corrupted") from None
+        yield Document(doc_id, text, metadata)
 
 
 def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> None:
@@ -281,33 +275,5 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The manifest of an index folder (to pick the right embedder before loading), format checked."""
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise IndexLoadError(f"index folder not found: {folder}")
-    try:
-        manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise IndexLoadError(f"{folder} is not a debiasrag index (no {_MANIFEST})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise IndexLoadError(f"{folder}/{_MANIFEST} is corrupted: {exc}") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
-        found = manifest.get("format") if isinstance(manifest, dict) else None
-        raise IndexLoadError(f"{folder}: unsupported index format {found!r}")
-    return manifest
-
-
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    """Replace ``target`` by ``tmp``; the old folder is only removed once the new one is in place."""
-    if not target.exists():
-        os.replace(tmp, target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    old.rmdir()
-    os.replace(target, old)
-    try:
-        os.replace(tmp, target)
-    except BaseException:
-        os.replace(old, target)  # put the previous index back
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    """The validated manifest of an index folder (to pick the right embedder before loading)."""
+    return storage.read_manifest(directory)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from debiasrag.cli import main
+from debiasrag.storage import data_paths
 
 CORPUS = [
     {"id": "f1", "text": "She commanded the largest naval fleet in the history of the nation.", "group": "female"},
@@ -162,7 +163,7 @@ def test_index_with_ner_anonymization_and_matching_queries(tmp_path, capsys):
     assert main(["index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(out), "--anonymize", "ner"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["preprocessing"] == {"anonymize": {"method": "ner", "strategy": "remove", "entities": None}}
-    stored = [json.loads(line) for line in (out / "documents.jsonl").read_text().splitlines()]
+    stored = [json.loads(line) for line in data_paths(out)["documents.jsonl"].read_text().splitlines()]
     assert stored[0]["text"] == rows[0]["text"]  # the original is what users get back
     assert "Alejandro" not in stored[0]["metadata"]["anonymized_text"]
     assert "Hiroki" not in stored[1]["metadata"]["anonymized_text"]

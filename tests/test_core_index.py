@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from debiasrag import Document, FaissIndex, IndexLoadError, InputError, load_concept, read_documents
 from debiasrag.concepts import Concept
 from debiasrag.corpus import JsonlReport, write_jsonl_atomic
+from debiasrag.storage import data_paths
 
 
 @pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
@@ -35,15 +37,18 @@ def test_flat_search_is_exact_cosine(embedder, toy_index):
     np.testing.assert_allclose(scores[0], np.sort(brute)[::-1], atol=1e-5)
 
 
+def _snapshot(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
 def test_failed_save_leaves_previous_index_intact(tmp_path, embedder, toy_index, toy_task_docs):
     toy_index.save(tmp_path / "ix")
-    before = {p.name: p.read_bytes() for p in (tmp_path / "ix").iterdir()}
+    before = _snapshot(tmp_path / "ix")
     bad = FaissIndex(embedder.dimension, model_name=embedder.name)
     bad.add([Document("x", "text", {"when": object()})], embedder.encode(["text"]))
     with pytest.raises(InputError, match="not JSON-serialisable"):
         bad.save(tmp_path / "ix")
-    after = {p.name: p.read_bytes() for p in (tmp_path / "ix").iterdir()}
-    assert after == before
+    assert _snapshot(tmp_path / "ix") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ix"]  # no temp folders left behind
 
 
@@ -63,22 +68,26 @@ def test_load_errors(tmp_path, embedder, toy_index):
     with pytest.raises(IndexLoadError, match="not a debiasrag index"):
         FaissIndex.load(tmp_path / "empty")
     toy_index.save(tmp_path / "ix")
-    docs = tmp_path / "ix" / "documents.jsonl"
+    docs = data_paths(tmp_path / "ix")["documents.jsonl"]
     docs.write_text(docs.read_text()[:-40])
     with pytest.raises(IndexLoadError, match="documents.jsonl is corrupted"):
         FaissIndex.load(tmp_path / "ix")
     toy_index.save(tmp_path / "ix2")
-    (tmp_path / "ix2" / "index.faiss").write_bytes(b"garbage")
+    data_paths(tmp_path / "ix2")["index.faiss"].write_bytes(b"garbage")
     with pytest.raises(IndexLoadError, match="index.faiss is corrupted"):
         FaissIndex.load(tmp_path / "ix2")
+    manifest = json.loads((tmp_path / "ix2" / "manifest.json").read_text())
+    manifest["sha256"]["index.faiss"] = hashlib.sha256(b"garbage").hexdigest()
+    manifest["size"]["index.faiss"] = 7
+    (tmp_path / "ix2" / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(IndexLoadError, match="cannot be read"):
-        FaissIndex.load(tmp_path / "ix2", verify=False)
+        FaissIndex.load(tmp_path / "ix2")
     toy_index.save(tmp_path / "ix3")
     (tmp_path / "ix3" / "manifest.json").write_text("{not json")
     with pytest.raises(IndexLoadError, match="manifest.json is corrupted"):
         FaissIndex.load(tmp_path / "ix3")
     toy_index.save(tmp_path / "ix4")
-    (tmp_path / "ix4" / "index.faiss").unlink()
+    data_paths(tmp_path / "ix4")["index.faiss"].unlink()
     with pytest.raises(IndexLoadError, match="index.faiss is missing"):
         FaissIndex.load(tmp_path / "ix4")
 

@@ -1,0 +1,381 @@
+"""The on-disk protocol of an index folder: crash-safe, reader-safe publication of immutable versions.
+
+An index folder holds one ``manifest.json`` (the pointer) and one or more complete versions::
+
+    my-index/
+      manifest.json                              which version is current, its checksums and sizes
+      debiasrag-data-20261122T224501-1a2b3c4d/   a version: index.faiss + documents.jsonl, never modified
+      .debiasrag.lock                            writers hold an exclusive lock on it while saving
+
+A save writes a new version folder (every write checked, flushed, fsynced, then re-read and verified),
+then replaces ``manifest.json`` with one :func:`os.replace` — the only step that changes what readers
+see. A crash at any point leaves either the old or the new manifest, each naming a complete version.
+The previous version is kept so readers that already read the old manifest can finish; older
+versions and leftovers of interrupted saves (all recognisably named) are removed by the next save.
+Readers take no lock: a reader whose version vanished under it re-reads the manifest and retries.
+
+Saving is refused on anything that is not already an index folder (or an empty or new folder), and on
+symbolic links, so a mistyped ``--out`` can never delete a user's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from debiasrag.errors import IndexLoadError, IndexWriteError, InputError
+
+try:  # POSIX; on other systems concurrent saves are not serialised
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 2
+PRODUCER = "debiasrag"
+MANIFEST = "manifest.json"
+INDEX_FILE, DOCS_FILE = "index.faiss", "documents.jsonl"
+DATA_FILES = (INDEX_FILE, DOCS_FILE)
+LOCK_FILE = ".debiasrag.lock"
+_VERSION_RE = re.compile(r"^debiasrag-data-\d{8}T\d{6}-[0-9a-f]{8}$")
+_MANIFEST_TMP_RE = re.compile(r"^\.manifest-\d{8}T\d{6}-[0-9a-f]{8}\.tmp$")
+# Leftovers of format 1 (before versioned folders): sibling temp/old folders of an interrupted swap.
+_LEGACY_SIBLING_RE = r"^\.{name}\.[a-z0-9_]{{8}}\.(tmp|old)$"
+_LOAD_ATTEMPTS = 8
+_CHUNK = 1 << 22
+
+
+def _new_version() -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{secrets.token_hex(4)}"
+
+
+# -- writing ------------------------------------------------------------------------------------------
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a folder be fsynced
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _sha256_file(path: Path) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def write_verified(path: Path, chunks: Iterable[bytes]) -> tuple[str, int]:
+    """Write ``chunks`` to a new file, flush + fsync, then re-read it: ``(sha256, size)`` as verified on disk.
+
+    Uses the built-in ``open`` so every write error (disk full, file too big) surfaces here as ``OSError``.
+    """
+    digest, size = hashlib.sha256(), 0
+    with open(path, "xb") as handle:
+        for chunk in chunks:
+            view = memoryview(chunk).cast("B")
+            for start in range(0, len(view), _CHUNK):
+                part = view[start : start + _CHUNK]
+                written = handle.write(part)
+                if written is not None and written != len(part):
+                    raise OSError(errno.EIO, f"short write to {path.name}")
+                digest.update(part)
+                size += len(part)
+        handle.flush()
+        os.fsync(handle.fileno())
+    on_disk = _sha256_file(path)
+    if on_disk != (digest.hexdigest(), size):
+        raise OSError(errno.EIO, f"{path.name} reads back differently from what was written")
+    return on_disk
+
+
+def _is_ours(entry: Path) -> bool:
+    return entry.name in (MANIFEST, LOCK_FILE) or bool(
+        _VERSION_RE.match(entry.name) or _MANIFEST_TMP_RE.match(entry.name)
+    )
+
+
+def check_writable_target(target: Path) -> None:
+    """Refuse to write over anything that is not an index folder, an empty folder, or a new path."""
+    if target.is_symlink():
+        raise InputError(f"{target} is a symbolic link; refusing to write an index through it (pass the real folder)")
+    if not target.exists():
+        parent = target.parent
+        if not parent.is_dir():
+            raise InputError(f"parent folder does not exist: {parent}")
+        return
+    if not target.is_dir():
+        raise InputError(f"{target} exists and is not a folder; refusing to replace it with an index")
+    entries = list(target.iterdir())
+    if (target / MANIFEST).is_file():
+        try:
+            read_manifest(target)
+        except IndexLoadError as exc:
+            raise InputError(
+                f"{target} holds a {MANIFEST} that is not a valid debiasrag index ({exc}); "
+                "refusing to write over it (choose another folder)"
+            ) from None
+        return
+    foreign = [e.name for e in entries if not _is_ours(e)]
+    if foreign:
+        raise InputError(
+            f"{target} is not empty and is not a debiasrag index (it holds {foreign[0]!r}"
+            f"{' and more' if len(foreign) > 1 else ''}); refusing to write over it (choose a new folder)"
+        )
+
+
+@contextlib.contextmanager
+def writer_lock(folder: Path) -> Iterator[None]:
+    """Exclusive lock for the duration of a save, so two processes never publish over each other."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def publish(target: str | Path, payload: dict[str, Iterable[bytes]], manifest: dict[str, Any]) -> Path:
+    """Write ``payload`` (file name → byte chunks) as a new version of the index folder ``target``.
+
+    ``manifest`` gets the version, checksums and sizes; it is published last, atomically. On any
+    failure the previous index stays current and :class:`~debiasrag.errors.IndexWriteError` (or
+    :class:`~debiasrag.errors.InputError` for a refused target) is raised.
+    """
+    target = Path(target)
+    check_writable_target(target)
+    try:
+        target.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise IndexWriteError(f"cannot create index folder {target}: {exc.strerror or exc}") from exc
+    with writer_lock(target):
+        check_writable_target(target)  # another writer may have changed it while we waited
+        previous = _current_version(target)
+        version = f"debiasrag-data-{_new_version()}"
+        version_dir = target / version
+        manifest_tmp = target / f".manifest-{version[len('debiasrag-data-') :]}.tmp"
+        try:
+            version_dir.mkdir()
+            sha, sizes = {}, {}
+            for name, chunks in payload.items():
+                sha[name], sizes[name] = write_verified(version_dir / name, chunks)
+            _fsync_dir(version_dir)
+            record = {**manifest, "format": FORMAT_VERSION, "producer": PRODUCER, "version": version}
+            record.update(sha256=sha, size=sizes)
+            text = json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
+            write_verified(manifest_tmp, [text])
+            os.replace(manifest_tmp, target / MANIFEST)  # the single step readers can observe
+            _fsync_dir(target)
+        except OSError as exc:
+            shutil.rmtree(version_dir, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                manifest_tmp.unlink()
+            reason = exc.strerror or str(exc)
+            raise IndexWriteError(
+                f"could not write the index to {target}: {reason}; the previous index is unchanged"
+            ) from exc
+        except BaseException:
+            shutil.rmtree(version_dir, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                manifest_tmp.unlink()
+            raise
+        _remove_leftovers(target, keep={version, previous})
+    return target
+
+
+def _current_version(folder: Path) -> str | None:
+    try:
+        return read_manifest(folder).get("version")
+    except IndexLoadError:
+        return None
+
+
+def _remove_leftovers(folder: Path, keep: set[str | None]) -> None:
+    """Delete versions older than the previous one, temp manifests and format-1 files; only our own names."""
+    for entry in folder.iterdir():
+        try:
+            if _VERSION_RE.match(entry.name) and entry.name not in keep and not entry.is_symlink():
+                shutil.rmtree(entry)
+            elif _MANIFEST_TMP_RE.match(entry.name) and not entry.is_dir():
+                entry.unlink()
+            elif entry.name in DATA_FILES and entry.is_file() and not entry.is_symlink():
+                entry.unlink()  # a format-1 index this save upgraded
+        except OSError as exc:  # a leftover we cannot remove is harmless; the next save retries
+            logger.warning("could not remove leftover %s: %s", entry, exc)
+    pattern = re.compile(_LEGACY_SIBLING_RE.format(name=re.escape(folder.name)))
+    for sibling in folder.parent.iterdir():
+        if pattern.match(sibling.name) and sibling.is_dir() and not sibling.is_symlink():
+            if all(p.name in (MANIFEST, *DATA_FILES) for p in sibling.iterdir()):
+                shutil.rmtree(sibling, ignore_errors=True)
+
+
+# -- reading ------------------------------------------------------------------------------------------
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    """The validated manifest of an index folder (to pick the right embedder before loading)."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise IndexLoadError(f"index folder not found: {folder}")
+    try:
+        with open(folder / MANIFEST, "rb") as handle:
+            raw = handle.read()
+        manifest = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except FileNotFoundError:
+        raise IndexLoadError(f"{folder} is not a debiasrag index (no {MANIFEST})") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise IndexLoadError(f"{folder}/{MANIFEST} is corrupted: {str(exc).splitlines()[0][:200]}") from None
+    except OSError as exc:
+        raise IndexLoadError(f"cannot read {folder}/{MANIFEST}: {exc.strerror or exc}") from None
+    validate_manifest(manifest, folder)
+    return manifest
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in a manifest")
+
+
+def _fail(folder: Path, field: str, expected: str, value: Any) -> IndexLoadError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return IndexLoadError(f"{folder}/{MANIFEST} is invalid: {field!r} must be {expected}, got {shown}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validate_manifest(manifest: Any, folder: Path) -> None:
+    """Check every field's type and range; raise :class:`IndexLoadError` naming the first bad one."""
+    if not isinstance(manifest, dict):
+        raise IndexLoadError(f"{folder}/{MANIFEST} is invalid: not a JSON object")
+    fmt = manifest.get("format")
+    if fmt not in (1, FORMAT_VERSION) or not _is_int(fmt):
+        raise IndexLoadError(f"{folder}: unsupported index format {fmt!r}")
+    checks: list[tuple[str, str, Any]] = [
+        ("model", "a string or null", lambda v: v is None or isinstance(v, str)),
+        ("dimension", "a positive integer", lambda v: _is_int(v) and 0 < v <= 1 << 16),
+        ("kind", "one of 'flat', 'ivf', 'hnsw'", lambda v: v in ("flat", "ivf", "hnsw")),
+        ("count", "a positive integer", lambda v: _is_int(v) and v > 0),
+        ("preprocessing", "an object", lambda v: isinstance(v, dict)),
+        ("options", "an object", lambda v: isinstance(v, dict)),
+        ("sha256", "an object with a checksum per file", lambda v: isinstance(v, dict)),
+    ]
+    for field, expected, ok in checks:
+        if field not in manifest:
+            raise IndexLoadError(f"{folder}/{MANIFEST} is invalid: {field!r} is missing")
+        if not ok(manifest[field]):
+            raise _fail(folder, field, expected, manifest[field])
+    _validate_options(manifest["options"], folder)
+    _validate_preprocessing(manifest["preprocessing"], folder)
+    for name in DATA_FILES:
+        value = manifest["sha256"].get(name)
+        if not (isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value)):
+            raise _fail(folder, f"sha256.{name}", "a SHA-256 hex digest", value)
+    if fmt == FORMAT_VERSION:
+        if manifest.get("producer") != PRODUCER:
+            raise _fail(folder, "producer", repr(PRODUCER), manifest.get("producer"))
+        version = manifest.get("version")
+        if not (isinstance(version, str) and _VERSION_RE.match(version)):
+            raise _fail(folder, "version", "a debiasrag-data-… folder name", version)
+        sizes = manifest.get("size")
+        if not isinstance(sizes, dict) or not all(_is_int(sizes.get(n)) and sizes[n] >= 0 for n in DATA_FILES):
+            raise _fail(folder, "size", "an object with a byte size per file", sizes)
+
+
+_OPTION_TYPES = {"nlist": True, "nprobe": False, "hnsw_m": False, "ef_search": False}  # name → may be null
+
+
+def _validate_options(options: dict[str, Any], folder: Path) -> None:
+    for key, value in options.items():
+        if key not in _OPTION_TYPES:
+            raise _fail(folder, f"options.{key}", f"one of {', '.join(_OPTION_TYPES)}", key)
+        if value is None and _OPTION_TYPES[key]:
+            continue
+        if not (_is_int(value) and 0 < value <= 1 << 24):
+            raise _fail(folder, f"options.{key}", "a positive integer", value)
+
+
+def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None:
+    for key in preprocessing:
+        if key != "anonymize":
+            raise _fail(folder, f"preprocessing.{key}", "'anonymize' (the only known step)", key)
+    settings = preprocessing.get("anonymize")
+    if settings is None:
+        return
+    if not isinstance(settings, dict):
+        raise _fail(folder, "preprocessing.anonymize", "an object", settings)
+    if settings.get("method") not in ("ner", "llm"):
+        raise _fail(folder, "preprocessing.anonymize.method", "'ner' or 'llm'", settings.get("method"))
+    if settings.get("strategy", "remove") not in ("remove", "replace"):
+        raise _fail(folder, "preprocessing.anonymize.strategy", "'remove' or 'replace'", settings.get("strategy"))
+    entities = settings.get("entities")
+    if not (
+        entities is None
+        or isinstance(entities, str)
+        or (isinstance(entities, list) and all(isinstance(e, str) for e in entities))
+    ):
+        raise _fail(folder, "preprocessing.anonymize.entities", "null, a string or a list of strings", entities)
+    for key, value in settings.items():
+        if not (value is None or isinstance(value, (str, int, float, bool, list))):
+            raise _fail(folder, f"preprocessing.anonymize.{key}", "a plain value", value)
+
+
+def data_paths(folder: str | Path, manifest: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Where the current version's files are (``index.faiss``, ``documents.jsonl``)."""
+    folder = Path(folder)
+    manifest = manifest if manifest is not None else read_manifest(folder)
+    base = folder / manifest["version"] if manifest["format"] == FORMAT_VERSION else folder
+    return {name: base / name for name in DATA_FILES}
+
+
+class _VersionGone(IndexLoadError):
+    """A file of the version named by the manifest is missing (maybe a concurrent save removed it)."""
+
+
+def _read_verified(path: Path, manifest: dict[str, Any], name: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise _VersionGone(f"{path.parent} is incomplete: {name} is missing") from None
+    except OSError as exc:
+        raise IndexLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+    size = manifest.get("size", {}).get(name)
+    if (size is not None and len(data) != size) or hashlib.sha256(data).hexdigest() != manifest["sha256"][name]:
+        raise IndexLoadError(f"{path} is corrupted (checksum mismatch)")
+    return data
+
+
+def read_current(directory: str | Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The validated manifest and the verified bytes of every data file of the current version.
+
+    Retries when a concurrent save replaced the version between reading the manifest and its files.
+    """
+    folder = Path(directory)
+    for _ in range(_LOAD_ATTEMPTS):
+        manifest = read_manifest(folder)
+        paths = data_paths(folder, manifest)
+        try:
+            return manifest, {name: _read_verified(path, manifest, name) for name, path in paths.items()}
+        except _VersionGone:
+            if read_manifest(folder).get("version") == manifest.get("version"):
+                raise
+            time.sleep(0.01)
+    raise IndexLoadError(f"{folder} changed {_LOAD_ATTEMPTS} times while loading; try again")
