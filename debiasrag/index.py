@@ -195,15 +195,15 @@ class FaissIndex:
             raise InputError("refusing to save an empty index")
         lines = []
         for doc_id, text, metadata in zip(self.ids, self.texts, self.metadatas):
+            row = {"id": doc_id, "text": text, "metadata": metadata}
             try:
-                line = json.dumps(
-                    {"id": doc_id, "text": text, "metadata": metadata}, ensure_ascii=False, allow_nan=False
-                )
+                line = json.dumps(row, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise InputError(f"metadata of document {doc_id!r} is not JSON-serialisable: {exc}") from None
+            try:
                 lines.append((line + "\n").encode("utf-8"))
-            except (TypeError, ValueError) as exc:
-                raise InputError(f"metadata of document {doc_id!r} is not JSON-serialisable: {exc}") from exc
-            except UnicodeEncodeError as exc:
-                raise InputError(f"document {doc_id!r} holds text that is not valid Unicode: {exc.reason}") from exc
+            except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
+                lines.append((json.dumps(row, allow_nan=False) + "\n").encode("ascii"))
         payload = {_INDEX_FILE: [faiss.serialize_index(self._index)], _DOCS_FILE: lines}
         return storage.publish(directory, payload, self._manifest())
 

@@ -15,7 +15,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "corpus", help='JSONL file of {"id": ..., "text": ..., other fields -> metadata}; - reads stdin'
     )
-    parser.add_argument("--out", required=True, help="index folder to write (replaced atomically)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="index folder to write: new, empty, or an existing index (a new version is published atomically)",
+    )
     add_model_option(parser)
     parser.add_argument(
         "--kind", choices=["flat", "ivf", "hnsw"], default="flat", help="FAISS index kind (default: flat, exact)"

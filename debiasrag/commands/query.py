@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from rich.table import Table
 
-from debiasrag.commands._common import add_model_option, out_console, positive_int
+from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int
 from debiasrag.embedders import load_embedder
 from debiasrag.index import FaissIndex, read_manifest
 from debiasrag.retriever import DebiasedRetriever, validate_query
@@ -40,12 +40,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[str], str] | None:
-    """The same anonymization the corpus got (recorded in the index), unless --anonymize says otherwise."""
+    """The same anonymization the corpus got (recorded in the index), unless --anonymize says otherwise.
+
+    A loaded index never makes us call a remote service on its own: when its corpus was anonymized by
+    the LLM, ``auto`` anonymizes the query with the local NER anonymizer; only ``--anonymize llm`` on
+    the command line sends the query to the LLM.
+    """
     settings = dict(index.preprocessing.get("anonymize") or {})
     if args.anonymize == "none" or (args.anonymize == "auto" and not settings):
         return None
     if args.anonymize != "auto":
         settings = {"method": args.anonymize, "strategy": settings.get("strategy", "remove"), "entities": None}
+    elif settings.get("method") == "llm":
+        settings["method"] = "ner"
+        err_console.print(
+            "note: this index's corpus was anonymized with the LLM; the query is anonymized locally with NER "
+            "(pass --anonymize llm to send it to the LLM)",
+            markup=False,
+            highlight=False,
+        )
     from debiasrag.anonymize import as_query_transform, get_anonymizer
 
     anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings.get("entities"))
