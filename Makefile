@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv and install
 # everything: torch 2.13.0 first (the local CPU build; any other torch pulls GBs of CUDA packages),
-# then debiasrag with the packaged models, then the integration packages under integrations/.
+# then debiasrag with every extra ([all]: models, NLP, LLM, metrics, CLI, Ray/datasets) and the dev tools, then
+# the integration packages under integrations/. `pip install debiasrag` alone brings numpy + faiss-cpu only.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -19,7 +20,7 @@ $(STAMP): pyproject.toml $(INTEGRATIONS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[models,nlp,llm,bench,dev]"
+	$(PIP) install -q -e ".[all,dev]"
 	for p in $(dir $(INTEGRATIONS)); do $(PIP) install -q -e "$$p[test]" || exit 1; done
 	touch $(STAMP)
 

