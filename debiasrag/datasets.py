@@ -1,14 +1,26 @@
-"""Bundled retrieval test sets: seed 000's Appendix E toy task and our gendered multi-topic set."""
+"""Bundled retrieval test sets and the labelled-set reader for ``debiasrag bench retrieval --data``.
+
+* seed 000's Appendix E toy task and our gendered multi-topic set (:func:`load_toy_task`,
+  :func:`load_gendered_topics`);
+* the fairness set (:func:`load_fairness_set`): gender-neutral queries in bias-sensitive areas, each with one
+  relevant and one close non-relevant document in female, male and neutral wording; format in
+  ``debiasrag/data/retrieval/README.md``;
+* :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV).
+"""
 
 from __future__ import annotations
 
+import csv
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
+from debiasrag.errors import InputError
 
 
 def _load(*parts: str) -> dict[str, Any]:
@@ -24,6 +36,7 @@ class RetrievalTask:
     queries: dict[str, str]  # query name -> neutral query text
     relevant: dict[str, set[str]]  # query name -> relevant document ids
     concept: Concept | None = None
+    areas: dict[str, str] = field(default_factory=dict)  # query name -> area (fairness sets; may be empty)
 
 
 def load_toy_task() -> RetrievalTask:
@@ -74,3 +87,187 @@ def load_gendered_topics(split: str | None = None) -> RetrievalTask:
     for i, text in enumerate(data["distractors"], start=1):
         documents.append(Document(f"distractor-{i}", text, {"group": "none", "topic": "distractor"}))
     return RetrievalTask(f"gendered-topics{'-' + split if split else ''}", documents, queries, relevant)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fairness sets: queries + documents with a group label and relevance (documented in data/retrieval/README.md)
+
+LABELLED_GROUPS = ("female", "male", "neutral")
+FAIRNESS_SPLITS = ("main", "holdout")
+_SUFFIXES = (".jsonl", ".csv")
+
+
+def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` for each non-blank row of a JSONL or CSV file; ``where`` is ``"file:line"``."""
+    suffix = path.suffix.lower()
+    if suffix not in _SUFFIXES:
+        raise InputError(f"{path}: expected a .jsonl or .csv file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not valid UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if suffix == ".jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path.name}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise InputError(f"{path.name}:{number}: not a JSON object")
+            yield f"{path.name}:{number}", row
+        return
+    try:
+        reader = csv.DictReader(text.splitlines())
+        for row in reader:
+            if None in row:  # more cells than header columns
+                raise InputError(f"{path.name}:{reader.line_num}: more cells than columns in the header")
+            if any((v or "").strip() for v in row.values()):
+                yield f"{path.name}:{reader.line_num}", {k.strip(): v for k, v in row.items() if k is not None}
+    except csv.Error as exc:
+        raise InputError(f"{path.name}: not valid CSV ({exc})") from None
+
+
+def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) -> str:
+    value = row.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise InputError(f"{where}: row has no {key!r}")
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InputError(f"{where}: {key!r} must be a string")
+    return str(value).strip()
+
+
+def _id_list(where: str, value: Any) -> list[str]:
+    """``relevant_to`` as a list of query ids: a JSON list, or a string separated by ``;`` (CSV)."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(";") if part.strip()]
+    if isinstance(value, list) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
+        return [str(v) for v in value]
+    raise InputError(f"{where}: 'relevant_to' must be a list of query ids or a ';'-separated string")
+
+
+class _SetBuilder:
+    """Collects query, document and qrel rows and checks them against each other."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.queries: dict[str, str] = {}
+        self.areas: dict[str, str] = {}
+        self.documents: list[Document] = []
+        self.doc_ids: set[str] = set()
+        self.qrels: list[tuple[str, str, str]] = []  # (where, query id, document id)
+
+    def add(self, kind: str, where: str, row: dict[str, Any]) -> None:
+        if kind == "query":
+            query_id = _field(where, row, "id")
+            if query_id in self.queries:
+                raise InputError(f"{where}: duplicate query id {query_id!r}")
+            self.queries[query_id] = _field(where, row, "text")
+            self.areas[query_id] = _field(where, row, "area", required=False)
+        elif kind == "document":
+            doc_id = _field(where, row, "id")
+            if doc_id in self.doc_ids:
+                raise InputError(f"{where}: duplicate document id {doc_id!r}")
+            group = _field(where, row, "group").lower()
+            if group not in LABELLED_GROUPS:
+                raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+            extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
+            self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
+            self.doc_ids.add(doc_id)
+            self.qrels += [(where, q, doc_id) for q in _id_list(where, row.get("relevant_to"))]
+        elif kind == "qrel":
+            relevance = str(row.get("relevance", "1")).strip() or "1"
+            if relevance not in ("0", "1"):
+                raise InputError(f"{where}: 'relevance' must be 0 or 1, got {relevance!r}")
+            if relevance == "1":
+                self.qrels.append((where, _field(where, row, "query_id"), _field(where, row, "doc_id")))
+        else:
+            raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
+
+    def task(self) -> RetrievalTask:
+        if not self.queries or not self.documents:
+            raise InputError(f"{self.name}: needs at least one query and one document")
+        relevant: dict[str, set[str]] = {q: set() for q in self.queries}
+        for where, query_id, doc_id in self.qrels:
+            if query_id not in self.queries:
+                raise InputError(f"{where}: relevant to unknown query id {query_id!r}")
+            if doc_id not in self.doc_ids:
+                raise InputError(f"{where}: unknown document id {doc_id!r}")
+            relevant[query_id].add(doc_id)
+        empty = [q for q, ids in relevant.items() if not ids]
+        if empty:
+            raise InputError(f"{self.name}: query {empty[0]!r} has no relevant document ({len(empty)} such queries)")
+        return RetrievalTask(self.name, self.documents, self.queries, relevant, areas=self.areas)
+
+
+def _find(folder: Path, stem: str) -> Path | None:
+    found = [folder / f"{stem}{suffix}" for suffix in _SUFFIXES if (folder / f"{stem}{suffix}").is_file()]
+    if len(found) > 1:
+        raise InputError(f"{folder}: both {found[0].name} and {found[1].name}; keep one")
+    return found[0] if found else None
+
+
+def load_labelled_set(path: str | Path, *, name: str | None = None) -> RetrievalTask:
+    """Read a labelled fairness set: a folder or a single file, JSONL or CSV (format: data/retrieval/README.md).
+
+    * folder: ``queries.jsonl|csv`` (``id``, ``text``, optional ``area``), ``documents.jsonl|csv`` (``id``,
+      ``text``, ``group`` = female / male / neutral, optional ``relevant_to`` = query ids, ``;``-separated in CSV)
+      and optionally ``qrels.jsonl|csv`` (``query_id``, ``doc_id``, optional ``relevance`` 0/1);
+    * single file: the same rows in one file, each with ``kind`` = ``query`` / ``document`` / ``qrel``.
+
+    Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
+    """
+    path = Path(path)
+    builder = _SetBuilder(name or path.stem)
+    if path.is_dir():
+        queries, documents = _find(path, "queries"), _find(path, "documents")
+        if queries is None or documents is None:
+            raise InputError(f"{path}: needs queries.jsonl (or .csv) and documents.jsonl (or .csv)")
+        sources = [("query", queries), ("document", documents)]
+        qrels = _find(path, "qrels")
+        sources += [("qrel", qrels)] if qrels is not None else []
+        for kind, file in sources:
+            for where, row in _read_rows(file):
+                builder.add(kind, where, row)
+    elif path.is_file():
+        for where, row in _read_rows(path):
+            builder.add(_field(where, row, "kind").lower(), where, row)
+    else:
+        raise InputError(f"--data {path}: no such file or folder")
+    return builder.task()
+
+
+def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> RetrievalTask:
+    """Our fairness set: ``"main"`` (60 queries, 8 areas, 360 documents) or ``"holdout"`` (24 queries, 4 other
+    areas, 144 documents), or ``"all"`` (both, one corpus).
+
+    Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
+    wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
+    designed on some areas can be reported on the others.
+    """
+    if split not in (*FAIRNESS_SPLITS, "all"):
+        raise InputError(f"split must be one of {', '.join(FAIRNESS_SPLITS)}, all; got {split!r}")
+    builder = _SetBuilder(f"fairness-{split}")
+    for part in FAIRNESS_SPLITS if split == "all" else (split,):
+        folder = resources.files("debiasrag").joinpath("data", "retrieval", f"fairness_{part}")
+        with resources.as_file(folder) as local:
+            for kind, stem in (("query", "queries"), ("document", "documents")):
+                for where, row in _read_rows(Path(local) / f"{stem}.jsonl"):
+                    builder.add(kind, where, row)
+    task = builder.task()
+    if areas is not None:
+        unknown = set(areas) - set(task.areas.values())
+        if unknown:
+            raise InputError(f"unknown area(s) {', '.join(sorted(unknown))}; known: {sorted(set(task.areas.values()))}")
+        task.queries = {q: t for q, t in task.queries.items() if task.areas[q] in areas}
+        task.relevant = {q: task.relevant[q] for q in task.queries}
+        task.areas = {q: task.areas[q] for q in task.queries}
+        task.name += "-" + "+".join(sorted(areas))
+    return task
