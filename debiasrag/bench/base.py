@@ -62,6 +62,7 @@ class BenchContext:
         seed: seed for every random choice (random projections, logistic regressions, perturbations).
         progress: ``progress(description, total)`` context manager yielding ``advance(n=1)``.
         cache_dir: the embedding cache folder, for benchmarks that build extra cached embedders (e.g. GloVe).
+        data: a user's labelled data set (file or folder) for benchmarks that accept one (``retrieval``).
     """
 
     model: str | None = None
@@ -71,6 +72,7 @@ class BenchContext:
     seed: int = 0
     progress: Callable[[str, int | None], AbstractContextManager[Callable[..., None]]] = no_progress
     cache_dir: Path | None = None
+    data: Path | None = None
 
     def plot_path(self, filename: str) -> Path | None:
         """``out_dir / filename`` (folder created), or ``None`` when there is no output folder or no matplotlib."""

@@ -1,31 +1,78 @@
-"""``retrieval``: recall, precision and group exposure per strategy at several k (seed 000 §4, Appendix E).
+"""``retrieval``: quality and fairness of every strategy at several k, on bundled or your own labelled data.
 
-Two tasks: seed 000's toy task (15 female / male / neutral chunks about an army officer + 5 random ones, one
-neutral query) and the gendered multi-topic set (12 occupations × 5 chunks × 3 genders + 20 distractors). For
-every strategy of :data:`debiasrag.STRATEGIES` and k, ``exposure_<group>`` is the share of the relevant chunks
-returned that belong to that group (1/3 each is even exposure); ``exposure_gap`` = |female - male|. For the
-dynamic strategy k is a cap. Also plots the seed's Fig. 2 query × chunk similarity heatmap for the toy task.
+Fairness sets (:func:`debiasrag.datasets.load_fairness_set`: ``fairness`` = main split, ``holdout`` = the held-out
+areas; or your set with ``--data PATH``, format in ``debiasrag/data/retrieval/README.md``): for every strategy of
+:data:`debiasrag.STRATEGIES` at k = 3, 6, 10 (for ``dynamic`` k is a cap), the mean over queries of
+:func:`debiasrag.metrics.fairness.query_report` — recall, precision, F1, #F − #M and |#F − #M| returned, ARaB@k
+(positive = leaning male), NFaiRR@k and the exposure of the relevant documents per group (Singh & Joachims
+attention) with its female − male disparity. Groups are the documents' labels. An ``oracle`` row cuts the plain
+query's ranking where each query's F1 is best: the ceiling for any rule that only chooses where to cut.
+
+Without ``--data`` it also runs seed 000's toy task (Appendix E; compared with the seed's figures) and the
+gendered multi-topic set, reporting ``exposure_<group>`` = the share of the relevant chunks returned per group.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from debiasrag.bench._common import context_embedder, md_table
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task, toy_data
+from debiasrag.datasets import (
+    RetrievalTask,
+    load_fairness_set,
+    load_gendered_topics,
+    load_labelled_set,
+    load_toy_task,
+    toy_data,
+)
+from debiasrag.embedders import Embedder
 from debiasrag.index import FaissIndex
+from debiasrag.metrics.fairness import mean_report, oracle_cut, query_report
 from debiasrag.retriever import DebiasedRetriever
 from debiasrag.strategies import STRATEGIES, get_strategy
 
 NAME = "retrieval"
 GROUPS = ("female", "male", "neutral")
 K_VALUES = {"toy": (5, 10, 15), "topics": (5, 10, 15, 30)}
+FAIRNESS_K = (3, 6, 10)
+ORACLE_DEPTH = 50  # the plain ranking the oracle may cut: deeper than any relevant set we ship
 PAPER_MODEL = "WhereIsAI/UAE-Large-V1"
+# (header, metric key) of the fairness table, in print order
+FAIRNESS_COLUMNS = (
+    ("returned", "returned"),
+    ("recall", "recall"),
+    ("precision", "precision"),
+    ("F1", "f1"),
+    ("F1 / oracle", "f1_vs_oracle"),
+    ("#F−#M", "female_minus_male"),
+    ("|#F−#M|", "abs_female_minus_male"),
+    ("ARaB", "arab"),
+    ("NFaiRR", "nfairr"),
+    ("exp. F", "exposure_female"),
+    ("exp. M", "exposure_male"),
+    ("exp. F−M", "exposure_disparity"),
+)
+
+
+def build_retriever(task: RetrievalTask, embedder: Embedder) -> DebiasedRetriever:
+    """An index over the task's documents, with every query variant embedded in one batch (cache warm-up)."""
+    index = FaissIndex.from_documents(task.documents, embedder)
+    retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
+    variants = {
+        text
+        for q in task.queries.values()
+        for s in STRATEGIES
+        for _, text in get_strategy(s).variants(q, retriever.concept)
+    }
+    embedder.encode(sorted(variants))
+    return retriever
 
 
 def evaluate(task: RetrievalTask, retriever: DebiasedRetriever, strategy: str, k: int) -> dict[str, float]:
-    """Mean over the task's queries of recall, precision, returned count and group exposure."""
+    """Legacy toy/topics scores: recall, precision, counts and the share of relevant chunks returned per group."""
     rows = []
     for name, query in task.queries.items():
         relevant = task.relevant[name]
@@ -47,6 +94,103 @@ def evaluate(task: RetrievalTask, retriever: DebiasedRetriever, strategy: str, k
     return {key: float(np.mean([r[key] for r in rows])) for key in rows[0]}
 
 
+# --- measure -------------------------------------------------------------------------------------------------
+
+
+def measure_fairness(
+    task: RetrievalTask, retriever: DebiasedRetriever, advance: Callable[..., None] = lambda n=1: None
+) -> dict[tuple[str, str], dict[str, float]]:
+    """``{(strategy, k): mean metrics}`` over the task's queries, plus ``("oracle", "best")`` (see module doc)."""
+    groups = {str(doc.id): doc.metadata["group"] for doc in task.documents}
+    per_query: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for name, query in task.queries.items():
+        relevant = {str(d) for d in task.relevant[name]}
+        plain = [str(h.id) for h in retriever.retrieve(query, k=min(ORACLE_DEPTH, len(groups)), strategy="topk")]
+        best = oracle_cut([d in relevant for d in plain], len(relevant))
+        cut = int(best["oracle_k"])
+        oracle_row = query_report(plain[:cut], groups, relevant, cutoff=cut)
+        per_query.setdefault(("oracle", "best"), []).append({**oracle_row, "oracle_f1": best["oracle_f1"]})
+        for strategy in STRATEGIES:
+            for k in FAIRNESS_K:
+                ranked = [str(h.id) for h in retriever.retrieve(query, k=k, strategy=strategy)]
+                row = query_report(ranked, groups, relevant, cutoff=k)
+                per_query.setdefault((strategy, str(k)), []).append({**row, "oracle_f1": best["oracle_f1"]})
+        advance()
+    return {key: mean_report(rows) for key, rows in per_query.items()}
+
+
+# --- compare -------------------------------------------------------------------------------------------------
+
+
+def compare(scores: dict[tuple[str, str], dict[str, float]]) -> None:
+    """Add ``f1_vs_oracle`` (mean F1 / mean oracle F1) and ``recall_vs_topk`` (recall − topk's at the same k)."""
+    for (_, k), row in scores.items():
+        row["f1_vs_oracle"] = row["f1"] / row["oracle_f1"] if row["oracle_f1"] > 0 else 0.0
+        topk = scores.get(("topk", k))
+        row["recall_vs_topk"] = row["recall"] - topk["recall"] if topk is not None else 0.0
+
+
+# --- render --------------------------------------------------------------------------------------------------
+
+
+def render(title: str, scores: dict[tuple[str, str], dict[str, float]]) -> str:
+    """One markdown table: a row per (strategy, k), the fairness columns."""
+    rows = [[s, k, *[row[key] for _, key in FAIRNESS_COLUMNS]] for (s, k), row in scores.items()]
+    return f"**{title}**\n\n" + md_table(["strategy", "k", *[h for h, _ in FAIRNESS_COLUMNS]], rows, digits=2)
+
+
+def legacy_tables(result: BenchResult, embedder: Embedder, advance: Callable[..., None]) -> None:
+    """Seed 000's toy task and the gendered topics set: metrics ``toy.*`` / ``topics.*``, tables, seed figures."""
+    for task_key, task in {"toy": load_toy_task(), "topics": load_gendered_topics()}.items():
+        retriever = build_retriever(task, embedder)
+        rows = []
+        for strategy in STRATEGIES:
+            for k in K_VALUES[task_key]:
+                scores = evaluate(task, retriever, strategy, k)
+                for key, value in scores.items():
+                    result.metrics[f"{task_key}.{strategy}.k{k}.{key}"] = round(value, 6)
+                shares = [scores[f"exposure_{g}"] for g in GROUPS]
+                rows.append(
+                    [
+                        strategy,
+                        k,
+                        scores["returned"],
+                        scores["recall"],
+                        scores["precision"],
+                        *shares,
+                        scores["exposure_gap"],
+                    ]
+                )
+            advance()
+        title = "seed 000 toy task (1 query)" if task_key == "toy" else f"gendered topics ({len(task.queries)})"
+        headers = [
+            "strategy",
+            "k",
+            "returned",
+            "recall",
+            "precision",
+            "share female",
+            "share male",
+            "share neutral",
+            "share gap",
+        ]
+        result.tables.append(f"**{title}**\n\n" + md_table(headers, rows))
+    paper = toy_data()["paper_results"]
+    if embedder.name == PAPER_MODEL:
+        result.seed_figures["toy.topk.k10.relevant_found"] = float(paper["topk_neutral_k10_relevant"])
+        result.seed_figures["toy.paper.k10.relevant_found"] = float(paper["algorithm1_k10_relevant"])
+        result.seed_figures["toy.paper.k10.irrelevant_found"] = float(paper["algorithm1_k10_random"])
+    else:
+        m = result.metrics
+        result.notes.append(
+            f"Seed 000 reports the toy task only for {PAPER_MODEL}: top-10 with the neutral query finds "
+            f"{paper['topk_neutral_k10_relevant']}/15 relevant chunks, Algorithm 1 (k=10) finds "
+            f"{paper['algorithm1_k10_relevant']}/15 and {paper['algorithm1_k10_random']}/5 random; ours for "
+            f"{embedder.name}: top-10 {m['toy.topk.k10.relevant_found']:.0f}/15, paper strategy "
+            f"{m['toy.paper.k10.relevant_found']:.0f}/15 and {m['toy.paper.k10.irrelevant_found']:.0f}/5 random."
+        )
+
+
 def toy_similarity(embedder, out_path) -> object:
     """Seed 000 Fig. 2: cosine of the four toy queries against the 20 chunks (rows = queries)."""
     from debiasrag.bench._plots import similarity_heatmap
@@ -61,81 +205,51 @@ def toy_similarity(embedder, out_path) -> object:
     return similarity_heatmap(out_path, matrix, query_names, [chunk["id"] for chunk in chunks], title), matrix
 
 
+def add_toy_plot(result: BenchResult, ctx: BenchContext, embedder: Embedder) -> None:
+    """The Fig. 2 heatmap and its row means by chunk group (neutral > male > female, etc. in the seed's text)."""
+    path = ctx.plot_path("toy_similarity_heatmap.png")
+    if path is None:
+        return
+    plot, matrix = toy_similarity(embedder, path)
+    result.plots.append(plot)
+    for qi, query in enumerate(["neutral", "female", "male", "debiasing"]):
+        for gi, group in enumerate(["neutral", "male", "female"]):
+            value = float(matrix[qi, gi * 5 : gi * 5 + 5].mean())
+            result.metrics[f"toy.similarity.{query}_query.{group}_chunks"] = round(value, 6)
+
+
 def run(ctx: BenchContext) -> BenchResult:
+    """Measure every strategy at every k on the fairness sets (or ``ctx.data``), compare, render tables.
+
+    Metric keys: ``<set>.<strategy>.k<k>.<metric>`` (``<set>`` = ``fairness`` / ``holdout`` / ``data``; the oracle
+    row is ``<set>.oracle.best.<metric>``), plus ``toy.*`` and ``topics.*`` without ``--data``.
+    """
     embedder = context_embedder(ctx)
     result = BenchResult(NAME)
-    tasks = {"toy": load_toy_task(), "topics": load_gendered_topics()}
-    total = sum(len(STRATEGIES) * len(K_VALUES[t]) for t in tasks)
-    with ctx.progress("retrieval", total) as advance:
-        for task_key, task in tasks.items():
-            index = FaissIndex.from_documents(task.documents, embedder)
-            retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
-            # every query variant in one batch: with the cached embedder the strategy runs below then hit the cache
-            embedder.encode(
-                sorted(
-                    {
-                        text
-                        for q in task.queries.values()
-                        for s in STRATEGIES
-                        for _, text in get_strategy(s).variants(q, retriever.concept)
-                    }
-                )
-            )
-            rows = []
-            for strategy in STRATEGIES:
-                for k in K_VALUES[task_key]:
-                    scores = evaluate(task, retriever, strategy, k)
-                    for key, value in scores.items():
-                        result.metrics[f"{task_key}.{strategy}.k{k}.{key}"] = round(value, 6)
-                    rows.append(
-                        [strategy, k, scores["returned"], scores["recall"], scores["precision"]]
-                        + [scores[f"exposure_{g}"] for g in GROUPS]
-                        + [scores["exposure_gap"]]
-                    )
-                    advance()
-            title = "seed 000 toy task (1 query)" if task_key == "toy" else f"gendered topics ({len(task.queries)})"
-            result.tables.append(
-                f"**{title}**\n\n"
-                + md_table(
-                    [
-                        "strategy",
-                        "k",
-                        "returned",
-                        "recall",
-                        "precision",
-                        "exp. female",
-                        "exp. male",
-                        "exp. neutral",
-                        "exp. gap",
-                    ],
-                    rows,
-                )
-            )
-    paper = toy_data()["paper_results"]
-    if embedder.name == PAPER_MODEL:
-        result.seed_figures["toy.topk.k10.relevant_found"] = float(paper["topk_neutral_k10_relevant"])
-        result.seed_figures["toy.paper.k10.relevant_found"] = float(paper["algorithm1_k10_relevant"])
-        result.seed_figures["toy.paper.k10.irrelevant_found"] = float(paper["algorithm1_k10_random"])
+    data = ctx.data
+    if data is not None:
+        tasks = {"data": load_labelled_set(data)}
     else:
-        result.notes.append(
-            f"Seed 000 reports the toy task only for {PAPER_MODEL}: top-10 with the neutral query finds "
-            f"{paper['topk_neutral_k10_relevant']}/15 relevant chunks, Algorithm 1 (k=10) finds "
-            f"{paper['algorithm1_k10_relevant']}/15 and {paper['algorithm1_k10_random']}/5 random; ours for "
-            f"{embedder.name}: top-10 {result.metrics['toy.topk.k10.relevant_found']:.0f}/15, paper strategy "
-            f"{result.metrics['toy.paper.k10.relevant_found']:.0f}/15 and "
-            f"{result.metrics['toy.paper.k10.irrelevant_found']:.0f}/5 random."
-        )
-    result.notes.append("Exposure = share of the relevant chunks returned per group; for 'dynamic' k is a cap.")
+        tasks = {"fairness": load_fairness_set("main"), "holdout": load_fairness_set("holdout")}
+    total = sum(len(t.queries) for t in tasks.values()) + (0 if data is not None else 2 * len(STRATEGIES))
+    with ctx.progress("retrieval", total) as advance:
+        for key, task in tasks.items():
+            scores = measure_fairness(task, build_retriever(task, embedder), advance)
+            compare(scores)
+            for (strategy, k), row in scores.items():
+                k_label = k if k == "best" else f"k{k}"
+                result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
+            n_docs = len(task.documents)
+            result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents", scores))
+        if data is None:
+            legacy_tables(result, embedder, advance)
+    result.notes.append(
+        "Fairness tables: means over queries; #F−#M counts every returned document; ARaB > 0 leans male; "
+        "NFaiRR 1 = most neutral; exp. = attention 1/log2(1+rank) of the relevant documents per group; "
+        "oracle = best per-query cut of the plain ranking; for 'dynamic' k is a cap."
+    )
     if ctx.anonymize:
-        result.notes.append("--anonymize does not apply to the retrieval benchmark (its texts hold no names).")
-    path = ctx.plot_path("toy_similarity_heatmap.png")
-    if path is not None:
-        plot, matrix = toy_similarity(embedder, path)
-        result.plots.append(plot)
-        # Row means by chunk group, the reading of Fig. 2 in the seed's text (neutral > male > female, etc.).
-        for qi, query in enumerate(["neutral", "female", "male", "debiasing"]):
-            for gi, group in enumerate(["neutral", "male", "female"]):
-                result.metrics[f"toy.similarity.{query}_query.{group}_chunks"] = round(
-                    float(matrix[qi, gi * 5 : gi * 5 + 5].mean()), 6
-                )
+        result.notes.append("--anonymize does not apply to the retrieval benchmark.")
+    if data is None:
+        add_toy_plot(result, ctx, embedder)
     return result

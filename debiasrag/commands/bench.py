@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="retrieval only: your labelled set (folder or .jsonl/.csv file; format in the README)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -37,7 +43,13 @@ def _command_line(args: argparse.Namespace) -> str:
     parts = ["debiasrag", "bench", args.name]
     for model in args.model or []:
         parts += ["--model", model]
-    for flag, value in (("--out", args.out), ("--anonymize", args.anonymize), ("--cache-dir", args.cache_dir)):
+    options = (
+        ("--out", args.out),
+        ("--anonymize", args.anonymize),
+        ("--cache-dir", args.cache_dir),
+        ("--data", args.data),
+    )
+    for flag, value in options:
         if value is not None:
             parts += [flag, str(value)]
     if args.seed != 0:
@@ -64,6 +76,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}\t{summary}")
         return 0
     names = resolve_names(args.name)  # unknown name: InputError before any model loads
+    if args.data is not None:  # a bad file fails here, before any model loads
+        from debiasrag.datasets import load_labelled_set
+        from debiasrag.errors import InputError
+
+        if "retrieval" not in names:
+            raise InputError("--data applies to the retrieval benchmark only")
+        load_labelled_set(args.data)
     models = args.model or [None]
     contexts = [
         make_context(
@@ -77,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         )
         for model in models
     ]
+    for ctx in contexts:
+        ctx.data = args.data
     unique: dict[str, object] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
         unique.setdefault(ctx.embedder.name, ctx)

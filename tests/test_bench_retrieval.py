@@ -1,0 +1,191 @@
+"""``bench retrieval``: fairness metrics per strategy and k on the bundled fairness set and on a user's set."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from debiasrag.bench import BenchContext
+from debiasrag.bench import retrieval as bench
+from debiasrag.bench.cache import CachedEmbedder
+from debiasrag.cli import main
+from debiasrag.datasets import load_fairness_set, load_labelled_set
+from debiasrag.embedders import DEFAULT_MODEL
+from debiasrag.errors import InputError
+from debiasrag.strategies import STRATEGIES
+
+# A tiny labelled set: two queries, each with a relevant and a near-miss document in F / M / N wording.
+TINY_QUERIES = [
+    {"id": "q1", "text": "How do I fix a flat bicycle tyre?", "area": "repair"},
+    {"id": "q2", "text": "What helps a baby fall asleep?", "area": "child_care"},
+]
+TINY_DOCS = [
+    ("q1", "rel", "{s} patched the flat bicycle tyre: tyre levers off, find the hole, glue a patch, pump it up."),
+    ("q1", "non", "{s} bought a new racing bicycle with carbon wheels for the summer season."),
+    ("q2", "rel", "{s} helped the baby fall asleep with a warm bath, a dim room and the same lullaby each night."),
+    ("q2", "non", "{s} painted the baby's room pale green and assembled a wooden cot."),
+]
+QUERY_ROW = '{"kind": "query", "id": "q1", "text": "x"}\n'
+SUBJECT = {"female": "She", "male": "He", "neutral": "The parent"}
+
+
+def tiny_rows() -> list[dict]:
+    return [
+        {
+            "id": f"{q}-{kind}-{g}",
+            "text": text.format(s=SUBJECT[g]),
+            "group": g,
+            "relevant_to": [q] if kind == "rel" else [],
+        }
+        for q, kind, text in TINY_DOCS
+        for g in SUBJECT
+    ]
+
+
+def write_jsonl(folder, name, rows):
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def write_csv(path, rows, columns):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: ";".join(row[c]) if isinstance(row.get(c), list) else row.get(c, "") for c in columns})
+
+
+@pytest.fixture(scope="module")
+def cached(embedder, tmp_path_factory) -> CachedEmbedder:
+    return CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="module")
+def bundled(cached):
+    return bench.run(BenchContext(embedder=cached))
+
+
+def test_fairness_set_shape():
+    main_set, holdout = load_fairness_set("main"), load_fairness_set("holdout")
+    assert len(main_set.queries) >= 60 and len(set(main_set.areas.values())) >= 6
+    assert len(main_set.documents) == 6 * len(main_set.queries)
+    assert not set(main_set.areas.values()) & set(holdout.areas.values())  # held out by area
+    for query, relevant in main_set.relevant.items():
+        groups = sorted(d.metadata["group"] for d in main_set.documents if d.id in relevant)
+        assert groups == ["female", "male", "neutral"], query
+    assert set(load_fairness_set("main", areas={"career"}).areas.values()) == {"career"}
+
+
+def test_bundled_bench_reports_every_strategy_and_k(bundled):
+    m = bundled.metrics
+    for split in ("fairness", "holdout"):
+        for strategy in STRATEGIES:
+            for k in bench.FAIRNESS_K:
+                for metric in ("recall", "precision", "f1", "abs_female_minus_male", "arab", "nfairr"):
+                    assert f"{split}.{strategy}.k{k}.{metric}" in m
+        for k in bench.FAIRNESS_K:
+            assert m[f"{split}.topk.k{k}.returned"] == k
+            # the oracle cuts the plain ranking where F1 is best, so no fixed top-k beats it
+            assert m[f"{split}.oracle.best.f1"] >= m[f"{split}.topk.k{k}.f1"] - 1e-9
+            assert m[f"{split}.topk.k{k}.abs_female_minus_male"] >= abs(m[f"{split}.topk.k{k}.female_minus_male"])
+        assert m[f"{split}.dynamic.k10.returned"] <= 10
+    # MiniLM finds most relevant documents in its top 3 on our set (measured 0.92); a broken run would not
+    assert m["fairness.topk.k3.recall"] > 0.8
+    assert "toy.topk.k10.relevant_found" in m  # the seed toy task still runs without --data
+    assert any(t.startswith("**fairness-main: 60 queries") for t in bundled.tables)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "single-jsonl", "single-csv"])
+def test_user_data_in_every_format_gives_the_same_metrics(cached, tmp_path, fmt):
+    docs = tiny_rows()
+    if fmt == "jsonl":
+        write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+        write_jsonl(tmp_path, "documents.jsonl", docs)
+        path = tmp_path
+    elif fmt == "csv":
+        write_csv(tmp_path / "queries.csv", TINY_QUERIES, ["id", "text", "area"])
+        write_csv(tmp_path / "documents.csv", docs, ["id", "text", "group", "relevant_to"])
+        path = tmp_path
+    elif fmt == "single-jsonl":
+        path = tmp_path / "set.jsonl"
+        write_jsonl(
+            tmp_path,
+            "set.jsonl",
+            [{"kind": "query", **q} for q in TINY_QUERIES] + [{"kind": "document", **d} for d in docs],
+        )
+    else:
+        path = tmp_path / "set.csv"
+        rows = [{"kind": "query", **q} for q in TINY_QUERIES] + [{"kind": "document", **d} for d in docs]
+        write_csv(path, rows, ["kind", "id", "text", "area", "group", "relevant_to"])
+    task = load_labelled_set(path)
+    assert task.relevant == {
+        "q1": {"q1-rel-female", "q1-rel-male", "q1-rel-neutral"},
+        "q2": {f"q2-rel-{g}" for g in SUBJECT},
+    }
+    result = bench.run(BenchContext(embedder=cached, data=path))
+    m = result.metrics
+    assert not any(key.startswith(("toy.", "fairness.")) for key in m)
+    assert m["data.topk.k3.recall"] == pytest.approx(1.0)  # three relevant, clearly separated documents
+    assert m["data.topk.k6.precision"] == pytest.approx(0.5)
+    assert m["data.topk.k6.female_minus_male"] == 0  # with k=6 of 12 per query both genders come in pairs here
+    for strategy in STRATEGIES:
+        assert f"data.{strategy}.k10.exposure_disparity" in m
+
+
+def test_qrels_file_adds_relevance(tmp_path):
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", [{k: v for k, v in d.items() if k != "relevant_to"} for d in tiny_rows()])
+    write_jsonl(
+        tmp_path,
+        "qrels.jsonl",
+        [{"query_id": "q1", "doc_id": "q1-rel-male"}, {"query_id": "q2", "doc_id": "q2-rel-female", "relevance": 1}],
+    )
+    assert load_labelled_set(tmp_path).relevant == {"q1": {"q1-rel-male"}, "q2": {"q2-rel-female"}}
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.jsonl", '{"kind": "query", "id": "q1", "text": "x"}\n{not json\n', "bad.jsonl:2: not valid JSON"),
+        ("bad.jsonl", '{"kind": "document", "id": "d", "text": "x", "group": "woman"}\n', "'group' must be one of"),
+        (
+            "bad.jsonl",
+            QUERY_ROW + '{"kind": "document", "id": "d", "text": "y", "group": "male"}\n',
+            "query 'q1' has no relevant document",
+        ),
+        (
+            "bad.jsonl",
+            '{"kind": "document", "id": "d", "text": "y", "group": "male", "relevant_to": ["q9"]}\n' + QUERY_ROW,
+            "unknown query id 'q9'",
+        ),
+        ("bad.csv", "kind,id,text\nquery,q1,hello,extra\n", "more cells than columns"),
+        ("bad.txt", "hello", "expected a .jsonl or .csv file"),
+    ],
+)
+def test_bad_data_is_a_one_line_input_error(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=message) as err:
+        load_labelled_set(path)
+    assert "\n" not in str(err.value)
+
+
+def test_cli_bad_data_exits_2_before_loading_a_model(tmp_path, capsys):
+    (tmp_path / "queries.jsonl").write_text('{"id": "q1", "text": "x"}\n', encoding="utf-8")
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("debiasrag: error: ") and "documents.jsonl" in err and err.count("\n") == 1
+    assert main(["bench", "retrieval", "--data", str(tmp_path / "missing")]) == 2
+    assert main(["bench", "weat", "--data", str(tmp_path)]) == 2
+    assert "retrieval benchmark only" in capsys.readouterr().err
+
+
+def test_cli_runs_on_user_data(tmp_path, capsys):
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", tiny_rows())
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    metrics = document["results"][DEFAULT_MODEL]["retrieval"]["metrics"]
+    assert metrics["data.topk.k3.recall"] == pytest.approx(1.0)
+    assert "--data" in document["command"]
