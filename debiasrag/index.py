@@ -19,7 +19,7 @@ import numpy as np
 
 from debiasrag import storage
 from debiasrag.corpus import Document
-from debiasrag.embedders import Embedder
+from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
@@ -132,7 +132,7 @@ class FaissIndex:
         parts = []
         for start in range(0, len(documents), batch_size):
             batch = documents[start : start + batch_size]
-            parts.append(embedder.encode([d.text for d in batch]))
+            parts.append(embed_documents(embedder, [d.text for d in batch]))
             if progress is not None:
                 progress(len(batch))
         index.add(documents, np.concatenate(parts))
