@@ -9,7 +9,6 @@ import pytest
 
 from debiasrag.errors import InputError
 from debiasrag.metrics import (
-    HardDebias,
     Query,
     auc_score,
     binomial_pvalue,
@@ -206,33 +205,6 @@ def test_rnsb_zero_when_groups_embed_alike_and_kl_formula():
     q = p1 / (p1 + p2)
     assert result["rnsb"] == pytest.approx(q * math.log(2 * q) + (1 - q) * math.log(2 * (1 - q)))
     assert result == rnsb(np.array([[-1.0, 0.0]]), np.array([[1.0, 0.0]]), positive, negative, seed=0)
-
-
-# --- Hard debias ---------------------------------------------------------------------------------------------
-
-
-def test_hard_debias_direction_and_neutralize():
-    # pairs (1,1,0)/(-1,1,0): centred members ±(1/√2, 0, 0) -> direction ±e0, oriented x2 - x1 -> -e0
-    debias = HardDebias().fit(np.array([[1.0, 1.0, 0.0]]), np.array([[-1.0, 1.0, 0.0]]))
-    np.testing.assert_allclose(debias.direction_, [-1.0, 0.0, 0.0], atol=1e-12)
-    vectors = np.array([[3.0, 4.0, 0.0], [1.0, 0.0, 1.0]])
-    out = debias.transform(vectors, neutral=np.array([True, False]))
-    np.testing.assert_allclose(out[0], [0.0, 5.0, 0.0], atol=1e-12)  # e0 removed, length 5 kept
-    np.testing.assert_allclose(out[1], vectors[1])  # gender-specific row untouched
-    unit = HardDebias(keep_norm=False).fit(np.array([[1.0, 1.0, 0.0]]), np.array([[-1.0, 1.0, 0.0]]))
-    np.testing.assert_allclose(unit.transform(vectors[:1]), [[0.0, 1.0, 0.0]], atol=1e-12)
-    with pytest.raises(InputError, match="before fit"):
-        HardDebias().transform(vectors)
-
-
-def test_hard_debias_zeroes_weat_along_one_axis():
-    # targets differ only along the bias axis e0; after neutralising the attributes WEAT is exactly 0
-    t1, t2 = np.array([[1.0, 1.0]]), np.array([[-1.0, 1.0]])
-    a1, a2 = np.array([[0.9, 0.5]]), np.array([[-0.2, 1.0]])
-    assert weat(t1, t2, a1, a2)["weat"] > 0.1
-    debias = HardDebias().fit(t2, t1)
-    a1_hd, a2_hd = debias.transform(a1), debias.transform(a2)
-    assert weat(t1, t2, a1_hd, a2_hd)["weat"] == pytest.approx(0.0, abs=1e-12)
 
 
 # --- Word-set rules (seed 003 Table 3) -----------------------------------------------------------------------

@@ -3,11 +3,9 @@
 * :mod:`~debiasrag.metrics.geometry` — concept direction, AUC, ρ and p̂ (seed 000 §2.1.1, eq. 1-3).
 * :mod:`~debiasrag.metrics.weat_binomial` — k1/k2 binomial tests per scenario (seed 000 §2.1.2, Table 1).
 * :mod:`~debiasrag.metrics.wefe` — WEAT score/effect size, RND, RNSB, ECT, RIPA (the WEFE family, seed 003).
-* :mod:`~debiasrag.metrics.debias` — hard-debias projection as a mitigation.
 * :mod:`~debiasrag.metrics.query` — word-set queries and seed 003's leakage rules.
 """
 
-from debiasrag.metrics.debias import HardDebias
 from debiasrag.metrics.geometry import (
     AUC_CAPTURED,
     ConceptDirection,
@@ -28,7 +26,6 @@ __all__ = [
     "CALISKAN_DDOF",
     "SCENARIOS",
     "ConceptDirection",
-    "HardDebias",
     "Query",
     "WordSetReport",
     "association",

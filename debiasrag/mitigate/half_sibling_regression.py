@@ -1,0 +1,67 @@
+"""Half-Sibling Regression (Yang & Feng 2020); WEFE 1.0.x ``HalfSiblingRegression`` on a matrix.
+
+The gender-definitional words' vectors ``B`` (dim × k) are the "half siblings": a ridge regression of every
+other vector ``v`` on them, ``w = (BᵀB + αI)⁻¹ Bᵀ v``, predicts the part of ``v`` that gender explains,
+``B w``, and the debiased vector is ``v - B w``. Equivalently ``v - P v`` with the fitted ``P = B (BᵀB + αI)⁻¹
+Bᵀ``, so each word is transformed independently. Vectors are not normalised (``normalization`` has no effect).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from debiasrag.errors import InputError
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
+
+
+class HalfSiblingRegression(BaseDebias):
+    """Subtract the ridge prediction of each vector from the definitional words' vectors.
+
+    Args:
+        alpha: ridge penalty (WEFE's and the paper's default 60).
+        normalization: accepted for a uniform interface; HSR does not normalise, so both values give the same.
+
+    Fitted attributes: ``definitional_words_`` (those in the vocabulary) and ``projection_`` (dim × dim, ``P``).
+    """
+
+    name = "Half Sibling Regression"
+    short_name = "HSR"
+    normalizes = False
+
+    def __init__(self, alpha: float = 60.0, normalization: str = "keep") -> None:
+        self.alpha = alpha
+        self.normalization = normalization
+
+    def fit(self, model: WordEmbeddings, definitional_words: Sequence[str] = ()) -> HalfSiblingRegression:
+        """Learn ``P`` from ``definitional_words`` (a flat list, e.g. every word of the definition pairs)."""
+        model = self._check_model(model)
+        self._check_normalization(self.normalization)
+        if isinstance(definitional_words, str) or not definitional_words:
+            raise InputError("definitional words: expected a non-empty list of words")
+        if self.alpha < 0:
+            raise InputError(f"alpha must be >= 0, got {self.alpha}")
+        known = [w for w in definitional_words if w in model]
+        if not known:
+            raise InputError("definitional words: none is in the vocabulary")
+        bias = np.asarray(model.vectors[model.rows(known)], dtype=np.float64).T  # dim × k
+        gram = bias.T @ bias + self.alpha * np.eye(bias.shape[1])
+        self.definitional_words_ = list(dict.fromkeys(known))
+        self.projection_ = bias @ np.linalg.solve(gram, bias.T)
+        return self
+
+    def transform(
+        self,
+        model: WordEmbeddings,
+        target: Sequence[str] | None = None,
+        ignore: Sequence[str] | None = None,
+        copy: bool = True,
+    ) -> WordEmbeddings:
+        """Debias ``target`` (default: every word not in ``ignore``); definitional words are never changed."""
+        self._check_fitted("projection_")
+        model = self._check_model(model)
+        out = np.asarray(model.vectors, dtype=np.float64).copy()
+        rows = np.setdiff1d(self._target_rows(model, target, ignore), model.rows(self.definitional_words_))
+        out[rows] = out[rows] - out[rows] @ self.projection_.T
+        return self._finish(model, out, self.normalization, copy)

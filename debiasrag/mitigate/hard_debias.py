@@ -1,0 +1,92 @@
+"""Hard Debias (Bolukbasi et al. 2016): neutralize, then equalize; WEFE 1.0.x ``HardDebias`` on a matrix.
+
+``fit`` learns the bias direction: the first principal component of the definitional pairs' unit vectors, each
+centred on its pair mean, and keeps the unit vectors of the equalize pairs (lower-, Title- and UPPER-case
+variants, like WEFE). ``transform`` normalises every vector, removes the direction from the target words
+(neutralize), normalises again, then places each equalize pair symmetrically about the direction (equalize) and
+normalises once more. With ``normalization="reverse"`` every vector gets its original length back (seed 003 §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from debiasrag.mitigate.base import (
+    BaseDebias,
+    WordEmbeddings,
+    centred_pair_matrix,
+    drop,
+    pca_components,
+    unit_rows,
+)
+
+
+class HardDebias(BaseDebias):
+    """Neutralize and equalize along one learnt bias direction.
+
+    Args:
+        n_components: components of the definitional-pair PCA (only the first is used; WEFE's default 10).
+        normalization: ``"keep"`` (unit vectors, as the algorithm leaves them) or ``"reverse"`` (original lengths).
+
+    Fitted attributes: ``bias_direction_`` (unit, dim), ``explained_variance_ratio_`` (per component),
+    ``equalize_pairs_`` (the pairs found in the vocabulary) and ``equalize_embeddings_`` (their unit vectors).
+    """
+
+    name = "Hard Debias"
+    short_name = "HD"
+    normalizes = True
+
+    def __init__(self, n_components: int = 10, normalization: str = "keep") -> None:
+        self.n_components = n_components
+        self.normalization = normalization
+
+    def fit(
+        self,
+        model: WordEmbeddings,
+        definitional_pairs: Sequence[Sequence[str]] = (),
+        equalize_pairs: Sequence[Sequence[str]] | None = None,
+    ) -> HardDebias:
+        """Learn the bias direction from ``definitional_pairs`` (e.g. ``[["she", "he"], ...]``).
+
+        ``equalize_pairs``: pairs to equalize (``None``: the definitional pairs, as WEFE; ``[]``: none).
+        """
+        model = self._check_model(model)
+        self._check_normalization(self.normalization)
+        pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
+        components, ratios = pca_components(centred_pair_matrix(model, pairs, normalize=True), self.n_components)
+        self.bias_direction_ = components[0]
+        self.explained_variance_ratio_ = ratios
+        equalize_source = definitional_pairs if equalize_pairs is None else equalize_pairs
+        equalize = self._pairs(equalize_source, "equalize pairs") if len(equalize_source) else []
+        candidates = [
+            [case(a), case(b)] for a, b in equalize for case in (str.lower, str.title, str.upper)
+        ]  # WEFE tries the three casings of every pair
+        self.equalize_pairs_ = [p for p in candidates if p[0] in model and p[1] in model]
+        self.equalize_embeddings_ = [unit_rows(np.asarray(model.vectors[model.rows(p)])) for p in self.equalize_pairs_]
+        return self
+
+    def transform(
+        self,
+        model: WordEmbeddings,
+        target: Sequence[str] | None = None,
+        ignore: Sequence[str] | None = None,
+        copy: bool = True,
+    ) -> WordEmbeddings:
+        """Neutralize ``target`` (default: every word not in ``ignore``), then equalize the fitted pairs."""
+        self._check_fitted("bias_direction_", "equalize_pairs_")
+        model = self._check_model(model)
+        direction = self.bias_direction_
+        out = unit_rows(model.vectors)
+        rows = self._target_rows(model, target, ignore)
+        out[rows] = drop(out[rows], direction)
+        out = unit_rows(out)
+        for (word_a, word_b), (emb_a, emb_b) in zip(self.equalize_pairs_, self.equalize_embeddings_, strict=True):
+            y = drop(((emb_a + emb_b) / 2)[None, :], direction)[0]
+            z = np.sqrt(1 - np.linalg.norm(y) ** 2)
+            if (emb_a - emb_b) @ direction < 0:
+                z = -z
+            out[model.index[word_a]] = z * direction + y
+            out[model.index[word_b]] = -z * direction + y
+        return self._finish(model, unit_rows(out), self.normalization, copy)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_matches
+
+from debiasrag.errors import InputError
+from debiasrag.mitigate import DoubleHardDebias
+
+
+def _fit(glove_input, settings, random_state=0):
+    dhd = DoubleHardDebias(
+        n_words=settings["dhd"]["n_words"], n_components=settings["dhd"]["n_components"], random_state=random_state
+    )
+    return dhd.fit(
+        glove_input,
+        definitional_pairs=settings["definitional_pairs"],
+        bias_representation=settings["dhd"]["bias_representation"],
+    )
+
+
+def _specific(settings: dict) -> list[str]:
+    return [*{w for p in settings["definitional_pairs"] for w in p}, *settings["gender_specific"]]
+
+
+def test_matches_wefe(glove_input, reference):
+    settings = reference["settings"]
+    dhd = _fit(glove_input, settings)
+    words, _, _ = dhd.select(glove_input, ignore=_specific(settings))
+    assert words == [str(w) for w in reference["DHD_words"]]
+    assert_matches(dhd.transform(glove_input, ignore=_specific(settings)), reference, "DHD")
+
+
+def test_only_selected_words_change_and_seed_is_explicit(glove_input, reference):
+    settings = reference["settings"]
+    dhd = _fit(glove_input, settings)
+    words, component, scores = dhd.select(glove_input, ignore=_specific(settings))
+    out = dhd.transform(glove_input, ignore=_specific(settings))
+    changed = {glove_input.words[i] for i in np.flatnonzero(np.any(out.vectors != glove_input.vectors, axis=1))}
+    assert changed == set(words)
+    assert len(scores) == settings["dhd"]["n_components"] and scores[component] == min(scores)
+    again = _fit(glove_input, settings).transform(glove_input, ignore=_specific(settings))
+    np.testing.assert_array_equal(out.vectors, again.vectors)  # same random_state, same result
+
+
+def test_bad_input(glove_input):
+    with pytest.raises(InputError, match="bias_representation"):
+        DoubleHardDebias().fit(glove_input, definitional_pairs=[["she", "he"]], bias_representation=["he", "qqqzz"])
+    dhd = DoubleHardDebias(n_words=5000).fit(glove_input, definitional_pairs=[["she", "he"]])
+    with pytest.raises(InputError, match="n_words"):
+        dhd.transform(glove_input)
