@@ -1,0 +1,92 @@
+"""The retrieval fairness benchmark for several embedding models side by side (issue 10: no conclusion on MiniLM alone).
+
+For each model and each fairness set (main and held-out, or ``--data PATH``), every strategy at k = 3, 6, 10 gets
+the metrics of ``debiasrag bench retrieval``; rows of the same strategy and k sit next to each other per model.
+The extra models come from ``make models`` (folders under .cache/models/).
+
+    .venv/bin/python benchmarks/retrieval_models.py [--models default PATH ...] [--data PATH] [--k 3 6 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from debiasrag.bench._common import md_table
+from debiasrag.bench.report import make_context
+from debiasrag.bench.retrieval import FAIRNESS_K, build_retriever, compare, measure_fairness
+from debiasrag.datasets import load_fairness_set, load_labelled_set
+from debiasrag.strategies import STRATEGIES
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODELS = [
+    "default",
+    str(ROOT / ".cache/models/paraphrase-MiniLM-L3-v2"),
+    str(ROOT / ".cache/models/all-mpnet-base-v2"),
+]
+COLUMNS = (
+    ("returned", "returned"),
+    ("recall", "recall"),
+    ("precision", "precision"),
+    ("F1", "f1"),
+    ("F1/oracle", "f1_vs_oracle"),
+    ("#F−#M", "female_minus_male"),
+    ("|#F−#M|", "abs_female_minus_male"),
+    ("ARaB", "arab"),
+    ("NFaiRR", "nfairr"),
+    ("exp. F−M", "exposure_disparity"),
+)
+
+
+def short_name(name: str) -> str:
+    return Path(name).name if "/" in name else name
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS, help="'default' = packaged all-MiniLM-L6-v2")
+    parser.add_argument("--data", type=Path, default=None, help="a labelled set instead of the bundled ones")
+    parser.add_argument("--k", type=int, nargs="+", default=list(FAIRNESS_K), help="k values to print (oracle always)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
+    args = parser.parse_args()
+    missing = [m for m in args.models if m != "default" and "/" in m and not Path(m).exists()]
+    if missing:
+        print(f"missing model folder(s): {', '.join(missing)} — run `make models` first", file=sys.stderr)
+        return 2
+    if not set(args.k) <= set(FAIRNESS_K):
+        print(f"--k must be among {FAIRNESS_K}", file=sys.stderr)
+        return 2
+    if args.data is not None:
+        tasks = {"data": load_labelled_set(args.data)}
+    else:
+        tasks = {"main": load_fairness_set("main"), "holdout": load_fairness_set("holdout")}
+    scores: dict[tuple[str, str], dict] = {}  # (set, model) -> {(strategy, k): metrics}
+    for model in args.models:
+        ctx = make_context(None if model == "default" else model, cache_dir=args.cache_dir, load_now=True)
+        for key, task in tasks.items():
+            start = time.perf_counter()
+            result = measure_fairness(task, build_retriever(task, ctx.embedder))
+            compare(result)
+            scores[key, short_name(ctx.embedder.name)] = result
+            print(
+                f"{short_name(ctx.embedder.name)} on {task.name}: {time.perf_counter() - start:.0f} s", file=sys.stderr
+            )
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    print(f"debiasrag at {commit.strip() or '?'}; means over queries; for 'dynamic' k is a cap.\n")
+    for key, task in tasks.items():
+        models = [m for (s, m) in scores if s == key]
+        rows = []
+        for strategy, k in [("oracle", "best"), *[(s, str(k)) for s in STRATEGIES for k in args.k]]:
+            for model in models:
+                row = scores[key, model][strategy, k]
+                rows.append([strategy, k, model, *[row[m] for _, m in COLUMNS]])
+        print(f"**{task.name}: {len(task.queries)} queries, {len(task.documents)} documents**\n")
+        print(md_table(["strategy", "k", "model", *[h for h, _ in COLUMNS]], rows, digits=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
