@@ -37,7 +37,11 @@ GROUPS = ("female", "male", "neutral")
 
 
 def attention(n: int) -> np.ndarray:
-    """Position attention 1 / log2(1 + rank) for ranks 1 … n (Singh & Joachims 2018; the DCG discount)."""
+    """Position attention 1 / log2(1 + rank) for ranks 1 … n (Singh & Joachims 2018; the DCG discount).
+
+    The paper writes v_j = 1 / log(1 + j); base 2 (as in DCG and in NFaiRR's discount) gives 1 at rank 1 and only
+    rescales every exposure by the same factor, so parity and the sign of a disparity do not depend on it.
+    """
     return 1.0 / np.log2(np.arange(1, n + 1) + 1.0)
 
 
