@@ -1,31 +1,40 @@
 """``debiasrag`` command line. Each module in :mod:`debiasrag.commands` registers its subcommands.
 
 Bad input ends with one line ``debiasrag: error: ...`` on stderr and exit code 2, never a traceback.
+The line is terminal-safe (control characters escaped), and a library error's hint names the flag of
+the option it suggests (the library itself names the Python parameter).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import pkgutil
+import shlex
 import sys
 from collections.abc import Sequence
 
 from debiasrag.errors import DebiasragError
 from debiasrag.extras import EXTRA_OF_MODULE, missing_extra
+from debiasrag.fileio import printable
+
+logger = logging.getLogger(__name__)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage first otherwise)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {printable(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``debiasrag`` parser with every subcommand registered (``parser.commands`` maps name → subparser)."""
     from debiasrag import __version__, commands
 
     parser = _Parser(prog="debiasrag", description="Less biased retrieval for RAG stacks.")
     parser.add_argument("--version", action="version", version=f"debiasrag {__version__}")
+    parser.add_argument("--verbose", action="store_true", help="log fallbacks, caches and skipped lines to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
@@ -33,30 +42,60 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"debiasrag.commands.{info.name}")
         module.register(sub)
+    parser.commands = sub.choices  # type: ignore[attr-defined]
     return parser
 
 
+def _flag_for(parser: argparse.ArgumentParser | None, option: str, value: object) -> str | None:
+    """``--on-error skip`` for the library option ``on_error`` with value ``"skip"``, if the command has it."""
+    for action in parser._actions if parser is not None else ():
+        if action.dest == option and action.option_strings:
+            flag = max(action.option_strings, key=len)
+            return flag if value is None or value is True else f"{flag} {shlex.quote(str(value))}"
+    return None
+
+
+def error_line(exc: DebiasragError, parser: argparse.ArgumentParser | None = None) -> str:
+    """The one line the CLI prints for a library error, its hint phrased with the command's flags."""
+    hint = ""
+    if exc.option is None:
+        hint = exc.hint or ""
+    else:
+        flag = _flag_for(parser, exc.option, exc.value)
+        if flag is not None:  # a hint naming a parameter this command has no flag for would only confuse
+            hint = exc.hint_text(flag)
+    message = f"{exc.message} ({hint})" if hint else exc.message
+    return f"debiasrag: error: {printable(message)}"
+
+
+def _fail(line: str) -> int:
+    print(line, file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         parser = build_parser()
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed
-        print(f"debiasrag: error: {missing_extra(exc, 'the command line')}", file=sys.stderr)
-        return 2
+        logger.debug("cannot build the command line: %s", exc)
+        return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     args = parser.parse_args(argv)
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="debiasrag: %(name)s: %(message)s", stream=sys.stderr)
+    command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     try:
         return int(args.func(args) or 0)
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in EXTRA_OF_MODULE:
             raise
-        print(f"debiasrag: error: {missing_extra(exc, f'debiasrag {args.command}')}", file=sys.stderr)
-        return 2
+        logger.debug("optional dependency missing: %s", exc)
+        return _fail(error_line(missing_extra(exc, f"debiasrag {args.command}"), command_parser))
     except DebiasragError as exc:
-        print(f"debiasrag: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(error_line(exc, command_parser))
     except (OSError, UnicodeError) as exc:
-        print(f"debiasrag: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"debiasrag: error: {printable(exc)}")
     except KeyboardInterrupt:
         print("debiasrag: interrupted", file=sys.stderr)
         return 130

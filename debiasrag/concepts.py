@@ -7,13 +7,14 @@ attribute labels, scenario templates and WEAT sets used by the benchmarks.
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict, read_text
 
 _SENTENCE_END = (".", "!", "?", "…")
 
@@ -51,39 +52,109 @@ class Concept:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "concept") -> Concept:
-        """Build a concept from parsed JSON, checking the fields retrieval needs."""
-        if not isinstance(data, dict):
-            raise InputError(f"{source}: a concept file must hold a JSON object")
-        missing = [key for key in ("name", "groups", "variants", "debiasing") if key not in data]
-        if missing:
-            raise InputError(f"{source}: concept is missing field(s) {', '.join(missing)}")
-        groups = data["groups"]
-        variants = data["variants"]
-        if not (isinstance(groups, list) and len(groups) == 2 and all(isinstance(g, str) and g for g in groups)):
-            raise InputError(f"{source}: 'groups' must be a list of two non-empty names")
-        if groups[0] == groups[1]:
-            raise InputError(f"{source}: the two groups must differ")
-        if not isinstance(variants, dict) or any(
-            not isinstance(variants.get(g), str) or not variants[g].strip() for g in groups
-        ):
-            raise InputError(f"{source}: 'variants' needs a non-empty sentence for each group {groups}")
-        if not isinstance(data["debiasing"], str) or not data["debiasing"].strip():
-            raise InputError(f"{source}: 'debiasing' must be a non-empty sentence")
-        pairs = data.get("pairs", [])
-        if any(not (isinstance(p, list) and len(p) == 2) for p in pairs):
-            raise InputError(f"{source}: 'pairs' must be a list of [group 1 word, group 2 word] lists")
-        return cls(
-            name=str(data["name"]),
-            groups=(groups[0], groups[1]),
-            variants={g: variants[g] for g in groups},
-            debiasing=data["debiasing"],
-            description=data.get("description", ""),
-            pairs=tuple((a, b) for a, b in pairs),
-            templates=dict(data.get("templates", {})),
-            attributes={k: float(v) for k, v in data.get("attributes", {}).items()},
-            attribute_kind=data.get("attribute_kind", ""),
-            weat={k: tuple(v) for k, v in data.get("weat", {}).items()},
-        )
+        """Build a concept from parsed JSON, checking every field; any problem is an :class:`InputError`."""
+        return cls(**_validated_fields(data, source))
+
+
+_KNOWN_FIELDS = (
+    "name",
+    "format",
+    "description",
+    "groups",
+    "variants",
+    "debiasing",
+    "pairs",
+    "attribute_kind",
+    "attributes",
+    "templates",
+    "weat",
+)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check(ok: bool, source: str, message: str) -> None:
+    if not ok:
+        raise InputError(f"{source}: {message}")
+
+
+def _validated_fields(data: Any, source: str) -> dict[str, Any]:
+    """The keyword arguments of :class:`Concept`, after checking the type of every field of ``data``."""
+    _check(isinstance(data, dict), source, "a concept file must hold a JSON object")
+    missing = [key for key in ("name", "groups", "variants", "debiasing") if key not in data]
+    _check(not missing, source, f"concept is missing field(s) {', '.join(missing)}")
+    unknown = sorted(str(key) for key in data if key not in _KNOWN_FIELDS)
+    _check(not unknown, source, f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(_KNOWN_FIELDS)}")
+    _check(_is_text(data["name"]), source, "'name' must be a non-empty string")
+    _check(data.get("format", 1) == 1 and type(data.get("format", 1)) is int, source, "'format' must be 1")
+    groups, variants = data["groups"], data["variants"]
+    _check(
+        isinstance(groups, list) and len(groups) == 2 and all(_is_text(g) for g in groups),
+        source,
+        "'groups' must be a list of two non-empty names",
+    )
+    _check(groups[0] != groups[1], source, "the two groups must differ")
+    _check(
+        isinstance(variants, dict) and all(_is_text(variants.get(g)) for g in groups),
+        source,
+        f"'variants' needs a non-empty sentence for each group {groups}",
+    )
+    extra = [str(k) for k in variants if k not in groups]
+    _check(not extra, source, f"'variants' has sentences for unknown group(s) {extra}; the groups are {groups}")
+    _check(_is_text(data["debiasing"]), source, "'debiasing' must be a non-empty sentence")
+    for key in ("description", "attribute_kind"):
+        _check(isinstance(data.get(key, ""), str), source, f"'{key}' must be a string")
+    pairs = data.get("pairs", [])
+    _check(
+        isinstance(pairs, list) and all(isinstance(p, list) and len(p) == 2 and all(map(_is_text, p)) for p in pairs),
+        source,
+        "'pairs' must be a list of [group 1 word, group 2 word] lists of non-empty strings",
+    )
+    attributes = data.get("attributes", {})
+    _check(
+        isinstance(attributes, dict) and all(_is_number(v) for v in attributes.values()),
+        source,
+        "'attributes' must map each attribute word to a finite number",
+    )
+    templates = data.get("templates", {})
+    _check(
+        isinstance(templates, dict) and all(isinstance(t, str) for t in templates.values()),
+        source,
+        "'templates' must map each scenario name to a sentence",
+    )
+    for name, template in templates.items():
+        try:
+            template.format(attribute="x")
+        except (KeyError, IndexError, ValueError):
+            raise InputError(
+                f"{source}: template {name!r} may contain only the placeholder {{attribute}} "
+                "(write other braces as {{ and }})"
+            ) from None
+    weat = data.get("weat", {})
+    _check(
+        isinstance(weat, dict)
+        and all(isinstance(words, list) and all(_is_text(w) for w in words) for words in weat.values()),
+        source,
+        "'weat' must map each set name to a list of non-empty words",
+    )
+    return {
+        "name": data["name"],
+        "groups": (groups[0], groups[1]),
+        "variants": {g: variants[g] for g in groups},
+        "debiasing": data["debiasing"],
+        "description": data.get("description", ""),
+        "pairs": tuple((a, b) for a, b in pairs),
+        "templates": dict(templates),
+        "attributes": {k: float(v) for k, v in attributes.items()},
+        "attribute_kind": data.get("attribute_kind", ""),
+        "weat": {k: tuple(v) for k, v in weat.items()},
+    }
 
 
 def available_concepts() -> list[str]:
@@ -93,15 +164,17 @@ def available_concepts() -> list[str]:
 
 
 def load_concept(concept: str | Path | Concept) -> Concept:
-    """Load a bundled concept by name (``"gender"``) or the user's own from a JSON file path."""
+    """Load a bundled concept by name (``"gender"``) or the user's own from a JSON file path.
+
+    A file that is missing, not UTF-8, not strict JSON (see :func:`~debiasrag.fileio.loads_strict`) or
+    has a field of the wrong type raises :class:`InputError`.
+    """
     if isinstance(concept, Concept):
         return concept
     text = str(concept)
     if text.endswith(".json") or Path(text).is_file():
-        path = Path(text)
-        if not path.is_file():
-            raise InputError(f"concept file not found: {path}")
-        raw, source = path.read_text(encoding="utf-8"), str(path)
+        source = text
+        raw = read_text(text, what="concept file")
     else:
         if text not in available_concepts():
             raise InputError(
@@ -110,7 +183,7 @@ def load_concept(concept: str | Path | Concept) -> Concept:
         raw = (resources.files("debiasrag") / "data" / "concepts" / f"{text}.json").read_text(encoding="utf-8")
         source = f"concept {text!r}"
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        data = loads_strict(raw)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc.message}") from None
     return Concept.from_dict(data, source=source)

@@ -3,20 +3,25 @@
 Bad lines are reported with their line number. ``on_error="stop"`` (default) raises at the first bad
 line; ``"skip"`` drops it and records it in :attr:`JsonlReport.skipped` so callers can tell the user.
 Nothing is dropped silently.
+
+This is the one row reader of the package: :func:`iter_jsonl` yields parsed lines (strict JSON, see
+:func:`debiasrag.fileio.loads_strict`), :func:`iter_rows` adds the required fields and their types, and
+:func:`read_documents` builds documents on top. :func:`write_jsonl_atomic` is the matching writer.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import logging
 import sys
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import atomic_write, dumps_strict, loads_strict
+
+logger = logging.getLogger(__name__)
 
 OnError = Literal["stop", "skip"]
 
@@ -30,6 +35,7 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_row(self) -> dict[str, Any]:
+        """The document as one JSON Lines row: ``id``, ``text`` and the metadata fields."""
         return {"id": self.id, "text": self.text, **self.metadata}
 
 
@@ -41,6 +47,7 @@ class JsonlReport:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
     def summary(self) -> str:
+        """One line naming the skipped lines (the first three) and why; empty when none were skipped."""
         if not self.skipped:
             return ""
         first = "; ".join(f"line {n}: {why}" for n, why in self.skipped[:3])
@@ -48,49 +55,83 @@ class JsonlReport:
         return f"skipped {len(self.skipped)} bad line(s): {first}{more}"
 
 
-def _open_binary(source: str | Path | IO[bytes]) -> tuple[IO[bytes], bool]:
+_SKIP_HINT = {"hint": "to skip bad lines", "option": "on_error", "value": "skip"}
+
+
+def _open(source: str | Path | IO[Any]) -> tuple[IO[Any], bool, str]:
+    """The handle to read, whether we must close it, and a name for messages."""
     if isinstance(source, (str, Path)):
         if str(source) == "-":
-            return sys.stdin.buffer, False
+            return sys.stdin.buffer, False, "standard input"
         path = Path(source)
         if not path.is_file():
-            raise InputError(f"input file not found: {path}")
-        return path.open("rb"), True
-    return source, False
+            raise InputError(f"input file not found: {path}" if not path.exists() else f"input is not a file: {path}")
+        try:
+            return path.open("rb"), True, str(path)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return source, False, str(getattr(source, "name", "input"))
+
+
+def _lines(handle: IO[Any], name: str) -> Iterator[bytes | str]:
+    """The handle's lines; a text handle that cannot decode, or a read error, ends with an InputError."""
+    number = 0
+    iterator = iter(handle)
+    while True:
+        try:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError:  # a text handle decodes ahead in blocks: the exact line is unknown
+            raise InputError(
+                f"{name}: not valid UTF-8 at or after line {number + 1}",
+                hint="open it in binary mode ('rb') to learn the exact line",
+            ) from None
+        except OSError as exc:
+            raise InputError(f"cannot read {name} after line {number}: {exc.strerror or exc}") from None
+        number += 1
+        yield raw
 
 
 def iter_jsonl(
-    source: str | Path | IO[bytes],
+    source: str | Path | IO[bytes] | IO[str],
     *,
     on_error: OnError = "stop",
     report: JsonlReport | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line; ``-`` reads standard input."""
+    """Yield ``(line_number, object)`` for each non-blank line; ``-`` reads standard input.
+
+    Accepts a path, ``-``, or an open handle (binary or text). A UTF-8 byte-order mark and CRLF line
+    ends are accepted. Lines that are not UTF-8, not strict JSON (see
+    :func:`~debiasrag.fileio.loads_strict`) or not a JSON object are bad lines.
+    """
     if on_error not in ("stop", "skip"):
         raise InputError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     report = report if report is not None else JsonlReport()
-    handle, close = _open_binary(source)
+    handle, close, name = _open(source)
     try:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(_lines(handle, name), start=1):
             report.lines = number
             problem: str | None = None
             try:
-                line = raw.decode("utf-8")
+                if isinstance(raw, bytes):
+                    raw = raw.decode("utf-8")
+                if number == 1 and raw.startswith("\ufeff"):  # a byte-order mark, as some editors write
+                    raw = raw[1:]
+                if not raw.strip():
+                    continue
+                obj = loads_strict(raw)
             except UnicodeDecodeError:
                 problem = "not valid UTF-8"
+            except InputError as exc:
+                problem = exc.message
             else:
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    problem = f"not valid JSON ({exc.msg})"
-                else:
-                    if not isinstance(obj, dict):
-                        problem = "not a JSON object"
+                if not isinstance(obj, dict):
+                    problem = "not a JSON object"
             if problem is not None:
                 if on_error == "stop":
-                    raise InputError(f"line {number}: {problem} (use --on-error skip to skip bad lines)")
+                    raise InputError(f"line {number}: {problem}", **_SKIP_HINT)
+                logger.info("%s: skipped line %d: %s", name, number, problem)
                 report.skipped.append((number, problem))
                 continue
             yield number, obj
@@ -99,81 +140,122 @@ def iter_jsonl(
             handle.close()
 
 
-def row_problem(obj: dict[str, Any]) -> str | None:
-    """Why a row cannot be a document, or None when it can."""
-    if "id" not in obj:
-        return "row has no 'id'"
-    if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
-        return "'id' must be a string or an integer"
-    if "text" not in obj:
-        return "row has no 'text'"
-    if not isinstance(obj["text"], str):
-        return "'text' must be a string"
-    if not obj["text"].strip():
-        return "'text' is empty"
-    return None
+_TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list"}
 
 
-def read_documents(
-    source: str | Path | IO[bytes] | Iterable[dict[str, Any]],
+@dataclass(frozen=True)
+class Field:
+    """A field of a row: its name, the JSON types it may hold, and whether it must be there and non-blank."""
+
+    name: str
+    types: tuple[type, ...] = (str,)
+    required: bool = True
+    nonempty: bool = False
+
+    def problem(self, row: dict[str, Any]) -> str | None:
+        """Why ``row`` breaks this field's rule, or None."""
+        if self.name not in row:
+            return f"row has no {self.name!r}" if self.required else None
+        value = row[self.name]
+        is_bool = isinstance(value, bool)
+        if not isinstance(value, self.types) or (is_bool and bool not in self.types):
+            words = " or ".join(_TYPE_WORDS.get(t, t.__name__) for t in self.types)
+            return f"{self.name!r} must be {words}"
+        if self.nonempty and isinstance(value, str) and not value.strip():
+            return f"{self.name!r} is empty"
+        return None
+
+
+DOCUMENT_FIELDS = (Field("id", (str, int)), Field("text", (str,), nonempty=True))
+
+
+def iter_rows(
+    source: str | Path | IO[bytes] | IO[str] | Iterable[dict[str, Any]],
+    fields: Sequence[Field] = (),
     *,
     on_error: OnError = "stop",
     report: JsonlReport | None = None,
-) -> list[Document]:
-    """Read a corpus (JSONL path, ``-``, binary handle, or an iterable of dicts) into documents.
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, row)`` for the rows whose ``fields`` are present and of the right type.
 
-    Duplicate ids are always an error: a second row with the same id would silently shadow the first.
+    ``source`` is a JSONL path, ``-``, an open handle, or an iterable of dicts (numbered from 1). A bad
+    row stops with ``InputError("line N: ...")``, or with ``on_error="skip"`` is left out and recorded.
     """
     report = report if report is not None else JsonlReport()
     if isinstance(source, (str, Path)) or hasattr(source, "read"):
-        rows: Iterable[tuple[int, dict[str, Any]]] = iter_jsonl(source, on_error=on_error, report=report)  # type: ignore[arg-type]
+        rows: Iterable[tuple[int, Any]] = iter_jsonl(source, on_error=on_error, report=report)  # type: ignore[arg-type]
     else:
-        rows = enumerate(source, start=1)  # type: ignore[arg-type]
-    documents: list[Document] = []
-    seen: dict[str | int, int] = {}
+        if on_error not in ("stop", "skip"):
+            raise InputError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
+        rows = enumerate(source, start=1)
     for number, obj in rows:
-        problem = row_problem(obj) if isinstance(obj, dict) else "not a JSON object"
-        if problem is None and obj["id"] in seen:
-            raise InputError(f"line {number}: duplicate id {obj['id']!r} (first seen on line {seen[obj['id']]})")
+        problem = "not a JSON object" if not isinstance(obj, dict) else None
+        for rule in fields if problem is None else ():
+            problem = rule.problem(obj)
+            if problem is not None:
+                break
         if problem is not None:
             if on_error == "stop":
                 raise InputError(f"line {number}: {problem}")
             report.skipped.append((number, problem))
             continue
-        seen[obj["id"]] = number
+        yield number, obj
+
+
+def row_problem(obj: dict[str, Any]) -> str | None:
+    """Why a row cannot be a document, or None when it can."""
+    for rule in DOCUMENT_FIELDS:
+        problem = rule.problem(obj)
+        if problem is not None:
+            return problem
+    return None
+
+
+def read_documents(
+    source: str | Path | IO[bytes] | IO[str] | Iterable[dict[str, Any]],
+    *,
+    on_error: OnError = "stop",
+    report: JsonlReport | None = None,
+) -> list[Document]:
+    """Read a corpus (JSONL path, ``-``, open handle, or an iterable of dicts) into documents.
+
+    Ids are strings or integers of any size (kept exactly). Duplicate ids are always an error: a second
+    row with the same id would silently shadow the first. Every problem is an :class:`InputError`.
+    """
+    report = report if report is not None else JsonlReport()
+    documents: list[Document] = []
+    seen: dict[str | int, int] = {}
+    for number, obj in iter_rows(source, DOCUMENT_FIELDS, on_error=on_error, report=report):
+        doc_id = obj["id"]
+        if doc_id in seen:
+            raise InputError(f"line {number}: duplicate id {doc_id!r} (first seen on line {seen[doc_id]})")
+        seen[doc_id] = number
         metadata = {k: v for k, v in obj.items() if k not in ("id", "text")}
-        documents.append(Document(obj["id"], obj["text"], metadata))
+        documents.append(Document(doc_id, obj["text"], metadata))
     if not documents:
         raise InputError("the corpus is empty: no documents to index")
     return documents
 
 
 def write_jsonl_atomic(rows: Iterable[dict[str, Any]], target: str | Path) -> int:
-    """Write rows as JSON Lines to ``target`` (``-`` = stdout) via a temp file and rename.
+    """Write rows as strict JSON Lines to ``target`` (``-`` = stdout) atomically; returns the rows written.
 
-    A failure part-way leaves an existing ``target`` untouched. Returns the number of rows written.
+    A failure part-way — including an exception raised while producing the rows — leaves an existing
+    ``target`` untouched (see :func:`debiasrag.fileio.atomic_write`). Non-finite floats are written as
+    ``null`` and lone surrogates as ``\\uXXXX`` escapes, so every line is valid JSON and UTF-8.
     """
-    if str(target) == "-":
-        count = 0
+    count = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal count
         for row in rows:
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            yield dumps_strict(row) + "\n"
             count += 1
+
+    if str(target) == "-":
+        for line in lines():
+            sys.stdout.write(line)
         sys.stdout.flush()
         return count
-    path = Path(target)
-    if path.parent and not path.parent.exists():
-        raise InputError(f"output folder does not exist: {path.parent}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-                count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, lines())
     return count

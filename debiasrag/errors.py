@@ -1,10 +1,42 @@
-"""Errors that carry a one-line message meant for the user (the CLI prints it and exits 2)."""
+"""Errors that carry a one-line message meant for the user (the CLI prints it and exits 2).
+
+A library error states the problem and may carry a hint: what to do, and which parameter to change.
+The library names the parameter as a Python caller writes it (``on_error='skip'``); only the command
+line turns it into its flag (``--on-error skip``), so library messages never mention CLI flags.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class DebiasragError(Exception):
-    """Bad input or state the user can fix; ``str(err)`` is a complete one-line explanation."""
+    """Bad input or state the user can fix; ``str(err)`` is a complete one-line explanation.
+
+    ``message`` is the problem; ``hint`` says what would fix it (``"to skip bad lines"``) and, when a
+    parameter is the fix, ``option`` names it as the library spells it (``"on_error"``) with the
+    suggested ``value``. ``str(err)`` renders the hint for Python callers; the CLI renders it with
+    the flag of the same option instead.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, option: str | None = None, value: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.option = option
+        self.value = value
+
+    def hint_text(self, option_text: str | None = None) -> str:
+        """The hint as a sentence: ``option_text`` (e.g. ``--on-error skip``) replaces the library spelling."""
+        if self.option is None:
+            return self.hint or ""
+        how = option_text if option_text is not None else f"{self.option}={self.value!r}"
+        verb = "use" if option_text is not None else "pass"
+        return f"{verb} {how} {self.hint}".strip() if self.hint else f"{verb} {how}"
+
+    def __str__(self) -> str:
+        hint = self.hint_text()
+        return f"{self.message} ({hint})" if hint else self.message
 
 
 class InputError(DebiasragError, ValueError):
@@ -15,5 +47,9 @@ class IndexLoadError(DebiasragError):
     """An index directory is missing, corrupted or was built with another model."""
 
 
-class IndexWriteError(DebiasragError):
+class OutputError(DebiasragError):
+    """A file could not be written (missing folder, disk full, permissions); any previous file is unchanged."""
+
+
+class IndexWriteError(OutputError):
     """An index could not be written (disk full, file too big, permissions); the previous index is unchanged."""

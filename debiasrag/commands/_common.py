@@ -1,14 +1,23 @@
-"""Helpers shared by the subcommands: stderr console, progress bars, common options."""
+"""Helpers shared by the subcommands: consoles, safe printing of user data, progress bars, common options.
+
+User data (texts, ids, paths, model names) is never parsed as rich markup and never reaches the terminal
+with control characters: print it through :func:`cell`, :func:`say`, :func:`warn` or :func:`print_json`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from debiasrag.fileio import dumps_strict, printable
 
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
 # soft_wrap: a long warning stays one line in logs instead of being cut at 80 columns.
@@ -17,8 +26,33 @@ err_console = Console(stderr=True, soft_wrap=True)
 out_console = Console(width=None if sys.stdout.isatty() else 140)
 
 
+def cell(value: Any, style: str = "") -> Text:
+    """A table cell or title showing ``value`` as plain text: no markup, control characters escaped."""
+    return Text(printable(value, one_line=False), style=style)
+
+
+def say(message: str, style: str = "") -> None:
+    """Print one plain line to stderr (markup in ``message`` is shown as typed, control characters escaped)."""
+    err_console.print(Text(printable(message), style=style), highlight=False, soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    """Print ``warning: message`` to stderr; ``message`` is plain text."""
+    err_console.print(Text.assemble(("warning:", "yellow"), " ", printable(message)), highlight=False, soft_wrap=True)
+
+
+def print_json(data: Any, *, indent: int | None = None, sort_keys: bool = False) -> None:
+    """Print ``data`` to stdout as strict JSON (no NaN; lone surrogates escaped), whatever stdout's encoding."""
+    text = dumps_strict(data, indent=indent, sort_keys=sort_keys)
+    try:
+        sys.stdout.write(text + "\n")
+    except UnicodeEncodeError:  # stdout cannot encode some character (e.g. an ASCII locale): escape them all
+        sys.stdout.write(dumps_strict(data, indent=indent, sort_keys=sort_keys, ascii_only=True) + "\n")
+    sys.stdout.flush()
+
+
 @contextmanager
-def progress_bar(description: str, total: int | None) -> Iterator[callable]:
+def progress_bar(description: str, total: int | None) -> Iterator[Callable[..., None]]:
     """Yield ``advance(n)``; draws a rich bar on stderr (hidden when stderr is not a terminal)."""
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -31,11 +65,12 @@ def progress_bar(description: str, total: int | None) -> Iterator[callable]:
         disable=not err_console.is_terminal,
     )
     with progress:
-        task = progress.add_task(description, total=total)
+        task = progress.add_task(escape(printable(description)), total=total)  # the column reads markup
         yield lambda n=1: progress.advance(task, n)
 
 
 def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> None:
+    """Add ``--model`` (dest ``model``, the name library hints use)."""
     parser.add_argument(
         "--model",
         default=None,
@@ -44,6 +79,7 @@ def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> 
 
 
 def positive_int(text: str) -> int:
+    """argparse type: an integer above zero."""
     try:
         value = int(text)
     except ValueError:

@@ -5,27 +5,40 @@ replaced by the gender-swapped counterpart (rows without gendered words come out
 rows as IN has valid rows. With ``--keep-original`` each input row is written unchanged and, when swapping
 changed it, followed by its counterpart (seed 001 §4.2.2: entries without gender words are not duplicated); the
 counterpart's ``id`` becomes ``"<id>-swapped"`` and it gets ``"counterfactual_of": <id>`` (rows without an
-``id`` get neither).
+``id`` get neither); ids must then be strings or integers, and a counterpart id that another row already
+has stops the run (the output file is left as it was).
 
 ``bias-score IN.jsonl``: scores every row's text (seed 001 Eq. 1-3) and prints the most female-leaning and
 male-leaning sentences (and by absolute score with ``--json``).
 
 Bad rows (invalid JSON or UTF-8, missing or non-string text field) stop with the line number, or are skipped and
-reported with ``--on-error skip``.
+reported with ``--on-error skip``. The output may not be the input file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
 from rich.table import Table
 
-from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int, progress_bar
-from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
+from debiasrag.commands._common import (
+    add_model_option,
+    cell,
+    out_console,
+    positive_int,
+    print_json,
+    progress_bar,
+    say,
+    warn,
+)
+from debiasrag.corpus import Field, JsonlReport, iter_rows, write_jsonl_atomic
 from debiasrag.errors import InputError
+from debiasrag.fileio import check_output_path, refuse_same_file
+
+logger = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,50 +74,61 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_rows(
-    source: str, fields: list[str], on_error: str, report: JsonlReport, *, allow_empty: bool
+    source: str, fields: list[Field], on_error: str, report: JsonlReport
 ) -> list[tuple[int, dict[str, Any]]]:
-    rows = []
-    for number, obj in iter_jsonl(source, on_error=on_error, report=report):  # type: ignore[arg-type]
-        problem = None
-        for name in fields:
-            if name not in obj:
-                problem = f"row has no {name!r}"
-            elif not isinstance(obj[name], str):
-                problem = f"{name!r} must be a string"
-            elif not allow_empty and not obj[name].strip():
-                problem = f"{name!r} is empty"
-            if problem:
-                break
-        if problem is not None:
-            if on_error == "stop":
-                raise InputError(f"line {number}: {problem}")
-            report.skipped.append((number, problem))
-            continue
-        rows.append((number, obj))
-    return rows
+    return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
 
 
 def _warn_skipped(report: JsonlReport) -> None:
     if report.skipped:
-        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False, soft_wrap=True)
+        warn(report.summary())
+
+
+class _CounterpartIds:
+    """Hands out ``"<id>-swapped"`` ids, refusing one that an input row or an earlier counterpart has."""
+
+    def __init__(self, rows: list[tuple[int, dict[str, Any]]]):
+        self.taken = {obj["id"]: number for number, obj in rows if "id" in obj}
+        self.given: dict[str, int] = {}
+
+    def new(self, number: int, original: str | int) -> str:
+        new_id = f"{original}-swapped"
+        if new_id in self.taken or new_id in self.given:
+            where = self.taken.get(new_id) or self.given[new_id]
+            owner = "the row" if new_id in self.taken else "the counterpart of the row"
+            raise InputError(
+                f"line {number}: the counterpart of id {original!r} would get id {new_id!r}, "
+                f"which {owner} on line {where} already has",
+                hint="rename one of the two ids",
+            )
+        self.given[new_id] = number
+        return new_id
 
 
 def run_augment(args: argparse.Namespace) -> int:
     from debiasrag.augment import GenderSwapper
 
     fields = args.field or ["text"]
+    if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
+        check_output_path(args.output)
+        refuse_same_file(args.input, args.output)
+    rules = [Field(name) for name in fields]
+    if args.keep_original:  # counterpart ids are built from the ids
+        rules.insert(0, Field("id", (str, int), required=False))
     report = JsonlReport()
-    rows = _read_rows(args.input, fields, args.on_error, report, allow_empty=True)
+    rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
+    ids = _CounterpartIds(rows)
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
 
     def generate() -> Iterator[dict[str, Any]]:
         with progress_bar("gender-swapping", len(rows)) as advance:
             for start in range(0, len(rows), args.batch_size):
-                batch = [obj for _, obj in rows[start : start + args.batch_size]]
+                numbered = rows[start : start + args.batch_size]
+                batch = [obj for _, obj in numbered]
                 swapped = {name: swapper.swap_batch([obj[name] for obj in batch]) for name in fields}
-                for i, obj in enumerate(batch):
+                for i, (number, obj) in enumerate(numbered):
                     counterpart = dict(obj)
                     for name in fields:
                         counterpart[name] = swapped[name][i]
@@ -116,17 +140,15 @@ def run_augment(args: argparse.Namespace) -> int:
                     yield obj
                     if changed:
                         if "id" in obj:
-                            counterpart["id"] = f"{obj['id']}-swapped"
+                            counterpart["id"] = ids.new(number, obj["id"])
                             counterpart["counterfactual_of"] = obj["id"]
                         yield counterpart
                 advance(len(batch))
 
     written = write_jsonl_atomic(generate(), args.output)
-    err_console.print(
+    say(
         f"augment: {len(rows)} row(s) read, {stats['changed']} changed by gender swapping, {written} written"
-        + (f" to {args.output}" if args.output != "-" else ""),
-        highlight=False,
-        soft_wrap=True,
+        + (f" to {args.output}" if args.output != "-" else "")
     )
     return 0
 
@@ -135,7 +157,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
     from debiasrag.bias_score import BiasScorer, rank_scores
 
     report = JsonlReport()
-    rows = _read_rows(args.input, [args.field], args.on_error, report, allow_empty=False)
+    rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)
     _warn_skipped(report)
     if not rows:
         raise InputError("no sentences to score")
@@ -159,39 +181,39 @@ def run_bias_score(args: argparse.Namespace) -> int:
         return row
 
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "model": scorer.embedder.name,
-                    "sentences": len(texts),
-                    "fit_pairs": scorer.n_fit_pairs_,
-                    "explained_variance": float(scorer.explained_variance_ratio_[0]),
-                    "female": [entry(i, r) for i, r in ranking.female],
-                    "male": [entry(i, r) for i, r in ranking.male],
-                    "absolute": [entry(i, r) for i, r in ranking.absolute],
-                },
-                ensure_ascii=False,
-            )
+        print_json(
+            {
+                "model": scorer.embedder.name,
+                "sentences": len(texts),
+                "fit_pairs": scorer.n_fit_pairs_,
+                "explained_variance": float(scorer.explained_variance_ratio_[0]),
+                "female": [entry(i, r) for i, r in ranking.female],
+                "male": [entry(i, r) for i, r in ranking.male],
+                "absolute": [entry(i, r) for i, r in ranking.absolute],
+            }
         )
         return 0
     for title, column, items in (
         ("female-leaning (Eq. 1)", "female", ranking.female),
         ("male-leaning (Eq. 2)", "male", ranking.male),
     ):
-        table = Table(title=f"most {title}: top {len(items)} of {len(texts)}")
+        table = Table(title=cell(f"most {title}: top {len(items)} of {len(texts)}"))
         for name in ("rank", "line", "id", column, "top words", "text"):
             table.add_column(name, overflow="fold")
         for rank, (index, result) in enumerate(items, start=1):
             number, obj = rows[index]
             words = ", ".join(f"{w} {v:+.3f}" for w, v in result.top_words(3))
             table.add_row(
-                str(rank), str(number), str(obj.get("id", "")), f"{getattr(result, column):+.4f}", words, result.text
+                str(rank),
+                str(number),
+                cell(obj.get("id", "")),
+                f"{getattr(result, column):+.4f}",
+                cell(words),
+                cell(result.text),
             )
         out_console.print(table)
-    err_console.print(
+    say(
         f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
-        f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})",
-        highlight=False,
-        soft_wrap=True,
+        f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})"
     )
     return 0

@@ -7,7 +7,7 @@ import json
 import shlex
 from pathlib import Path
 
-from debiasrag.commands._common import err_console, progress_bar
+from debiasrag.commands._common import print_json, progress_bar, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -104,20 +104,20 @@ def run(args: argparse.Namespace) -> int:
     contexts = list(unique.values())
 
     def done(model: str, name: str, status: str, elapsed: float) -> None:
-        err_console.print(f"[dim]{name} on {model}: {status} in {elapsed:.1f} s[/dim]")
+        say(f"{name} on {model}: {status} in {elapsed:.1f} s", style="dim")
 
     results = run_suite(names, contexts, keep_going=len(names) > 1, on_done=done)
     command = _command_line(args)
     document = suite_document(results, names, command=command, seed=args.seed)
     if args.out is not None:
         md_path, json_path = write_report(document, args.out)
-        err_console.print(f"wrote {md_path} and {json_path}")
+        say(f"wrote {md_path} and {json_path}")
     if args.json:
-        print(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, default=str))
+        print_json(json.loads(json.dumps(document, default=str)), indent=1, sort_keys=True)
     else:
         print(render_markdown(document, args.out))
     failed = [f"{n} ({m})" for m, by_name in results.items() for n, r in by_name.items() if r["status"] != "ok"]
     if failed:
-        err_console.print(f"[red]failed: {', '.join(failed)}[/red]")
+        say(f"failed: {', '.join(failed)}", style="red")
         return 1
     return 0

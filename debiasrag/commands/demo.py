@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int, progress_bar
+from debiasrag.commands._common import add_model_option, cell, out_console, positive_int, progress_bar, say
 from debiasrag.datasets import load_gendered_topics, load_toy_task
 from debiasrag.demo import run_demo
 from debiasrag.embedders import load_embedder
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("querying", total) as advance:
         results, report = run_demo(embedder, Path(args.out), args.k, on_query=advance)
     for title, rows in results.items():
-        table = Table(title=f"{title} — neutral queries, {embedder.name}")
+        table = Table(title=cell(f"{title} — neutral queries, {embedder.name}"))
         for column in (
             "strategy",
             "returned",
@@ -55,5 +55,5 @@ def run(args: argparse.Namespace) -> int:
                 str(r.groups["neutral"]),
             )
         out_console.print(table)
-    err_console.print(f"report written to {report}", highlight=False)
+    say(f"report written to {report}")
     return 0

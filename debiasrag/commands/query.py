@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 
 from rich.table import Table
 
-from debiasrag.commands._common import add_model_option, err_console, out_console, positive_int
+from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
 from debiasrag.embedders import load_embedder
 from debiasrag.index import FaissIndex, read_manifest
 from debiasrag.retriever import DebiasedRetriever, validate_query
@@ -74,13 +73,13 @@ def run(args: argparse.Namespace) -> int:
         index, embedder, concept=args.concept, strategy=args.strategy, query_transform=query_anonymizer(args, index)
     )
     result = retriever.retrieve(args.query, k=args.k)
-    if args.json:
-        print(json.dumps([hit.to_dict() for hit in result], ensure_ascii=False))
+    if args.json:  # strict JSON: ids of any size kept exactly, non-finite numbers as null
+        print_json([hit.to_dict() for hit in result])
         return 0
-    table = Table(title=f"{result.strategy}: {result.m} result(s) for {result.query!r}")
+    table = Table(title=cell(f"{result.strategy}: {result.m} result(s) for {result.query!r}"))
     for column in ("rank", "score", "variant", "id", "text"):
         table.add_column(column, overflow="fold")
     for hit in result:
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", hit.variant, str(hit.id), hit.text)
+        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), cell(hit.id), cell(hit.text))
     out_console.print(table)
     return 0
