@@ -9,14 +9,14 @@ order as they went in; bad lines stop the run with their line number, or are ski
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from debiasrag.commands._common import err_console, positive_int, progress_bar
+from debiasrag.commands._common import positive_int, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
+from debiasrag.fileio import atomic_write_json, refuse_same_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -106,6 +106,7 @@ def _count_lines(path: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_same_file(args.input, args.output)  # the output replaces its file: never the input being read
     anonymizer = build_anonymizer(args)
     report = JsonlReport()
     stats = {"rows": 0, "entities": 0, "fallbacks": 0}
@@ -121,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
                 problem = f"{field!r} must be a string"
             if problem:
                 if args.on_error == "stop":
-                    raise InputError(f"line {number}: {problem} (use --on-error skip to skip bad lines)")
+                    raise InputError(
+                        f"line {number}: {problem}", hint="to skip bad lines", option="on_error", value="skip"
+                    )
                 report.skipped.append((number, problem))
                 continue
             batch.append((number, row))
@@ -153,36 +156,14 @@ def run(args: argparse.Namespace) -> int:
     mapping = getattr(anonymizer, "operator", None)
     shared = getattr(mapping, "shared", None)
     if args.mapping_out and shared is not None:
-        write_json_atomic(shared.mapping, args.mapping_out)
+        atomic_write_json(args.mapping_out, shared.mapping)
     if report.skipped:
-        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
+        warn(report.summary())
     if stats["fallbacks"]:
-        err_console.print(
-            f"[yellow]warning:[/] {stats['fallbacks']} row(s) fell back to NER "
-            "(see 'anonymize_fallback' in those rows)",
-            highlight=False,
-        )
+        warn(f"{stats['fallbacks']} row(s) fell back to NER (see 'anonymize_fallback' in those rows)")
     destination = "stdout" if args.output == "-" else args.output
-    err_console.print(
+    say(
         f"anonymized {stats['rows']} rows ({stats['entities']} entities, method {args.method}, "
-        f"strategy {args.strategy}) into {destination}",
-        highlight=False,
+        f"strategy {args.strategy}) into {destination}"
     )
     return 0
-
-
-def write_json_atomic(data: dict[str, str], target: str) -> None:
-    import os
-    import tempfile
-
-    path = Path(target)
-    if not path.parent.exists():
-        raise InputError(f"output folder does not exist: {path.parent}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=2)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

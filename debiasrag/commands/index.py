@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from debiasrag.commands._common import add_model_option, err_console, positive_int, progress_bar
+from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.index import FaissIndex
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     report = JsonlReport()
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
     if report.skipped:
-        err_console.print(f"[yellow]warning:[/] {report.summary()}", highlight=False)
+        warn(report.summary())
     embedder = load_embedder(args.model)
     settings = None
     if args.anonymize:
@@ -81,5 +81,5 @@ def run(args: argparse.Namespace) -> int:
         index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
         index.preprocessing = {"anonymize": settings}
     index.save(args.out)
-    err_console.print(f"indexed {len(index)} documents with {embedder.name} into {args.out}", highlight=False)
+    say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")
     return 0
