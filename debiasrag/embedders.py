@@ -14,6 +14,7 @@ import numpy as np
 
 from debiasrag.errors import InputError
 from debiasrag.extras import require
+from debiasrag.fileio import encodable
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Names under which users refer to the default model; all resolve to the packaged copy when installed.
@@ -184,7 +185,7 @@ class SentenceTransformerEmbedder:
         return {}
 
     def _encode(self, texts: Sequence[str], prompt: dict[str, str]) -> np.ndarray:
-        texts = list(texts)
+        texts = [encodable(t) for t in texts]  # tokenizers refuse lone surrogates
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self.model.encode(
@@ -262,7 +263,7 @@ class E5Embedder:
         return state
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
-        texts = list(texts)
+        texts = [encodable(t) for t in texts]  # tokenizers refuse lone surrogates
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         parts = [

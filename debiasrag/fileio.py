@@ -60,6 +60,17 @@ def printable(value: Any, *, one_line: bool = True) -> str:
     return pattern.sub(_escape, str(value))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: Any) -> Any:
+    """``text`` with lone surrogates replaced by U+FFFD, so tokenizers and UTF-8 encoders accept it.
+
+    For handing text to a model only: what is stored keeps the original characters. Non-strings pass through.
+    """
+    return _LONE_SURROGATE.sub("\ufffd", text) if isinstance(text, str) else text
+
+
 # -- JSON in ------------------------------------------------------------------------------------------
 class _NotFinite(ValueError):
     pass
@@ -247,6 +258,7 @@ __all__ = [
     "atomic_write_text",
     "check_output_path",
     "dumps_strict",
+    "encodable",
     "loads_strict",
     "printable",
     "read_text",
