@@ -18,7 +18,6 @@ reported with ``--on-error skip``. The output may not be the input file.
 from __future__ import annotations
 
 import argparse
-import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,8 +36,6 @@ from debiasrag.commands._common import (
 from debiasrag.corpus import Field, JsonlReport, iter_rows, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import check_output_path, refuse_same_file
-
-logger = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
