@@ -16,7 +16,9 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         type(self).requests.append(self.path)
-        body = json.dumps({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).encode()
+        body = json.dumps(
+            {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+        ).encode()
         self.send_response(401)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
