@@ -170,6 +170,8 @@ def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
         raise InputError("no shard folders or files given")
     for item in items:
         item = Path(item)
+        if not item.exists():
+            raise InputError(f"shard folder not found: {item}")
         paths = list_shards(item) if item.is_dir() else [item]
         if item.is_dir() and not paths:
             raise InputError(f"no complete shards in {item}")

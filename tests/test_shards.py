@@ -1,0 +1,166 @@
+"""Shards: a FaissIndex built from precomputed vectors without re-embedding, and indexes merged.
+
+Vectors come from the packaged MiniLM (session fixture); "without re-embedding" is checked by building from
+shards whose vectors were deliberately not the model's: the index must hold exactly those.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from debiasrag import DebiasedRetriever, Document, FaissIndex
+from debiasrag.errors import InputError
+from debiasrag.shards import (
+    index_from_shards,
+    index_to_shard,
+    list_shards,
+    merge_indexes,
+    read_shard,
+    write_shard,
+)
+
+TEXTS = [
+    "The nurse worked the night shift at the hospital.",
+    "The engineer designed a new bridge over the river.",
+    "A teacher graded essays late into the evening.",
+    "The pilot landed the plane safely in the storm.",
+    "He cooked dinner for the whole family.",
+    "She repaired the car engine in the garage.",
+]
+
+
+def docs(start: int, n: int) -> list[Document]:
+    return [Document(f"d{i}", TEXTS[i % len(TEXTS)] + f" ({i})", {"i": i}) for i in range(start, start + n)]
+
+
+def test_index_from_shards_keeps_the_stored_vectors(tmp_path, embedder) -> None:
+    first, second = docs(0, 4), docs(4, 3)
+    rng = np.random.default_rng(0)
+    v1 = embedder.encode_documents([d.text for d in first])
+    v2 = rng.normal(size=(3, 384)).astype(np.float32)  # not what the model would give: must survive as is
+    v2 /= np.linalg.norm(v2, axis=1, keepdims=True)
+    write_shard(tmp_path, first, v1, model_name=embedder.name, name="a")
+    write_shard(tmp_path, second, v2, model_name=embedder.name, name="b")
+    index = index_from_shards(tmp_path)
+    assert index.ids == [d.id for d in first + second]
+    assert index.texts == [d.text for d in first + second]
+    assert index.metadatas == [d.metadata for d in first + second]
+    assert index.model_name == embedder.name
+    np.testing.assert_array_equal(index.vectors_at(np.arange(7)), np.concatenate([v1, v2]))
+
+
+def test_index_from_shards_retrieves_like_an_index_built_directly(tmp_path, embedder) -> None:
+    corpus = docs(0, 12)
+    direct = FaissIndex.from_documents(corpus, embedder)
+    for start in range(0, 12, 5):
+        part = corpus[start : start + 5]
+        write_shard(tmp_path / "s", part, embedder.encode_documents([d.text for d in part]), model_name=embedder.name)
+    built = index_from_shards(tmp_path / "s")
+    query = "who works in a hospital at night"
+    got = DebiasedRetriever(built, embedder, strategy="topk", k=5).retrieve(query)
+    want = DebiasedRetriever(direct, embedder, strategy="topk", k=5).retrieve(query)
+    assert got.ids == want.ids
+    np.testing.assert_allclose([h.score for h in got], [h.score for h in want], atol=1e-5)
+    built.save(tmp_path / "index")
+    assert FaissIndex.load(tmp_path / "index").ids == built.ids
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_every_index_kind_builds_from_shards_and_merges(tmp_path, embedder, kind) -> None:
+    corpus = docs(0, 80)
+    vectors = embedder.encode_documents([d.text for d in corpus])
+    write_shard(tmp_path, corpus[:50], vectors[:50], model_name=embedder.name)
+    write_shard(tmp_path, corpus[50:], vectors[50:], model_name=embedder.name)
+    index = index_from_shards(tmp_path, kind=kind)
+    assert index.kind == kind and len(index) == 80 and sorted(index.ids) == sorted(d.id for d in corpus)
+    merged = merge_indexes([index, FaissIndex.from_documents(docs(80, 5), embedder, kind="flat")])
+    assert merged.kind == kind and len(merged) == 85
+    position = merged.position_of("d82")
+    np.testing.assert_allclose(
+        merged.vectors_at([position]), embedder.encode_documents([docs(82, 1)[0].text]), atol=1e-5
+    )
+
+
+def test_duplicate_ids_across_shards_are_refused(tmp_path, embedder) -> None:
+    vectors = embedder.encode_documents([d.text for d in docs(0, 3)])
+    write_shard(tmp_path, docs(0, 3), vectors, model_name=embedder.name, name="one")
+    write_shard(tmp_path, docs(2, 1), vectors[:1], model_name=embedder.name, name="two")
+    with pytest.raises(InputError, match=r"duplicate id 'd2' in .*part-two\.json \(also in .*part-one\.json\)"):
+        index_from_shards(tmp_path)
+
+
+def test_duplicate_ids_across_merged_indexes_are_refused(embedder) -> None:
+    a = FaissIndex.from_documents(docs(0, 3), embedder)
+    b = FaissIndex.from_documents(docs(1, 3), embedder)
+    with pytest.raises(InputError, match="duplicate id 'd1' in index 1"):
+        merge_indexes([a, b])
+
+
+def test_duplicate_ids_within_one_shard_are_refused(tmp_path) -> None:
+    with pytest.raises(InputError, match="duplicate id 'x' within one shard"):
+        write_shard(tmp_path, [Document("x", "a"), Document("x", "b")], np.eye(2, 4), model_name="m")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_shards_of_different_models_or_dimensions_do_not_mix(tmp_path) -> None:
+    write_shard(tmp_path / "m", [Document("a", "x")], np.eye(1, 4), model_name="model-a")
+    write_shard(tmp_path / "m", [Document("b", "y")], np.eye(1, 4), model_name="model-b")
+    with pytest.raises(InputError, match="not comparable"):
+        index_from_shards(tmp_path / "m")
+    write_shard(tmp_path / "d", [Document("a", "x")], np.eye(1, 4), model_name="m")
+    write_shard(tmp_path / "d", [Document("b", "y")], np.eye(1, 8), model_name="m")
+    with pytest.raises(InputError, match="dimension"):
+        index_from_shards(tmp_path / "d")
+
+
+def test_merge_refuses_indexes_preprocessed_differently(embedder) -> None:
+    a = FaissIndex.from_documents(docs(0, 2), embedder)
+    b = FaissIndex.from_documents(docs(2, 2), embedder)
+    b.preprocessing = {"anonymize": {"method": "ner", "strategy": "remove", "entities": None}}
+    with pytest.raises(InputError, match="preprocessed differently"):
+        merge_indexes([a, b])
+    b.preprocessing = {}
+    assert merge_indexes([a, b]).ids == ["d0", "d1", "d2", "d3"]
+
+
+def test_a_partly_written_shard_is_ignored_and_a_damaged_one_reported(tmp_path) -> None:
+    write_shard(tmp_path, [Document("a", "x")], np.eye(1, 4), model_name="m", name="good")
+    (tmp_path / "part-crashed.npy").write_bytes(b"half a file")  # worker died before its sidecar
+    assert [p.name for p in list_shards(tmp_path)] == ["part-good.json"]
+    assert index_from_shards(tmp_path).ids == ["a"]
+    write_shard(tmp_path, [Document("b", "y")], np.eye(1, 4), model_name="m", name="bad")
+    (tmp_path / "part-bad.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match="part-bad: 0 documents"):
+        index_from_shards(tmp_path)
+    (tmp_path / "part-bad.npy").unlink()
+    with pytest.raises(InputError, match="part-bad is incomplete: part-bad.npy is missing"):
+        read_shard(tmp_path / "part-bad.json")
+
+
+def test_bad_shard_inputs_are_one_line_errors(tmp_path) -> None:
+    with pytest.raises(InputError, match="2 documents but 1 vectors"):
+        write_shard(tmp_path, docs(0, 2), np.eye(1, 4), model_name="m")
+    with pytest.raises(InputError, match="NaN"):
+        write_shard(tmp_path, docs(0, 1), np.full((1, 4), np.nan), model_name="m")
+    with pytest.raises(InputError, match="not JSON-serialisable"):
+        write_shard(tmp_path, [Document("a", "x", {"when": object()})], np.eye(1, 4), model_name="m")
+    with pytest.raises(InputError, match="shard folder not found"):
+        index_from_shards(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no complete shards"):
+        index_from_shards(tmp_path / "empty")
+    with pytest.raises(InputError, match="no indexes to merge"):
+        merge_indexes([])
+
+
+def test_index_round_trips_through_a_shard(tmp_path, embedder) -> None:
+    index = FaissIndex.from_documents(docs(0, 5), embedder)
+    index.preprocessing = {"anonymize": {"method": "ner", "strategy": "remove", "entities": None}}
+    sidecar = index_to_shard(index, tmp_path, name="all")
+    assert json.loads(sidecar.read_text())["count"] == 5
+    back = index_from_shards(sidecar)
+    assert back.ids == index.ids and back.preprocessing == index.preprocessing
+    np.testing.assert_array_equal(back.vectors_at(np.arange(5)), index.vectors_at(np.arange(5)))
