@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from debiasrag.concepts import Concept, load_concept
-from debiasrag.embedders import Embedder, load_embedder
+from debiasrag.embedders import Embedder, embed_queries, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import Dynamic, DynamicCutoff, Pick, Ranking, Strategy, get_strategy, run_strategy
@@ -121,7 +121,7 @@ class DebiasedRetriever:
             k = chosen.cutoff.max_k if isinstance(chosen, Dynamic) else self.k
         k = validate_k(k)
         variants = chosen.variants(query, self.concept)
-        vectors = self.embedder.encode([text for _, text in variants])
+        vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
         picks = run_strategy(chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index))
         return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.embeddings import Embeddings
 
-from debiasrag.embedders import Embedder, load_embedder
+from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
 
 
 class DebiasragEmbeddings(Embeddings):
@@ -19,7 +19,7 @@ class DebiasragEmbeddings(Embeddings):
         self.embedder = load_embedder(embedder)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embedder.encode(list(texts)).tolist()
+        return embed_documents(self.embedder, list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embedder.encode([text])[0].tolist()
+        return embed_queries(self.embedder, [text])[0].tolist()

@@ -8,7 +8,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
-from debiasrag.embedders import Embedder, load_embedder
+from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
 
 
 class DebiasragEmbedding(BaseEmbedding):
@@ -36,13 +36,13 @@ class DebiasragEmbedding(BaseEmbedding):
         return self._embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embedder.encode([query])[0].tolist()
+        return embed_queries(self._embedder, [query])[0].tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return self._embedder.encode([text])[0].tolist()
+        return embed_documents(self._embedder, [text])[0].tolist()
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._embedder.encode(texts).tolist()
+        return embed_documents(self._embedder, texts).tolist()
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         # The model is CPU-bound (torch releases the GIL): a worker thread keeps the event loop free and
