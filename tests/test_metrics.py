@@ -176,7 +176,12 @@ def test_weat_score_and_effect_size_ddof():
 
 def test_rnd_hand_value():
     # |a - m1| - |a - m2|: (1 - 1) + (0 - 2) = -2
-    assert rnd(np.array([[0.0, 0.0]]), np.array([[2.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 0.0]]))["rnd"] == -2.0
+    # per attribute: (1,0) -> 1 - 1 = 0; (0,0) -> 0 - 2 = -2. WEFE averages (-1); Garg's formula sums (-2)
+    t1, t2, attrs = np.array([[0.0, 0.0]]), np.array([[2.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 0.0]])
+    assert rnd(t1, t2, attrs) == {"rnd": -1.0, "rnd_reduce": "mean"}
+    assert rnd(t1, t2, attrs, reduce="sum")["rnd"] == -2.0
+    with pytest.raises(InputError, match="reduce"):
+        rnd(t1, t2, attrs, reduce="median")
 
 
 def test_ect_hand_values():
@@ -205,6 +210,51 @@ def test_rnsb_zero_when_groups_embed_alike_and_kl_formula():
     q = p1 / (p1 + p2)
     assert result["rnsb"] == pytest.approx(q * math.log(2 * q) + (1 - q) * math.log(2 * (1 - q)))
     assert result == rnsb(np.array([[-1.0, 0.0]]), np.array([[1.0, 0.0]]), positive, negative, seed=0)
+    assert result["rnsb_accuracy"] == 1.0  # the held-out words are separable
+
+
+def test_rnsb_seed_controls_the_holdout_split():
+    rng = np.random.default_rng(3)
+    positive, negative = rng.normal(0.3, 1.0, size=(20, 5)), rng.normal(-0.3, 1.0, size=(20, 5))
+    t1, t2 = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
+    values = {round(rnsb(t1, t2, positive, negative, seed=s)["rnsb"], 12) for s in range(6)}
+    assert len(values) > 1  # different splits, different classifiers
+    assert rnsb(t1, t2, positive, negative, seed=4) == rnsb(t1, t2, positive, negative, seed=4)
+    all_words = {round(rnsb(t1, t2, positive, negative, seed=s, holdout=False)["rnsb"], 12) for s in range(3)}
+    assert len(all_words) == 1  # without a split the seed only matters to liblinear's shuffling, not here
+    with pytest.raises(InputError, match="test_size"):
+        rnsb(t1, t2, positive, negative, test_size=1.5)
+
+
+def test_weat_pvalue_exact_by_hand_and_sampled_with_seed():
+    from debiasrag.metrics import weat_pvalue
+
+    # 1-d: s(w) = cos(w, a1) - cos(w, a2) is +2 for positive w and -2 for negative w
+    a1, a2 = np.array([[1.0]]), np.array([[-1.0]])
+    t1, t2 = np.array([[1.0], [1.0]]), np.array([[-1.0], [-1.0]])
+    exact = weat_pvalue(t1, t2, a1, a2)
+    # 6 splits of {+2, +2, -2, -2} into halves; only the observed one reaches the statistic 8
+    assert exact == {"weat": 8.0, "p_value": 1 / 6, "method": "exact", "n_permutations": 6}
+    assert weat_pvalue(t1, t2, a1, a2, alternative="two-sided")["p_value"] == 2 / 6
+    assert weat_pvalue(t1, t2, a1, a2, alternative="less")["p_value"] == 1.0
+    rng = np.random.default_rng(0)
+    t1, t2 = rng.normal(size=(9, 3)) + 0.5, rng.normal(size=(9, 3))
+    a1, a2 = rng.normal(size=(4, 3)) + 0.5, rng.normal(size=(4, 3))
+    sampled = weat_pvalue(t1, t2, a1, a2, max_exact=10, n_samples=2000, seed=1)
+    assert sampled["method"] == "sampled" and sampled["n_permutations"] == 2000
+    assert sampled == weat_pvalue(t1, t2, a1, a2, max_exact=10, n_samples=2000, seed=1)
+    full = weat_pvalue(t1, t2, a1, a2)  # C(18, 9) = 48,620 splits: exact
+    assert full["method"] == "exact" and abs(sampled["p_value"] - full["p_value"]) < 0.03
+    with pytest.raises(InputError, match="alternative"):
+        weat_pvalue(t1, t2, a1, a2, alternative="bigger")
+
+
+def test_mac_hand_value():
+    from debiasrag.metrics import mac
+
+    # cos distances: t=(1,0) to a=(1,0) -> 0, to (0,1) -> 1; mean over the attribute set = 0.5
+    assert mac([np.array([[1.0, 0.0]])], [np.array([[1.0, 0.0], [0.0, 1.0]])])["mac"] == pytest.approx(0.5)
+    assert mac([np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0]])], [np.array([[1.0, 0.0]])])["mac"] == 1.0
 
 
 # --- Word-set rules (seed 003 Table 3) -----------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 * :mod:`~debiasrag.metrics.geometry` — concept direction, AUC, ρ and p̂ (seed 000 §2.1.1, eq. 1-3).
 * :mod:`~debiasrag.metrics.weat_binomial` — k1/k2 binomial tests per scenario (seed 000 §2.1.2, Table 1).
-* :mod:`~debiasrag.metrics.wefe` — WEAT score/effect size, RND, RNSB, ECT, RIPA (the WEFE family, seed 003).
+* :mod:`~debiasrag.metrics.wefe` — WEAT (score, effect size, permutation p-value), RND, RNSB, ECT, RIPA, MAC
+  (the WEFE family, seed 003).
 * :mod:`~debiasrag.metrics.query` — word-set queries and seed 003's leakage rules.
 """
 
@@ -19,7 +20,7 @@ from debiasrag.metrics.geometry import (
 )
 from debiasrag.metrics.query import Query, WordSetReport, check_word_sets
 from debiasrag.metrics.weat_binomial import SCENARIOS, binomial_pvalue, scenario_test, weat_counts
-from debiasrag.metrics.wefe import CALISKAN_DDOF, association, ect, ripa, rnd, rnsb, weat
+from debiasrag.metrics.wefe import CALISKAN_DDOF, association, ect, mac, ripa, rnd, rnsb, weat, weat_pvalue
 
 __all__ = [
     "AUC_CAPTURED",
@@ -35,6 +36,7 @@ __all__ = [
     "concept_direction",
     "ect",
     "geometric_bias",
+    "mac",
     "pearson",
     "projection_correlation",
     "random_projection_pvalue",
@@ -45,4 +47,5 @@ __all__ = [
     "significance_stars",
     "weat",
     "weat_counts",
+    "weat_pvalue",
 ]
