@@ -104,6 +104,7 @@ WEAT_REPRODUCED = [
     ("gender.debiasing.p_hat", 1.0),
     ("gender.positive.p_hat", 1.0),
     ("gender.negative.p_hat", 0.19),
+    ("age.neutral.p_hat", 0.51),
     ("age.positive.p_hat", 1.0),
     ("age.negative.p_hat", 0.07),
     ("wealth.neutral.p_hat", 0.56),
@@ -120,14 +121,15 @@ def test_weat_table4_minilm_reproduces(suite, key, seed_value):
 
 
 AGE_GAP = (
-    "does not reproduce and is not tuned: measured age neutral p̂ = 17/31 = 0.548 (seed 0.51, gap +0.038) and "
-    "debiasing max(k1, k2)/n = 20/31 = 0.645 (seed 0.52, gap +0.125) with the Appendix A.3 word sets as printed; "
-    "0.51 and 0.52 cannot both be k/31, so the seed's age sets or n likely differ from the printed ones"
+    "does not reproduce and is not tuned: with A2 = Appendix A.3's 14 words minus 'adaptive' and 'innocent' (n = 29, "
+    "which makes the neutral cell reproduce: 15/29 = 0.517 vs 0.51) the debiasing cell is max(k1, k2)/n = "
+    "max(19, 17)/29 = 0.655 against the seed's 0.52 (gap +0.135); with the printed 31 words it is 20/31 = 0.645 "
+    "(and neutral 17/31 = 0.548). k1/29 = 15/29 would give 0.52, but our k1 is 19"
 )
 
 
 @pytest.mark.xfail(strict=True, reason=AGE_GAP)
-@pytest.mark.parametrize(("key", "seed_value"), [("age.neutral.p_hat", 0.51), ("age.debiasing.p_hat", 0.52)])
+@pytest.mark.parametrize(("key", "seed_value"), [("age.debiasing.p_hat", 0.52)])
 def test_weat_table4_minilm_age_gap(suite, key, seed_value):
     assert metrics(suite, "weat")[key] == pytest.approx(seed_value, abs=0.01)
 
@@ -135,8 +137,8 @@ def test_weat_table4_minilm_age_gap(suite, key, seed_value):
 def test_weat_age_measured_values_recorded(suite):
     # The measured values behind the xfail above, so a change in them is noticed.
     weat = metrics(suite, "weat")
-    assert (weat["age.neutral.k1"], weat["age.neutral.n"]) == (17, 31)
-    assert (weat["age.debiasing.k1"], weat["age.debiasing.k2"], weat["age.debiasing.k"]) == (20, 18, 20)
+    assert (weat["age.neutral.k1"], weat["age.neutral.n"]) == (15, 29)
+    assert (weat["age.debiasing.k1"], weat["age.debiasing.k2"], weat["age.debiasing.k"]) == (19, 17, 19)
     assert weat["gender.debiasing.over_compensating"] == 1 and weat["age.debiasing.over_compensating"] == 0
 
 
