@@ -60,21 +60,34 @@ class DoubleHardDebias(BaseDebias):
         model: WordEmbeddings,
         definitional_pairs: Sequence[Sequence[str]] = (),
         bias_representation: Sequence[str] = ("he", "she"),
+        vocabulary_components: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> DoubleHardDebias:
-        """Learn the bias direction from ``definitional_pairs`` and the vocabulary's principal components."""
-        from sklearn.decomposition import IncrementalPCA
+        """Learn the bias direction from ``definitional_pairs`` and the vocabulary's principal components.
 
+        ``vocabulary_components``: ``(mean, components)`` from :meth:`vocabulary_pca` on this same model, to
+        reuse one (slow, word-set independent) PCA across several fits; ``None`` computes it.
+        """
         model = self._check_model(model)
         self._check_normalization(self.normalization)
         if len(bias_representation) != 2 or any(w not in model for w in bias_representation):
             raise InputError(f"bias_representation must be two vocabulary words, got {list(bias_representation)}")
         pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
         self.bias_direction_ = pca_components(centred_pair_matrix(model, pairs, normalize=False), 10)[0][0]
-        self.embeddings_mean_ = np.mean(model.vectors, axis=0)
-        pca = IncrementalPCA(n_components=self.pca_components).fit(model.vectors - self.embeddings_mean_)
-        self.principal_components_ = pca.components_
+        mean, components = vocabulary_components or self.vocabulary_pca(model)
+        if components.shape[0] < self.n_components or components.shape[1] != model.vectors.shape[1]:
+            raise InputError(f"vocabulary_components must hold >= {self.n_components} components of the model's size")
+        self.embeddings_mean_, self.principal_components_ = mean, components
         self.bias_representation_ = list(bias_representation)
         return self
+
+    def vocabulary_pca(self, model: WordEmbeddings) -> tuple[np.ndarray, np.ndarray]:
+        """``(mean, components)``: the vocabulary mean and the principal components of the centred vocabulary
+        (``IncrementalPCA(n_components=pca_components)`` with sklearn's default batches, as WEFE)."""
+        from sklearn.decomposition import IncrementalPCA
+
+        model = self._check_model(model)
+        mean = np.mean(model.vectors, axis=0)
+        return mean, IncrementalPCA(n_components=self.pca_components).fit(model.vectors - mean).components_
 
     def _selected_words(self, model: WordEmbeddings, n_words: int, ignore: Sequence[str] | None) -> np.ndarray:
         from sklearn.metrics import pairwise_distances
