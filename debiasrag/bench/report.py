@@ -89,7 +89,7 @@ def run_one(name: str, ctx: BenchContext, *, keep_going: bool) -> tuple[BenchRes
     start = time.perf_counter()
     try:
         result = get_benchmark(name).run(ctx)
-        status = "ok"
+        status = "skipped" if getattr(result, "skipped", "") else "ok"
     except DebiasragError as exc:
         if not keep_going:
             raise
@@ -176,6 +176,15 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
         f"Command: `{document['command']}`",
         "",
         f"Models: {', '.join(f'`{m}`' for m in models)}; seed {document['seed']}.",
+        "",
+    ]
+    statuses = [results[m][n]["status"] for m in models for n in names]
+    skipped = [f"{n} ({results[m][n].get('skipped', '')})" for m in models for n in names
+               if results[m][n]["status"] == "skipped"]  # fmt: skip
+    lines += [
+        f"Summary: {statuses.count('ok')} ok, {statuses.count('skipped')} skipped, {statuses.count('error')} failed"
+        + (f"; skipped: {'; '.join(skipped)}" if skipped else "")
+        + ".",
         "",
     ]
     comparisons = [

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(json.loads(json.dumps(document, default=str)), indent=1, sort_keys=True)
     else:
         print(render_markdown(document, args.out))
-    failed = [f"{n} ({m})" for m, by_name in results.items() for n, r in by_name.items() if r["status"] != "ok"]
+    failed = [f"{n} ({m})" for m, by_name in results.items() for n, r in by_name.items() if r["status"] == "error"]
     if failed:
         say(f"failed: {', '.join(failed)}", style="red")
         return 1
