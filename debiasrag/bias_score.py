@@ -47,6 +47,7 @@ import numpy as np
 from debiasrag.augment import GenderSwapper, load_gender_words
 from debiasrag.embedders import Embedder, load_embedder, normalize_rows
 from debiasrag.errors import InputError
+from debiasrag.fileio import encodable
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 
@@ -252,14 +253,16 @@ class BiasScorer:
     def _score_batch(self, texts: list[str]) -> list[SentenceBias]:
         model = self._sentence_transformer()
         limit = int(getattr(model, "max_seq_length", 512) or 512)
+        # Tokenizers refuse lone surrogates; U+FFFD keeps every offset, and results keep the original text.
+        model_texts = [encodable(t) for t in texts]
         try:
             encoded = model.tokenizer(
-                texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
+                model_texts, return_offsets_mapping=True, truncation=True, max_length=limit, add_special_tokens=True
             )
         except NotImplementedError as exc:  # slow (Python) tokenizers have no character offsets
             raise InputError(f"bias score needs a fast tokenizer with character offsets: {exc}") from exc
         outputs = model.encode(
-            texts,
+            model_texts,
             output_value="token_embeddings",
             batch_size=self.batch_size,
             convert_to_numpy=False,

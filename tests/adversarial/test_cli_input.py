@@ -280,3 +280,17 @@ def test_query_custom_concept_of_wrong_types(hostile_index, tmp_path):
         "'pairs' must be a list",
     )
     assert snapshot(tmp_path) == before
+
+
+def test_bias_score_json_with_lone_surrogates_and_markup(tmp_path):
+    source = write(
+        tmp_path / "in.jsonl",
+        b'{"id": "[/]", "text": "She \\ud800 is a nurse."}\n' + row(id=HUGE_ID, text="He is \x1b[31m an engineer."),
+    )
+    before = snapshot(tmp_path)
+    proc = run("bias-score", source, "--json", "--top", "2")
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    result = json.loads(proc.stdout.decode("utf-8"), parse_constant=pytest.fail)
+    texts = {json.dumps(entry["id"]): entry["text"] for entry in result["absolute"]}
+    assert texts == {'"[/]"': "She \ud800 is a nurse.", str(HUGE_ID): "He is \x1b[31m an engineer."}
+    assert snapshot(tmp_path) == before
