@@ -516,3 +516,10 @@ def test_concept_file_with_bom(tmp_path):
 def test_every_error_is_ours():
     for error in OUR_ERRORS:
         assert issubclass(error, DebiasragError)
+
+
+def test_skipped_lines_are_logged(tmp_path, caplog):
+    path = corpus(tmp_path, b'{"id": 1, "text": "a"}\n{"id": 2, "text": NaN}\n')
+    with caplog.at_level("INFO", logger="debiasrag.corpus"):
+        read_documents(path, on_error="skip")
+    assert any("skipped line 2" in r.getMessage() and r.name == "debiasrag.corpus" for r in caplog.records)

@@ -294,3 +294,11 @@ def test_bias_score_json_with_lone_surrogates_and_markup(tmp_path):
     texts = {json.dumps(entry["id"]): entry["text"] for entry in result["absolute"]}
     assert texts == {'"[/]"': "She \ud800 is a nurse.", str(HUGE_ID): "He is \x1b[31m an engineer."}
     assert snapshot(tmp_path) == before
+
+
+def test_index_out_equal_to_corpus_file_keeps_it(tmp_path):
+    corpus = write(tmp_path / "corpus.jsonl", GOOD + row(id=2, text="Another fine sentence."))
+    before = snapshot(tmp_path)
+    assert_one_line_error(run("index", corpus, "--out", corpus), "refusing")
+    assert_one_line_error(run("index", corpus, "--out", tmp_path), "refusing")  # the folder holding the corpus
+    assert snapshot(tmp_path) == before
