@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, read_text
+from debiasrag.resources import data_file
 
 _SENTENCE_END = (".", "!", "?", "…")
 
@@ -159,7 +159,7 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
 
 def available_concepts() -> list[str]:
     """Names of the concepts bundled with the package."""
-    folder = resources.files("debiasrag") / "data" / "concepts"
+    folder = data_file("concepts")
     return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
@@ -180,7 +180,7 @@ def load_concept(concept: str | Path | Concept) -> Concept:
             raise InputError(
                 f"unknown concept {text!r}; choose one of {', '.join(available_concepts())} or give a .json file"
             )
-        raw = (resources.files("debiasrag") / "data" / "concepts" / f"{text}.json").read_text(encoding="utf-8")
+        raw = data_file("concepts", f"{text}.json").read_text(encoding="utf-8")
         source = f"concept {text!r}"
     try:
         data = loads_strict(raw)

@@ -14,17 +14,17 @@ import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
+from debiasrag.resources import as_file, read_json
 
 
 def _load(*parts: str) -> dict[str, Any]:
-    return json.loads(resources.files("debiasrag").joinpath("data", *parts).read_text(encoding="utf-8"))
+    return read_json(*parts)
 
 
 @dataclass
@@ -256,8 +256,7 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
         raise InputError(f"split must be one of {', '.join(FAIRNESS_SPLITS)}, all; got {split!r}")
     builder = _SetBuilder(f"fairness-{split}")
     for part in FAIRNESS_SPLITS if split == "all" else (split,):
-        folder = resources.files("debiasrag").joinpath("data", "retrieval", f"fairness_{part}")
-        with resources.as_file(folder) as local:
+        with as_file("retrieval", f"fairness_{part}") as local:
             for kind, stem in (("query", "queries"), ("document", "documents")):
                 for where, row in _read_rows(Path(local) / f"{stem}.jsonl"):
                     builder.add(kind, where, row)

@@ -13,6 +13,7 @@ import pytest
 from debiasrag.bench import name_bias as nb
 from debiasrag.bench.base import BenchContext
 from debiasrag.errors import InputError
+from debiasrag.names import name_pattern
 
 # ------------------------------------------------------------------------------------- universes
 
@@ -40,7 +41,7 @@ def test_builtin_narratives_mark_every_name_they_contain():
     for t in texts:
         assert t.persons, t.id
         for name in t.persons + t.countries:
-            assert nb._name_pattern([name]).search(t.text), (t.id, name)
+            assert name_pattern([name]).search(t.text), (t.id, name)
         assert len(t.text.split()) < nb.MAX_WORDS
 
 

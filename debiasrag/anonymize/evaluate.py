@@ -13,12 +13,17 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from debiasrag.anonymize.base import Entity
+from debiasrag.names import Triplet
+
+# The one STS triplet loader and the one "identical names" variant live in debiasrag.names; re-exported here.
+from debiasrag.names import identical_names as identical_names
+from debiasrag.names import load_sts_triplets as load_sts_triplets
+from debiasrag.resources import data_file
 
 KINDS = ("persons", "locations", "organizations")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
@@ -27,13 +32,8 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
     """The gold set (``"ner_gold_heldout.jsonl"``: 40 more sentences written after the detector was finished,
     never used to change it)."""
-    path = resources.files("debiasrag") / "data" / "names" / name
+    path = data_file("names", name)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def load_sts_triplets() -> list[dict[str, Any]]:
-    path = resources.files("debiasrag") / "data" / "bench" / "sts_triplets.json"
-    return json.loads(path.read_text(encoding="utf-8"))["triplets"]
 
 
 def gold_spans(row: dict[str, Any], kinds: Sequence[str] = KINDS) -> list[tuple[int, int]]:
@@ -76,7 +76,7 @@ def word_survival(rows: Sequence[dict[str, Any]], outputs: Sequence[str]) -> flo
 
 
 def sts_auc(
-    triplets: Sequence[dict[str, Any]],
+    triplets: Sequence[Triplet],
     encode: Callable[[list[str]], np.ndarray],
     transform: Callable[[list[str]], list[str]] | None = None,
 ) -> float:
@@ -95,13 +95,5 @@ def sts_auc(
     return float(roc_auc_score(labels, scores))
 
 
-def identical_names(triplet: dict[str, Any]) -> dict[str, Any]:
-    """The seed's "identical names" variant: the positive gets the query's names (position by position)."""
-    positive = triplet["positive"]
-    for theirs, ours in zip(triplet["names"]["positive"], triplet["names"]["query"]):
-        positive = re.sub(r"(?<!\w)" + re.escape(theirs) + r"(?!\w)", ours, positive)
-    return {**triplet, "positive": positive}
-
-
-def triplet_names(triplets: Sequence[dict[str, Any]]) -> set[str]:
+def triplet_names(triplets: Sequence[Triplet]) -> set[str]:
     return {name for t in triplets for names in t["names"].values() for name in names}

@@ -20,10 +20,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
-_DATA = "data/names"
+from debiasrag.resources import data_path
+
+_DATA = "names"  # under debiasrag/data/
 _RANK_LIMIT = 1000
 _CONTINENTS = [
     "Africa",
@@ -44,7 +45,7 @@ _CONTINENTS = [
 
 
 def _data_path(name: str) -> Path:
-    return Path(str(resources.files("debiasrag") / _DATA / name))
+    return data_path(_DATA, name)
 
 
 def _read_lines(name: str) -> list[str]:

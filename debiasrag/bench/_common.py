@@ -1,20 +1,27 @@
-"""Helpers shared by the benchmark modules: seed figures, markdown tables, number formatting."""
+"""Helpers shared by the benchmark plugins: seed figures, comparing with them, markdown tables, formatting.
+
+Every plugin has the same shape: **measure** (numbers only) → **compare** with the seed's figures
+(:func:`add_seed_figures`) → **render** (:func:`md_table`, :func:`seed_columns`, :mod:`debiasrag.bench._plots`).
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from debiasrag.bench.base import BenchContext
+from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.embedders import Embedder
+from debiasrag.resources import read_json
+
+# Headers of the two columns :func:`seed_columns` fills.
+SEED_HEADERS = ("seed", "ours − seed")
+NO_FIGURE = "—"
 
 
 def bench_data(filename: str) -> Any:
     """Parsed JSON file from ``debiasrag/data/bench/``."""
-    return json.loads((resources.files("debiasrag") / "data" / "bench" / filename).read_text(encoding="utf-8"))
+    return read_json("bench", filename)
 
 
 @cache
@@ -29,6 +36,11 @@ def seed002_figures() -> dict[str, Any]:
     return bench_data("seed002_figures.json")
 
 
+def model_short_name(name: str) -> str:
+    """``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-MiniLM-L6-v2`` (also for local paths)."""
+    return name.rstrip("/").rsplit("/", 1)[-1]
+
+
 def context_embedder(ctx: BenchContext) -> Embedder:
     """The context's embedder; a benchmark cannot run without one."""
     if ctx.embedder is None:
@@ -36,7 +48,24 @@ def context_embedder(ctx: BenchContext) -> Embedder:
     return ctx.embedder
 
 
+def add_seed_figures(result: BenchResult, figures: Mapping[str, float | None]) -> None:
+    """Compare step: attach the seed's figure for each metric key that has one (``None``: the seed has none).
+
+    Keys are the keys of ``result.metrics``, so the report prints seed, ours and the difference side by side
+    (:meth:`BenchResult.seed_comparison`).
+    """
+    result.seed_figures.update({key: float(value) for key, value in figures.items() if value is not None})
+
+
+def seed_columns(ours: float, seed: float | None, digits: int = 3) -> list[str]:
+    """The ``seed`` and ``ours − seed`` cells of a table row (:data:`SEED_HEADERS`); dashes without a figure."""
+    if seed is None:
+        return [NO_FIGURE, NO_FIGURE]
+    return [f"{seed:.{digits}f}", f"{ours - seed:+.{digits}f}"]
+
+
 def fmt(value: object, digits: int = 3) -> str:
+    """A table cell: floats with ``digits`` decimals, everything else as ``str``."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
@@ -46,12 +75,16 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: int = 3) -> str:
-    """A GitHub markdown table; floats with ``digits`` decimals, pipes in cells escaped."""
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: int = 3, align: str = "") -> str:
+    """A GitHub markdown table; floats with ``digits`` decimals, pipes in cells escaped.
+
+    ``align`` gives one letter per column, ``l`` or ``r`` (right-aligned numbers); default: plain ``---``.
+    """
 
     def cell(v: object) -> str:
         return fmt(v, digits).replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    rules = ["---:" if a == "r" else "---" for a in align] if align else ["---" for _ in headers]
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "|".join(rules) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)

@@ -20,11 +20,10 @@ TOP = 10
 
 def _corpus() -> tuple[list[str], list[str]]:
     """Neutral topic chunks and distractors; returns (texts, stereotype label per text: female/male/none)."""
-    import json
-    from importlib import resources
+    from debiasrag.resources import read_json
 
     task = load_gendered_topics()
-    data = json.loads((resources.files("debiasrag") / "data" / "retrieval" / "gendered_topics.json").read_text("utf-8"))
+    data = read_json("retrieval", "gendered_topics.json")
     stereotype = {t["name"]: t["stereotype"] for t in data["topics"]}
     texts, labels = [], []
     for doc in task.documents:

@@ -17,22 +17,34 @@ which pushes the similarity towards 1.0; on the built-in corpus the marked names
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-from debiasrag.bench._common import seed002_figures
+from debiasrag.bench._common import (
+    SEED_HEADERS,
+    add_seed_figures,
+    md_table,
+    model_short_name,
+    seed002_figures,
+    seed_columns,
+)
+from debiasrag.bench._corpora import (
+    NameUniverses,
+    NarrativeText,
+    load_builtin_narratives,
+    load_cmu_books,
+    load_cmu_movies,
+    load_universes,
+)
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
+from debiasrag.names import remove_names, replace_names
 
 NAME = "name-bias"
 K_PERTURBATIONS = 20  # seed 002 §3.1
@@ -44,127 +56,7 @@ ENV_CMU_BOOKS = "DEBIASRAG_CMU_BOOKS"  # booksummaries.txt
 # Seed 002 figures (mean pairwise cosine per perturbation pair): setting -> corpus -> model short name -> value.
 SEED_FIGURES: dict[str, dict[str, dict[str, float]]] = seed002_figures()["name_bias"]
 
-# ----------------------------------------------------------------------------------------------- data
-
-
-@dataclass(frozen=True)
-class NameUniverses:
-    """Replacement names: seed 002 Table 9 (persons, countries) and Table 12 (persons per country)."""
-
-    person_names: tuple[str, ...]
-    country_names: tuple[str, ...]
-    by_country: dict[str, tuple[str, ...]]
-    source: str = ""
-
-
-def load_universes(path: str | Path | None = None) -> NameUniverses:
-    """Load ``data/names/seed002_universes.json`` (or a file with the same schema)."""
-    if path is None:
-        text = resources.files("debiasrag").joinpath("data", "names", "seed002_universes.json").read_text("utf-8")
-    else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read name universes {path}: {exc.strerror}") from exc
-    data = json.loads(text)
-    return NameUniverses(
-        person_names=tuple(data["person_names"]),
-        country_names=tuple(data["country_names"]),
-        by_country={k: tuple(v) for k, v in data.get("by_country", {}).items()},
-        source=data.get("source", ""),
-    )
-
-
-@dataclass
-class NarrativeText:
-    """A text and the person / country names in it (``None`` = not marked yet, find them with NER)."""
-
-    id: str
-    text: str
-    persons: list[str] | None = None
-    countries: list[str] | None = None
-    title: str = ""
-    metadata: dict[str, str] = field(default_factory=dict)
-
-
-def load_builtin_narratives() -> list[NarrativeText]:
-    """The shipped corpus of name-rich stories, names marked in ``persons`` / ``countries``."""
-    lines = resources.files("debiasrag").joinpath("data", "bench", "narratives.jsonl").read_text("utf-8")
-    rows = [json.loads(line) for line in lines.splitlines() if line.strip()]
-    return [NarrativeText(r["id"], r["text"], list(r["persons"]), list(r["countries"])) for r in rows]
-
-
-def _open_tsv(path: Path) -> Iterable[list[str]]:
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-    with handle:
-        # The CMU files are tab-separated without quoting (summaries contain quote characters).
-        yield from csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-
-
-def load_cmu_movies(path: str | Path) -> list[NarrativeText]:
-    """CMU Movie Summary Corpus (Bamman et al. 2013).
-
-    ``path`` is the corpus folder (``plot_summaries.txt``: ``wikipedia_id<TAB>plot``; ``movie.metadata.tsv``:
-    ``wikipedia_id, freebase_id, name, release_date, box_office, runtime, languages, countries, genres``) or the
-    ``plot_summaries.txt`` file itself (then titles are left empty). Names are not marked (NER finds them).
-    """
-    path = Path(path).expanduser()
-    plots_path = path / "plot_summaries.txt" if path.is_dir() else path
-    meta_path = plots_path.parent / "movie.metadata.tsv"
-    titles: dict[str, str] = {}
-    if meta_path.exists():
-        for row in _open_tsv(meta_path):
-            if len(row) >= 3:
-                titles[row[0]] = row[2]
-    texts = []
-    for number, row in enumerate(_open_tsv(plots_path), 1):
-        if not row or not row[0].strip():
-            continue
-        if len(row) < 2:
-            raise InputError(f"{plots_path}:{number}: expected 'wikipedia_id<TAB>plot', got {len(row)} column")
-        texts.append(NarrativeText(f"movie-{row[0]}", row[1].strip(), title=titles.get(row[0], "")))
-    return texts
-
-
-def load_cmu_books(path: str | Path) -> list[NarrativeText]:
-    """CMU Book Summary Dataset (Bamman and Smith 2013): ``booksummaries.txt``, 7 tab-separated columns
-    ``wikipedia_id, freebase_id, title, author, publication_date, genres_json, summary``."""
-    path = Path(path).expanduser()
-    if path.is_dir():
-        path = path / "booksummaries.txt"
-    texts = []
-    for number, row in enumerate(_open_tsv(path), 1):
-        if not row or not row[0].strip():
-            continue
-        if len(row) < 7:
-            raise InputError(f"{path}:{number}: expected 7 tab-separated columns, got {len(row)}")
-        texts.append(NarrativeText(f"book-{row[0]}", row[6].strip(), title=row[2], metadata={"author": row[3]}))
-    return texts
-
-
 # ------------------------------------------------------------------------------------- Algorithm 1
-
-
-def _name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    names = sorted({n for n in names if n}, key=len, reverse=True)  # longest first: "New Zealand" before "New"
-    if not names:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
-
-
-def replace_names(text: str, mapping: dict[str, str]) -> str:
-    """Replace every whole-word occurrence of each key by its value, all at once.
-
-    Simultaneous replacement matters: with sequential ``str.replace`` a name drawn as a replacement could itself
-    be replaced by a later step (Mike -> Donald, then Donald -> Shawn).
-    """
-    pattern = _name_pattern(mapping)
-    if pattern is None:
-        return text
-    return pattern.sub(lambda m: mapping[m.group(0)], text)
 
 
 def perturb_text(
@@ -290,16 +182,6 @@ def name_bias(
     )
 
 
-def remove_names(text: str, names: Iterable[str]) -> str:
-    """Delete the given names (and a following possessive 's) and tidy the spaces left behind."""
-    pattern = _name_pattern(names)
-    if pattern is None:
-        return text
-    text = re.sub(pattern.pattern + r"(?:'s)?", "", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    return re.sub(r" +([,.;:!?])", r"\1", text).strip()
-
-
 # ------------------------------------------------------------------------------------ NER for CMU
 
 
@@ -385,11 +267,6 @@ def _select(texts: Sequence[NarrativeText], setting: Setting) -> list[NarrativeT
     return chosen
 
 
-def model_short_name(name: str) -> str:
-    """``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-MiniLM-L6-v2`` (also for local paths)."""
-    return name.rstrip("/").rsplit("/", 1)[-1]
-
-
 def _corpus_from_env(seed: int) -> tuple[str, str, list[NarrativeText]]:
     """``(corpus_kind, description, texts)``: CMU files if an env var points at them, else the built-in stories."""
     for env, kind, loader in ((ENV_CMU_MOVIES, "movies", load_cmu_movies), (ENV_CMU_BOOKS, "books", load_cmu_books)):
@@ -410,84 +287,79 @@ def _anonymize_transform(method: str) -> tuple[Callable[[list[str]], list[str]],
     return (lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]), f"{method} anonymizer"
 
 
-def run(ctx: BenchContext) -> BenchResult:
-    if ctx.embedder is None:
-        raise InputError("name-bias needs an embedder")
-    universes = load_universes()
-    kind, corpus_note, texts = _corpus_from_env(ctx.seed)
-    if kind != "builtin":
-        texts = mark_names_with_ner(texts, universes.country_names)
-    model = model_short_name(ctx.embedder.name)
-    result = BenchResult(NAME)
-    result.metrics["corpus"] = corpus_note
-    result.metrics["k"] = K_PERTURBATIONS
-    result.notes.append(f"corpus: {corpus_note}")
-    result.notes.append(f"names: {len(universes.person_names)} persons, {len(universes.country_names)} countries "
-                        "(seed 002 Table 9), per-country lists from Table 12")  # fmt: skip
-    seed_corpus = "movies" if kind == "movies" else "books"
-    if kind == "builtin":
-        result.notes.append("seed figures are for the CMU Book corpus (Tables 4, 10-15), not our stories: "
-                            "compare the size of the drop, not the third decimal")  # fmt: skip
+# ------------------------------------------------------------------------------------------- measure
 
-    rows = []
-    selections = {s.key: _select(texts, s) for s in SETTINGS}
+
+@dataclass
+class NameBiasMeasurement:
+    """Per-setting summaries, the name-removal rows of the main setting, and notes on what was skipped."""
+
+    settings: dict[str, SimilaritySummary]
+    removal: dict[str, SimilaritySummary]
+    notes: list[str]
+
+
+def measure_settings(
+    ctx: BenchContext, embedder: Embedder, universes: NameUniverses, selections: dict[str, list[NarrativeText]]
+) -> tuple[dict[str, SimilaritySummary], list[str]]:
+    """Every setting's similarity summary (settings without a qualifying text are skipped with a note)."""
+    summaries: dict[str, SimilaritySummary] = {}
+    notes: list[str] = []
     # Settings that perturb the same texts the same way share their similarities (persons_no_location is the
     # location-free subset of persons), so each perturbed text is embedded once.
     memo: dict[tuple[str, str], np.ndarray] = {}
-    total = sum(len(v) for v in selections.values())
-    with ctx.progress("name-bias: perturb + embed", total) as advance:
+    with ctx.progress("name-bias: perturb + embed", sum(len(v) for v in selections.values())) as advance:
         for setting in SETTINGS:
             chosen = selections[setting.key]
             if not chosen:
-                result.notes.append(f"{setting.key}: no text qualifies, skipped")
+                notes.append(f"{setting.key}: no text qualifies, skipped")
                 continue
             person_pool = universes.person_names if setting.persons == "all" else universes.by_country[setting.persons]
             country_pool = universes.country_names if setting.countries else ()
             todo = [t for t in chosen if (setting.salt, t.id) not in memo]
             advance(len(chosen) - len(todo))
             pairs = per_text_similarities(
-                ctx.embedder, todo, person_pool, country_pool, seed=ctx.seed, salt=setting.salt, advance=advance
+                embedder, todo, person_pool, country_pool, seed=ctx.seed, salt=setting.salt, advance=advance
             )
             memo.update(zip(((setting.salt, t.id) for t in todo), pairs, strict=True))
-            summary = summarize([memo[setting.salt, t.id] for t in chosen])
-            _store(result, setting.key, summary)
-            result.series[setting.key] = list(summary.per_text)
-            seed_value = SEED_FIGURES[setting.key].get(seed_corpus, {}).get(model)
-            if seed_value is not None:
-                result.seed_figures[f"{setting.key}.mean"] = seed_value
-            rows.append((setting, summary, seed_value))
+            summaries[setting.key] = summarize([memo[setting.salt, t.id] for t in chosen])
+    return summaries, notes
 
-    main = SETTINGS[0]
-    chosen = selections[main.key]
-    if chosen and kind == "builtin":
+
+def measure_removal(
+    ctx: BenchContext, embedder: Embedder, universes: NameUniverses, chosen: list[NarrativeText], builtin: bool
+) -> tuple[dict[str, SimilaritySummary], list[str]]:
+    """The main setting with names removed: gold removal of the marked names (built-in corpus), anonymized."""
+    main, removal, notes = SETTINGS[0], {}, []
+    if chosen and builtin:
         # Gold removal of the marked names: every perturbation becomes the same text, so similarity is 1.0.
-        every_name = _all_universe_names(universes)
-        gold = name_bias(ctx.embedder, chosen, universes.person_names, universes.country_names, seed=ctx.seed,
-                         salt=main.key, transform=lambda vs: [remove_names(v, every_name) for v in vs])  # fmt: skip
-        _store(result, f"{main.key}.gold_removed", gold)
+        every_name = universes.every_name()
+        removal["gold_removed"] = name_bias(embedder, chosen, universes.person_names, universes.country_names,
+                                            seed=ctx.seed, salt=main.key,
+                                            transform=lambda vs: [remove_names(v, every_name) for v in vs])  # fmt: skip
     if ctx.anonymize and chosen:
         try:
             transform, label = _anonymize_transform(ctx.anonymize)
         except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one row, not the benchmark
-            result.notes.append(
-                f"anonymized row skipped: {ctx.anonymize} anonymizer unavailable ({exc})".splitlines()[0]
-            )
+            notes.append(f"anonymized row skipped: {ctx.anonymize} anonymizer unavailable ({exc})".splitlines()[0])
         else:
             with ctx.progress(f"name-bias: {label}", len(chosen)) as advance:
-                anon = name_bias(ctx.embedder, chosen, universes.person_names, universes.country_names,
-                                 seed=ctx.seed, salt=main.key, transform=transform, advance=advance)  # fmt: skip
-            _store(result, f"{main.key}.anonymized", anon)
-            result.metrics[f"{main.key}.anonymized.method"] = ctx.anonymize
-            result.series[f"{main.key} ({ctx.anonymize}-anonymized)"] = list(anon.per_text)
-    result.tables.append(_table(rows, model, result))
-    return result
+                removal["anonymized"] = name_bias(embedder, chosen, universes.person_names, universes.country_names,
+                                                  seed=ctx.seed, salt=main.key, transform=transform,
+                                                  advance=advance)  # fmt: skip
+    return removal, notes
 
 
-def _all_universe_names(universes: NameUniverses) -> list[str]:
-    names = set(universes.person_names) | set(universes.country_names)
-    for pool in universes.by_country.values():
-        names |= set(pool)
-    return sorted(names)
+# ------------------------------------------------------------------------------------------- compare
+
+
+def seed_figures(model: str, corpus_kind: str, summaries: dict[str, SimilaritySummary]) -> dict[str, float | None]:
+    """The seed's mean similarity for each measured setting (CMU Movies for a movie corpus, else CMU Books)."""
+    seed_corpus = "movies" if corpus_kind == "movies" else "books"
+    return {f"{key}.mean": SEED_FIGURES[key].get(seed_corpus, {}).get(model) for key in summaries}
+
+
+# -------------------------------------------------------------------------------------------- render
 
 
 def _store(result: BenchResult, key: str, summary: SimilaritySummary) -> None:
@@ -497,20 +369,54 @@ def _store(result: BenchResult, key: str, summary: SimilaritySummary) -> None:
     result.metrics[f"{key}.pairs"] = summary.pairs
 
 
-def _table(rows: list[tuple[Setting, SimilaritySummary, float | None]], model: str, result: BenchResult) -> str:
-    lines = [
-        f"| setting | texts | pairs | mean ± SE ({model}) | seed | ours − seed |",
-        "|---|---:|---:|---:|---:|---:|",
+def _table(measured: NameBiasMeasurement, figures: dict[str, float | None], model: str) -> str:
+    labels = {s.key: s.label for s in SETTINGS}
+    rows = [
+        [labels[key], s.texts, s.pairs, f"{s.mean:.3f} ± {s.se:.4f}", *seed_columns(s.mean, figures[f"{key}.mean"])]
+        for key, s in measured.settings.items()
     ]
-    for setting, s, seed_value in rows:
-        seed_cell = f"{seed_value:.3f}" if seed_value is not None else "—"
-        diff = f"{s.mean - seed_value:+.3f}" if seed_value is not None else "—"
-        lines.append(f"| {setting.label} | {s.texts} | {s.pairs} | {s.mean:.3f} ± {s.se:.4f} | {seed_cell} | {diff} |")
-    for suffix, label in ((".gold_removed", "marked names removed"), (".anonymized", "anonymized")):
-        key = f"persons_countries{suffix}.mean"
-        if key in result.metrics:
-            se = result.metrics[f"persons_countries{suffix}.se"]
-            lines.append(f"| persons + countries, {label} | {result.metrics[f'persons_countries{suffix}.texts']} | "
-                         f"{result.metrics[f'persons_countries{suffix}.pairs']} | "
-                         f"{float(result.metrics[key]):.3f} ± {float(se):.4f} | 1.0 (ideal) | — |")  # fmt: skip
-    return "\n".join(lines)
+    for key, label in (("gold_removed", "marked names removed"), ("anonymized", "anonymized")):
+        if key in measured.removal:
+            s = measured.removal[key]
+            rows.append([f"persons + countries, {label}", s.texts, s.pairs, f"{s.mean:.3f} ± {s.se:.4f}",
+                         "1.0 (ideal)", "—"])  # fmt: skip
+    headers = ["setting", "texts", "pairs", f"mean ± SE ({model})", *SEED_HEADERS]
+    return md_table(headers, rows, align="lrrrrr")
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    """Seed 002 name bias: mean pairwise cosine of K name perturbations per setting, beside the seed's figures."""
+    if ctx.embedder is None:
+        raise InputError("name-bias needs an embedder")
+    universes = load_universes()
+    kind, corpus_note, texts = _corpus_from_env(ctx.seed)
+    if kind != "builtin":
+        texts = mark_names_with_ner(texts, universes.country_names)
+    model = model_short_name(ctx.embedder.name)
+    result = BenchResult(NAME, metrics={"corpus": corpus_note, "k": K_PERTURBATIONS})
+    result.notes.append(f"corpus: {corpus_note}")
+    result.notes.append(f"names: {len(universes.person_names)} persons, {len(universes.country_names)} countries "
+                        "(seed 002 Table 9), per-country lists from Table 12")  # fmt: skip
+    if kind == "builtin":
+        result.notes.append("seed figures are for the CMU Book corpus (Tables 4, 10-15), not our stories: "
+                            "compare the size of the drop, not the third decimal")  # fmt: skip
+
+    selections = {s.key: _select(texts, s) for s in SETTINGS}
+    settings, notes = measure_settings(ctx, ctx.embedder, universes, selections)
+    chosen = selections[SETTINGS[0].key]
+    removal, removal_notes = measure_removal(ctx, ctx.embedder, universes, chosen, kind == "builtin")
+    measured = NameBiasMeasurement(settings, removal, notes + removal_notes)
+    result.notes += measured.notes
+
+    for key, summary in settings.items():
+        _store(result, key, summary)
+        result.series[key] = list(summary.per_text)
+    for key, summary in removal.items():
+        _store(result, f"{SETTINGS[0].key}.{key}", summary)
+    if "anonymized" in removal:
+        result.metrics[f"{SETTINGS[0].key}.anonymized.method"] = str(ctx.anonymize)
+        result.series[f"{SETTINGS[0].key} ({ctx.anonymize}-anonymized)"] = list(removal["anonymized"].per_text)
+    figures = seed_figures(model, kind, settings)
+    add_seed_figures(result, figures)
+    result.tables.append(_table(measured, figures, model))
+    return result

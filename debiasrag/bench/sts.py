@@ -19,24 +19,30 @@ be high (same plot, other name) and cos(story 1, story 3) low (other plot, same 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from debiasrag.bench._common import seed002_figures
+from debiasrag.bench._common import (
+    SEED_HEADERS,
+    add_seed_figures,
+    context_embedder,
+    md_table,
+    model_short_name,
+    seed002_figures,
+    seed_columns,
+)
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.bench.name_bias import model_short_name, remove_names, replace_names
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
 from debiasrag.metrics.geometry import auc_score
+from debiasrag.names import Triplet, gold_removed, identical_names
+from debiasrag.names import load_sts_triplets as load_triplets
+from debiasrag.resources import read_json
 
 NAME = "sts"
-ROLES = ("query", "positive", "negative")
 
 # Seed 002 Table 6: AUC per model for (original, identical names, LLM-anonymized mean of two runs).
 SEED_TABLE6: dict[str, tuple[float, float, float]] = {
@@ -47,72 +53,9 @@ SEED_TABLE6: dict[str, tuple[float, float, float]] = {
 SEED_TABLE18_REPLACE: dict[str, float] = seed002_figures()["sts_table18_replace"]
 
 
-@dataclass(frozen=True)
-class Triplet:
-    """One Appendix D triplet and the names in each of its texts (role counterparts in the same order)."""
-
-    query: str
-    positive: str
-    negative: str
-    names: dict[str, tuple[str, ...]]
-
-    def texts(self) -> tuple[str, str, str]:
-        return self.query, self.positive, self.negative
-
-    def with_texts(self, texts: Sequence[str]) -> Triplet:
-        return Triplet(texts[0], texts[1], texts[2], self.names)
-
-
-def load_triplets(path: str | Path | None = None) -> list[Triplet]:
-    """Read ``data/bench/sts_triplets.json`` (or a file with the same schema)."""
-    try:
-        if path is None:
-            text = resources.files("debiasrag").joinpath("data", "bench", "sts_triplets.json").read_text("utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the STS triplets ({path or 'data/bench/sts_triplets.json'}): {exc}") from exc
-    data = json.loads(text)
-    triplets = []
-    for number, row in enumerate(data.get("triplets", []), 1):
-        missing = [k for k in (*ROLES, "names") if k not in row]
-        if missing:
-            raise InputError(f"STS triplet {number}: missing {', '.join(missing)}")
-        names = {role: tuple(row["names"].get(role, ())) for role in ROLES}
-        triplets.append(Triplet(row["query"], row["positive"], row["negative"], names))
-    if not triplets:
-        raise InputError("the STS triplets file holds no triplets")
-    return triplets
-
-
 def load_story_example() -> dict[str, Any]:
     """Seed 002 Table 1: the three stories and the seed's similarities per model."""
-    return json.loads(resources.files("debiasrag").joinpath("data", "bench", "story_example.json").read_text("utf-8"))
-
-
-def identical_names(triplet: Triplet) -> Triplet:
-    """Give the positive and negative the query's names: the i-th name of each becomes the query's i-th.
-
-    A text with more names than the query cycles through the query's names; names already equal stay.
-    """
-    query_names = triplet.names["query"]
-    if not query_names:
-        return triplet
-    texts = [triplet.query]
-    for role in ROLES[1:]:
-        mapping = {
-            name: query_names[i % len(query_names)]
-            for i, name in enumerate(triplet.names[role])
-            if name != query_names[i % len(query_names)]
-        }
-        texts.append(replace_names(getattr(triplet, role), mapping))
-    return triplet.with_texts(texts)
-
-
-def gold_removed(triplet: Triplet) -> Triplet:
-    """Delete every listed name of the triplet from all three texts."""
-    every_name = [n for role in ROLES for n in triplet.names[role]]
-    return triplet.with_texts([remove_names(t, every_name) for t in triplet.texts()])
+    return read_json("bench", "story_example.json")
 
 
 @dataclass(frozen=True)
@@ -150,101 +93,127 @@ def _anonymizer(method: str, strategy: str = "remove") -> Callable[[list[str]], 
     return lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]
 
 
-def run(ctx: BenchContext) -> BenchResult:
-    if ctx.embedder is None:
-        raise InputError("sts needs an embedder")
-    triplets = load_triplets()
-    model = model_short_name(ctx.embedder.name)
-    seed_row = SEED_TABLE6.get(model)
-    result = BenchResult(NAME)
-    result.metrics["triplets"] = len(triplets)
+# ------------------------------------------------------------------------------------------- measure
 
+
+@dataclass
+class StsMeasurement:
+    """AUC per variant, the Table 1 story similarities, and the variants that could not be built."""
+
+    scores: dict[str, StsScores]
+    story: tuple[float, float]
+    method: str
+    skipped: list[str] = field(default_factory=list)
+
+
+def _variants(triplets: list[Triplet], method: str, skipped: list[str]) -> dict[str, list[Triplet]]:
     variants: dict[str, list[Triplet]] = {
         "original": triplets,
         "identical_names": [identical_names(t) for t in triplets],
         "gold_removed": [gold_removed(t) for t in triplets],
     }
-    method = ctx.anonymize or "ner"
     texts = [text for t in triplets for text in t.texts()]
     # Table 6 removes names; Table 18 compares replacing them with placeholders (CHAR_A, LOC_A, ...).
     for key, strategy in (("anonymized", "remove"), ("anonymized_replace", "replace")):
         try:
             anonymize = _anonymizer(method, strategy)
         except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one column, not the benchmark
-            result.notes.append(f"{key} variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
+            skipped.append(f"{key} variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
             continue
         flat = anonymize(texts)
         variants[key] = [t.with_texts(flat[3 * i : 3 * i + 3]) for i, t in enumerate(triplets)]
-    if "anonymized" in variants:
-        result.metrics["anonymized.method"] = method
+    return variants
 
+
+def measure(ctx: BenchContext, triplets: list[Triplet]) -> StsMeasurement:
+    """AUC of every variant (original, identical names, gold removal, anonymized) and the story example."""
+    embedder = context_embedder(ctx)
+    method = ctx.anonymize or "ner"
+    skipped: list[str] = []
+    variants = _variants(triplets, method, skipped)
     scores: dict[str, StsScores] = {}
     with ctx.progress("sts: embed triplets", len(variants) + 1) as advance:
         for key, group in variants.items():
-            scores[key] = sts_scores(ctx.embedder, group)
-            result.metrics[f"{key}.auc"] = round(scores[key].auc, 6)
+            scores[key] = sts_scores(embedder, group)
             advance()
-        story = load_story_example()
-        s12, s13 = story_similarities(ctx.embedder, story["stories"])
+        story = story_similarities(embedder, load_story_example()["stories"])
         advance()
-    result.metrics["story.story1_story2"] = round(s12, 6)
-    result.metrics["story.story1_story3"] = round(s13, 6)
+    return StsMeasurement(scores, story, method, skipped)
 
-    if seed_row is not None:
-        result.seed_figures["original.auc"] = seed_row[0]
-        result.seed_figures["identical_names.auc"] = seed_row[1]
-        if "anonymized" in scores:
-            result.seed_figures["anonymized.auc"] = seed_row[2]
-        if "anonymized_replace" in scores and model in SEED_TABLE18_REPLACE:
-            result.seed_figures["anonymized_replace.auc"] = SEED_TABLE18_REPLACE[model]
-    story_seed = story["seed_figures"].get(model)
-    if story_seed is not None:
-        result.seed_figures["story.story1_story2"] = story_seed["story1_story2"]
-        result.seed_figures["story.story1_story3"] = story_seed["story1_story3"]
+
+# ------------------------------------------------------------------------------------------- compare
+
+
+def seed_figures(model: str, measured: StsMeasurement) -> dict[str, float | None]:
+    """The seed's figure for each of our metric keys (Table 6, Table 18, Table 1), None where it has none."""
+    row = SEED_TABLE6.get(model)
+    story = load_story_example()["seed_figures"].get(model) or {}
+    figures: dict[str, float | None] = {
+        "original.auc": row[0] if row else None,
+        "identical_names.auc": row[1] if row else None,
+    }
+    if "anonymized" in measured.scores:
+        figures["anonymized.auc"] = row[2] if row else None
+    if "anonymized_replace" in measured.scores:
+        figures["anonymized_replace.auc"] = SEED_TABLE18_REPLACE.get(model) if row is not None else None
+    figures["story.story1_story2"] = story.get("story1_story2")
+    figures["story.story1_story3"] = story.get("story1_story3")
+    return figures
+
+
+# -------------------------------------------------------------------------------------------- render
+
+
+def _auc_table(scores: dict[str, StsScores], figures: dict[str, float | None], model: str) -> str:
+    rows = [[key, s.auc, *seed_columns(s.auc, figures.get(f"{key}.auc"))] for key, s in scores.items()]
+    return md_table(["STS variant", f"AUC ({model})", *SEED_HEADERS], rows, align="lrrr")
+
+
+def _pairs_table(scores: dict[str, StsScores]) -> str:
+    keys = list(scores)
+    headers = ["triplet", *(f"{k} {side}" for k in keys for side in ("pos", "neg"))]
+    rows = [
+        [i + 1, *(v for k in keys for v in (scores[k].positive[i], scores[k].negative[i]))]
+        for i in range(len(scores["original"].positive))
+    ]
+    return md_table(headers, rows, align="r" * len(headers))
+
+
+def _story_table(story: tuple[float, float], figures: dict[str, float | None], model: str) -> str:
+    rows = [
+        ["cos(story 1, story 2) — same plot, other name ↑", story[0], "story.story1_story2"],
+        ["cos(story 1, story 3) — other plot, same name ↓", story[1], "story.story1_story3"],
+    ]
+    cells = [[label, ours, *seed_columns(ours, figures[key])] for label, ours, key in rows]
+    return md_table(["Table 1 story example", model, *SEED_HEADERS], cells, align="lrrr")
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    """Seed 002 Table 6 / 18 STS AUC per variant and the Table 1 story example, beside the seed's figures."""
+    if ctx.embedder is None:
+        raise InputError("sts needs an embedder")
+    triplets = load_triplets()
+    model = model_short_name(ctx.embedder.name)
+    measured = measure(ctx, triplets)
+    result = BenchResult(NAME, notes=list(measured.skipped))
+    result.metrics["triplets"] = len(triplets)
+    if "anonymized" in measured.scores:
+        result.metrics["anonymized.method"] = measured.method
+    for key, scores in measured.scores.items():
+        result.metrics[f"{key}.auc"] = round(scores.auc, 6)
+    result.metrics["story.story1_story2"] = round(measured.story[0], 6)
+    result.metrics["story.story1_story3"] = round(measured.story[1], 6)
+    figures = seed_figures(model, measured)
+    add_seed_figures(result, figures)
     result.notes.append(
         "anonymized: seed 002 used LLM anonymization (mean of two runs); ours uses the "
-        f"{method} anonymizer. gold_removed deletes the names listed in the triplets file."
+        f"{measured.method} anonymizer. gold_removed deletes the names listed in the triplets file."
     )
     result.notes.append(
         "identical_names: positive/negative names replaced by the query's, position by position "
         "(the seed does not say how it aligned them)"
     )
-    result.tables.append(_auc_table(scores, seed_row, model))
-    result.tables.append(_pairs_table(scores))
-    result.tables.append(_story_table(s12, s13, story_seed, model))
+    result.tables.append(_auc_table(measured.scores, figures, model))
+    result.tables.append(_pairs_table(measured.scores))
+    result.tables.append(_story_table(measured.story, figures, model))
     return result
-
-
-def _fmt_diff(ours: float, seed: float | None) -> str:
-    return f"{ours - seed:+.3f}" if seed is not None else "—"
-
-
-def _auc_table(scores: dict[str, StsScores], seed_row: tuple[float, float, float] | None, model: str) -> str:
-    seed_for = {"original": 0, "identical_names": 1, "anonymized": 2}
-    lines = [f"| STS variant | AUC ({model}) | seed | ours − seed |", "|---|---:|---:|---:|"]
-    for key, s in scores.items():
-        seed = seed_row[seed_for[key]] if seed_row is not None and key in seed_for else None
-        if key == "anonymized_replace":
-            seed = SEED_TABLE18_REPLACE.get(model)
-        lines.append(f"| {key} | {s.auc:.3f} | {'—' if seed is None else f'{seed:.3f}'} | {_fmt_diff(s.auc, seed)} |")
-    return "\n".join(lines)
-
-
-def _pairs_table(scores: dict[str, StsScores]) -> str:
-    keys = list(scores)
-    header = " | ".join(f"{k} pos | {k} neg" for k in keys)
-    lines = [f"| triplet | {header} |", "|---:|" + "---:|" * (2 * len(keys))]
-    for i in range(len(scores["original"].positive)):
-        cells = " | ".join(f"{scores[k].positive[i]:.3f} | {scores[k].negative[i]:.3f}" for k in keys)
-        lines.append(f"| {i + 1} | {cells} |")
-    return "\n".join(lines)
-
-
-def _story_table(s12: float, s13: float, seed: dict[str, float] | None, model: str) -> str:
-    rows = [("cos(story 1, story 2) — same plot, other name ↑", s12, seed and seed["story1_story2"]),
-            ("cos(story 1, story 3) — other plot, same name ↓", s13, seed and seed["story1_story3"])]  # fmt: skip
-    lines = [f"| Table 1 story example | {model} | seed | ours − seed |", "|---|---:|---:|---:|"]
-    for label, ours, seed_value in rows:
-        seed_cell = "—" if seed_value is None else f"{seed_value:.3f}"
-        lines.append(f"| {label} | {ours:.3f} | {seed_cell} | {_fmt_diff(ours, seed_value)} |")
-    return "\n".join(lines)

@@ -20,13 +20,20 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from debiasrag.bench._common import seed002_figures
+from debiasrag.bench._common import (
+    SEED_HEADERS,
+    add_seed_figures,
+    md_table,
+    model_short_name,
+    seed002_figures,
+    seed_columns,
+)
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.bench.name_bias import model_short_name
 from debiasrag.corpus import iter_jsonl
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
@@ -52,7 +59,7 @@ class SummevalDocument:
     relevance: tuple[float, ...]
 
 
-def _check_row(row: dict, where: str) -> SummevalDocument:
+def _check_row(row: dict[str, Any], where: str) -> SummevalDocument:
     for key in ("machine_summaries", "human_summaries", "relevance"):
         if not isinstance(row.get(key), list) or not row[key]:
             raise InputError(f"{where}: '{key}' must be a non-empty list")
@@ -160,49 +167,68 @@ def _anonymizer(method: str) -> Callable[[list[str]], list[str]]:
     return lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]
 
 
-def run(ctx: BenchContext) -> BenchResult:
-    result = BenchResult(NAME)
-    path = os.environ.get(ENV_SUMMEVAL)
-    if not path or not Path(path).expanduser().is_file():
-        reason = f"{ENV_SUMMEVAL} is not set" if not path else f"{ENV_SUMMEVAL}={path} is not a file"
-        result.metrics["status"] = "skipped: no SummEval data"
-        result.notes.append(
-            f"summeval skipped: {reason}. Download the MTEB 'mteb/summeval' test split (JSONL with machine_summaries, "
-            f"human_summaries, relevance) and set {ENV_SUMMEVAL}=/path/to/summeval.jsonl"
-        )
-        return result
-    if ctx.embedder is None:
-        raise InputError("summeval needs an embedder")
-    docs = load_summeval(path)
-    result.metrics["status"] = "ok"
-    result.metrics["documents"] = len(docs)
+def _skipped(path: str | None) -> BenchResult:
+    reason = f"{ENV_SUMMEVAL} is not set" if not path else f"{ENV_SUMMEVAL}={path} is not a file"
+    result = BenchResult(NAME, metrics={"status": "skipped: no SummEval data"})
+    result.notes.append(
+        f"summeval skipped: {reason}. Download the MTEB 'mteb/summeval' test split (JSONL with machine_summaries, "
+        f"human_summaries, relevance) and set {ENV_SUMMEVAL}=/path/to/summeval.jsonl"
+    )
+    return result
+
+
+def measure(
+    ctx: BenchContext, embedder: Embedder, docs: Sequence[SummevalDocument], method: str
+) -> tuple[SummevalScores, SummevalScores | None, list[str]]:
+    """Correlations on the original summaries and, when the anonymizer is available, on anonymized ones."""
     with ctx.progress("summeval: original", len(docs)) as advance:
-        original = summeval_scores(ctx.embedder, docs, advance=advance)
-    _store(result, "original", original)
-    method = ctx.anonymize or "ner"
-    anonymized = None
+        original = summeval_scores(embedder, docs, advance=advance)
     try:
         transform = _anonymizer(method)
     except Exception as exc:  # noqa: BLE001 - a missing anonymizer skips one column, not the benchmark
-        result.notes.append(f"anonymized variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
-    else:
-        with ctx.progress(f"summeval: {method}-anonymized", len(docs)) as advance:
-            anonymized = summeval_scores(ctx.embedder, docs, transform=transform, advance=advance)
+        return original, None, [f"anonymized variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0]]
+    with ctx.progress(f"summeval: {method}-anonymized", len(docs)) as advance:
+        anonymized = summeval_scores(embedder, docs, transform=transform, advance=advance)
+    return original, anonymized, []
+
+
+def seed_figures(model: str, anonymized: bool) -> dict[str, float | None]:
+    """Seed 002 Table 8 for our metric keys (anonymized columns only when we measured them)."""
+    row = SEED_TABLE8.get(model)
+    figures: dict[str, float | None] = {
+        "original.spearman": row[0] if row else None,
+        "original.pearson": row[2] if row else None,
+    }
+    if anonymized:
+        figures["anonymized.spearman"] = row[1] if row else None
+        figures["anonymized.pearson"] = row[3] if row else None
+    return figures
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    """Seed 002 Table 8: SummEval relevance correlations, original vs anonymized, beside the seed's figures."""
+    path = os.environ.get(ENV_SUMMEVAL)
+    if not path or not Path(path).expanduser().is_file():
+        return _skipped(path)
+    if ctx.embedder is None:
+        raise InputError("summeval needs an embedder")
+    docs = load_summeval(path)
+    method = ctx.anonymize or "ner"
+    original, anonymized, notes = measure(ctx, ctx.embedder, docs, method)
+    result = BenchResult(NAME, metrics={"status": "ok", "documents": len(docs)}, notes=notes)
+    _store(result, "original", original)
+    if anonymized is not None:
         _store(result, "anonymized", anonymized)
         result.metrics["anonymized.method"] = method
-    seed_row = SEED_TABLE8.get(model_short_name(ctx.embedder.name))
-    if seed_row is not None:
-        result.seed_figures["original.spearman"] = seed_row[0]
-        result.seed_figures["original.pearson"] = seed_row[2]
-        if anonymized is not None:
-            result.seed_figures["anonymized.spearman"] = seed_row[1]
-            result.seed_figures["anonymized.pearson"] = seed_row[3]
+    model = model_short_name(ctx.embedder.name)
+    figures = seed_figures(model, anonymized is not None)
+    add_seed_figures(result, figures)
     result.notes.append(
         f"{len(docs)} documents, {original.summaries} machine summaries; correlations pooled over all summaries "
         "(seed 002 §5.2); spearman_per_document is MTEB's per-document mean. Seed anonymization: LLM, ours: "
         f"{method}."
     )
-    result.tables.append(_table(original, anonymized, seed_row, model_short_name(ctx.embedder.name)))
+    result.tables.append(_table(original, anonymized, figures, model))
     return result
 
 
@@ -213,18 +239,12 @@ def _store(result: BenchResult, key: str, scores: SummevalScores) -> None:
 
 
 def _table(
-    original: SummevalScores,
-    anonymized: SummevalScores | None,
-    seed: tuple[float, float, float, float] | None,
-    model: str,
+    original: SummevalScores, anonymized: SummevalScores | None, figures: dict[str, float | None], model: str
 ) -> str:
-    lines = [f"| SummEval ({model}) | ours | seed | ours − seed |", "|---|---:|---:|---:|"]
-    cells = [("Spearman, original", original.spearman, 0), ("Pearson, original", original.pearson, 2)]
+    cells = [("Spearman, original", original.spearman, "original.spearman"),
+             ("Pearson, original", original.pearson, "original.pearson")]  # fmt: skip
     if anonymized is not None:
-        cells += [("Spearman, anonymized", anonymized.spearman, 1), ("Pearson, anonymized", anonymized.pearson, 3)]
-    for label, ours, index in cells:
-        seed_value = seed[index] if seed is not None else None
-        seed_cell = "—" if seed_value is None else f"{seed_value:.3f}"
-        diff = "—" if seed_value is None else f"{ours - seed_value:+.3f}"
-        lines.append(f"| {label} | {ours:.3f} | {seed_cell} | {diff} |")
-    return "\n".join(lines)
+        cells += [("Spearman, anonymized", anonymized.spearman, "anonymized.spearman"),
+                  ("Pearson, anonymized", anonymized.pearson, "anonymized.pearson")]  # fmt: skip
+    rows = [[label, ours, *seed_columns(ours, figures[key])] for label, ours, key in cells]
+    return md_table([f"SummEval ({model})", "ours", *SEED_HEADERS], rows, align="lrrr")

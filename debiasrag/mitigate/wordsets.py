@@ -20,10 +20,10 @@ import warnings
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.resources import data_file
 
 ALGORITHM_SETS = ("objective", "bias_definition", "gender_specific")
 METRIC_SETS = ("attributes", "target")
@@ -33,14 +33,14 @@ RULES = ("metric_within", "disjoint")
 @cache
 def seed003_wordsets() -> dict[str, Any]:
     """The parsed ``seed003.json`` (Table 2 pairs and their split, Appendix 8.1 sources, Table 3 rules, Table 1)."""
-    path = resources.files("debiasrag") / "data" / "wordsets" / "seed003.json"
+    path = data_file("wordsets", "seed003.json")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 @cache
 def bolukbasi_gender_specific() -> tuple[str, ...]:
     """Bolukbasi et al.'s 1,441 gender-specific words (as published: mixed case, word2vec phrases)."""
-    path = resources.files("debiasrag") / "data" / "wordsets" / "bolukbasi_gender_specific.json"
+    path = data_file("wordsets", "bolukbasi_gender_specific.json")
     return tuple(json.loads(path.read_text(encoding="utf-8"))["words"])
 
 
