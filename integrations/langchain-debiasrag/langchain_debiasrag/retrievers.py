@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -16,22 +15,30 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from debiasrag.aio import arun_strategy, gather_cancelling
+from debiasrag.aio import gather_cancelling
+from debiasrag.backends import (
+    NoResults,
+    acall_variant,
+    aretrieve_picks,
+    call_variant,
+    detect_score_direction,
+    prepare_query,
+    retrieve_picks,
+    to_rankings,
+    usable_score,
+)
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
-from debiasrag.retriever import RetrievalResult, validate_k, validate_query
-from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy, run_strategy
+from debiasrag.retriever import RetrievalResult, validate_k
+from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
 
 ScoreDirection = Literal["auto", "higher", "lower"]
 Scored = list[tuple[Document, float]]
-
-
-class _NoResults(Exception):
-    """Every variant search came back empty (an empty store or a filter matching nothing)."""
+SCORED_SEARCH = "similarity_search_with_score"
 
 
 def document_key(doc: Document) -> str:
@@ -127,12 +134,11 @@ class DebiasedRetriever(BaseRetriever):
     # -- public helpers ---------------------------------------------------------------------------
     @property
     def store_name(self) -> str:
+        """The wrapped store's class name (used in error messages)."""
         return type(self.vectorstore).__name__
 
     def _plan(self, query: str, k: int | None, strategy: str | Strategy | None) -> tuple[str, int, Strategy]:
-        query = validate_query(query)
-        if self.query_transform is not None:
-            query = validate_query(self.query_transform(query))
+        query = prepare_query(query, self.query_transform)
         chosen = self._strategy if strategy is None else get_strategy(strategy)
         return query, validate_k(self.k if k is None else k), chosen
 
@@ -173,11 +179,7 @@ class DebiasedRetriever(BaseRetriever):
             ]
             return self._rankings(variants, results, depth, seen)
 
-        try:
-            picks = run_strategy(chosen, search, k)
-        except _NoResults:
-            return []
-        return _documents(picks, seen)
+        return _documents(retrieve_picks(chosen, search, k), seen)
 
     # -- async ------------------------------------------------------------------------------------
     async def _aget_relevant_documents(
@@ -211,46 +213,29 @@ class DebiasedRetriever(BaseRetriever):
             )
             return self._rankings(variants, results, depth, seen)
 
-        try:
-            picks = await arun_strategy(chosen, asearch, k)
-        except _NoResults:
-            return []
-        return _documents(picks, seen)
+        return _documents(await aretrieve_picks(chosen, asearch, k), seen)
 
     # -- store calls, each traced as a child run ----------------------------------------------------
     def _variant_runnable(self, label: str) -> RunnableLambda:
         store = self.vectorstore
 
+        name = self.store_name
+
         def search(args: dict[str, Any]) -> Scored:
             args = dict(args)
-            try:
-                return store.similarity_search_with_score(args.pop("query"), **args)
-            except Exception as exc:
-                raise self._store_error(label, exc) from exc
+            query = args.pop("query")
+            return call_variant(
+                name, label, lambda: store.similarity_search_with_score(query, **args), method=SCORED_SEARCH
+            )
 
         async def asearch(args: dict[str, Any]) -> Scored:
             args = dict(args)
-            try:
-                return await store.asimilarity_search_with_score(args.pop("query"), **args)
-            except Exception as exc:
-                raise self._store_error(label, exc) from exc
+            query = args.pop("query")
+            return await acall_variant(
+                name, label, lambda: store.asimilarity_search_with_score(query, **args), method=SCORED_SEARCH
+            )
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
-
-    def _store_error(self, label: str, exc: Exception) -> DebiasragError:
-        """One line naming the store, the variant and the cause (the original stays as ``__cause__``)."""
-        if isinstance(exc, DebiasragError):
-            return exc
-        if isinstance(exc, NotImplementedError):
-            return DebiasragError(
-                f"{self.store_name} does not implement similarity_search_with_score; "
-                "debiasrag needs a store with scored search"
-            )
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return DebiasragError(
-            f"{self.store_name} search failed for the {label!r} variant: {type(exc).__name__}"
-            + (f": {detail}" if detail else "")
-        )
 
     @staticmethod
     def _faiss_runnable(core: CoreRetriever) -> RunnableLambda:
@@ -269,25 +254,20 @@ class DebiasedRetriever(BaseRetriever):
     ) -> list[Ranking]:
         checked = [self._check_scored(label, result) for (label, _), result in zip(variants, results)]
         if all(not pairs for pairs in checked):
-            raise _NoResults
+            raise NoResults
         convert = self._score_converter([[score for _, score in pairs] for pairs in checked])
-        rankings = []
-        for (label, _), pairs in zip(variants, checked):
-            best: dict[str, float] = {}
-            for doc, raw in pairs:
-                key = document_key(doc)
+        keyed = []
+        for pairs in checked:
+            keys = [document_key(doc) for doc, _ in pairs]
+            for key, (doc, _) in zip(keys, pairs):
                 seen.setdefault(key, doc)
-                score = float(convert(raw))
-                if key not in best or score > best[key]:
-                    best[key] = score
-            keys = sorted(best, key=lambda key: -best[key])
-            rankings.append(Ranking(label, keys, [best[key] for key in keys], complete=len(pairs) < depth))
-        return rankings
+            keyed.append([(key, float(convert(raw))) for key, (_, raw) in zip(keys, pairs)])
+        return to_rankings([label for label, _ in variants], keyed, [len(pairs) < depth for pairs in checked])
 
     def _check_scored(self, label: str, result: Any) -> list[tuple[Document, float]]:
         if not isinstance(result, (list, tuple)):
             raise DebiasragError(
-                f"{self.store_name}.similarity_search_with_score returned {type(result).__name__}, "
+                f"{self.store_name}.{SCORED_SEARCH} returned {type(result).__name__}, "
                 "expected a list of (Document, score) pairs"
             )
         pairs = []
@@ -297,43 +277,22 @@ class DebiasedRetriever(BaseRetriever):
                     f"{self.store_name} returned {type(item).__name__} items without scores for the "
                     f"{label!r} variant; debiasrag needs (Document, score) pairs"
                 )
-            score = item[1]
-            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(float(score)):
+            score = usable_score(item[1])
+            if score is None:
                 raise DebiasragError(
-                    f"{self.store_name} returned no usable score ({score!r}) for the {label!r} "
+                    f"{self.store_name} returned no usable score ({item[1]!r}) for the {label!r} "
                     "variant; debiasrag needs numeric similarity or distance scores"
                 )
-            pairs.append((item[0], float(score)))
+            pairs.append((item[0], score))
         return pairs
 
     def _direction(self, score_lists: list[list[float]]) -> str:
         if self.score_direction != "auto":
             return self.score_direction
-        if self._detected_direction is not None:
-            return self._detected_direction
-        votes = set()
-        for scores in score_lists:
-            steps = [b - a for a, b in zip(scores, scores[1:]) if b != a]
-            if not steps:
-                continue
-            if all(step < 0 for step in steps):
-                votes.add("higher")
-            elif all(step > 0 for step in steps):
-                votes.add("lower")
-            else:
-                raise DebiasragError(
-                    f"{self.store_name} returned unsorted scores; cannot tell similarities from "
-                    "distances: set score_direction='higher' or 'lower'"
-                )
-        if len(votes) > 1:
-            raise DebiasragError(
-                f"{self.store_name} returned both ascending and descending scores; "
-                "set score_direction='higher' or 'lower'"
-            )
-        if not votes:
-            return "higher"  # only ties so far: the order within each variant is the same either way
-        self._detected_direction = votes.pop()
-        return self._detected_direction
+        if self._detected_direction is None:
+            self._detected_direction = detect_score_direction(self.store_name, score_lists)
+        # Only ties so far: "higher" (the order within each variant is the same either way), decided later.
+        return self._detected_direction or "higher"
 
     def _score_converter(self, score_lists: list[list[float]]) -> Callable[[float], float]:
         direction = self._direction(score_lists)

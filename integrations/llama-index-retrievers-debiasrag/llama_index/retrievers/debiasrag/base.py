@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,19 +13,25 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.indices.vector_store.base import VectorStoreIndex
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from debiasrag.aio import arun_strategy, gather_cancelling
+from debiasrag.aio import gather_cancelling
+from debiasrag.backends import (
+    NoResults,
+    acall_variant,
+    aretrieve_picks,
+    call_variant,
+    prepare_query,
+    retrieve_picks,
+    to_rankings,
+    usable_score,
+)
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError
-from debiasrag.retriever import validate_k, validate_query
-from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy, run_strategy
+from debiasrag.retriever import validate_k
+from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
 # Added to each returned node's metadata and hidden from the LLM and embedding views of the node, so a
 # "variant: female" line never reaches the prompt.
 DEBIASRAG_KEYS = ("variant", "rank")
-
-
-class _NoResults(Exception):
-    """Every variant search came back empty."""
 
 
 class DebiasedRetriever(BaseRetriever):
@@ -96,6 +102,7 @@ class DebiasedRetriever(BaseRetriever):
     # -- the wrapped retriever at a given depth -------------------------------------------------------
     @property
     def source_name(self) -> str:
+        """The wrapped index's or retriever's class name (used in error messages)."""
         return type(self.source).__name__
 
     def _retriever_at(self, depth: int) -> tuple[BaseRetriever, bool]:
@@ -109,9 +116,9 @@ class DebiasedRetriever(BaseRetriever):
         return self.source, False
 
     def _plan(self, query_bundle: QueryBundle) -> tuple[list[tuple[str, str]], int]:
-        query = validate_query(query_bundle.query_str if isinstance(query_bundle, QueryBundle) else query_bundle)
-        if self.query_transform is not None:
-            query = validate_query(self.query_transform(query))
+        query = prepare_query(
+            query_bundle.query_str if isinstance(query_bundle, QueryBundle) else query_bundle, self.query_transform
+        )
         return self.strategy.variants(query, self.concept), self.similarity_top_k
 
     # -- sync -----------------------------------------------------------------------------------------
@@ -121,19 +128,19 @@ class DebiasedRetriever(BaseRetriever):
 
         def search(depth: int) -> list[Ranking]:
             retriever, deep = self._retriever_at(depth)
-            results = []
-            for label, text in variants:
-                try:
-                    results.append(retriever.retrieve(QueryBundle(query_str=text)))  # a fresh bundle per variant
-                except Exception as exc:
-                    raise self._source_error(label, exc) from exc
+            results = [
+                # a fresh bundle per variant (the vector retriever writes the query embedding into it)
+                call_variant(
+                    self.source_name,
+                    label,
+                    partial(retriever.retrieve, QueryBundle(query_str=text)),
+                    action="retrieval",
+                )  # fmt: skip
+                for label, text in variants
+            ]
             return self._rankings(variants, results, depth, deep, seen)
 
-        try:
-            picks = run_strategy(self.strategy, search, k)
-        except _NoResults:
-            return []
-        return _nodes(picks, seen)
+        return _nodes(retrieve_picks(self.strategy, search, k), seen)
 
     # -- async ----------------------------------------------------------------------------------------
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -141,32 +148,17 @@ class DebiasedRetriever(BaseRetriever):
         seen: dict[str, NodeWithScore] = {}
 
         async def one(retriever: BaseRetriever, label: str, text: str) -> list[NodeWithScore]:
-            try:
-                return await retriever.aretrieve(QueryBundle(query_str=text))
-            except Exception as exc:
-                raise self._source_error(label, exc) from exc
+            search = partial(retriever.aretrieve, QueryBundle(query_str=text))
+            return await acall_variant(self.source_name, label, search, action="retrieval")
 
         async def asearch(depth: int) -> list[Ranking]:
             retriever, deep = self._retriever_at(depth)
             results = await gather_cancelling([one(retriever, label, text) for label, text in variants])
             return self._rankings(variants, results, depth, deep, seen)
 
-        try:
-            picks = await arun_strategy(self.strategy, asearch, k)
-        except _NoResults:
-            return []
-        return _nodes(picks, seen)
+        return _nodes(await aretrieve_picks(self.strategy, asearch, k), seen)
 
     # -- scores ---------------------------------------------------------------------------------------
-    def _source_error(self, label: str, exc: Exception) -> DebiasragError:
-        if isinstance(exc, DebiasragError):
-            return exc
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return DebiasragError(
-            f"{self.source_name} retrieval failed for the {label!r} variant: {type(exc).__name__}"
-            + (f": {detail}" if detail else "")
-        )
-
     def _rankings(
         self,
         variants: list[tuple[str, str]],
@@ -176,28 +168,25 @@ class DebiasedRetriever(BaseRetriever):
         seen: dict[str, NodeWithScore],
     ) -> list[Ranking]:
         if all(not nodes for nodes in results):
-            raise _NoResults
-        rankings = []
+            raise NoResults
+        keyed = []
         for (label, _), nodes in zip(variants, results):
-            best: dict[str, float] = {}
+            pairs = []
             for item in nodes:
                 if not isinstance(item, NodeWithScore):
                     raise DebiasragError(f"{self.source_name} returned {type(item).__name__}, expected NodeWithScore")
-                if item.score is None or not math.isfinite(float(item.score)):
+                score = usable_score(item.score, lenient=True)
+                if score is None:
                     raise DebiasragError(
                         f"{self.source_name} returned a node without a score ({item.score!r}) for "
                         f"the {label!r} variant; debiasrag needs scored retrieval"
                     )
-                key = item.node.node_id
-                seen.setdefault(key, item)
-                score = self._convert(float(item.score))
-                if key not in best or score > best[key]:
-                    best[key] = score
-            keys = sorted(best, key=lambda key: -best[key])
-            # A retriever that cannot go deeper has given all it will: let the strategy decide with it.
-            complete = not deep or len(nodes) < depth
-            rankings.append(Ranking(label, keys, [best[key] for key in keys], complete=complete))
-        return rankings
+                seen.setdefault(item.node.node_id, item)
+                pairs.append((item.node.node_id, self._convert(score)))
+            keyed.append(pairs)
+        # A retriever that cannot go deeper has given all it will: let the strategy decide with it.
+        complete = [not deep or len(nodes) < depth for nodes in results]
+        return to_rankings([label for label, _ in variants], keyed, complete)
 
     def _convert(self, raw: float) -> float:
         if self.relevance_fn is not None:

@@ -1,0 +1,177 @@
+"""The backend adapter shared by the framework integrations (LangChain, LlamaIndex).
+
+An integration searches someone else's store once per concept variant and hands debiasrag's strategies the
+results. Everything about that except the framework's own types lives here, so the LangChain and LlamaIndex
+packages (and their sync and async paths) keep only framework glue:
+
+* :func:`prepare_query`: check the query, apply the user's transform, check again;
+* :func:`call_variant` / :func:`acall_variant`: call the backend for one variant and turn any failure into one
+  :class:`~debiasrag.errors.DebiasragError` line naming the backend, the variant and the cause
+  (:func:`backend_error`);
+* :func:`usable_score` and :func:`detect_score_direction`: check the scores a backend returns and tell
+  similarities from distances;
+* :func:`to_rankings`: ``(key, score)`` pairs per variant → :class:`~debiasrag.strategies.Ranking` (best score
+  per key, highest first);
+* :func:`retrieve_picks` / :func:`aretrieve_picks`: run a strategy over a variant search, with "every variant came
+  back empty" (:class:`NoResults`) meaning no picks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Literal, TypeVar
+
+from debiasrag.aio import arun_strategy
+from debiasrag.errors import DebiasragError
+from debiasrag.retriever import validate_query
+from debiasrag.strategies import Pick, Ranking, Strategy, run_strategy
+
+T = TypeVar("T")
+Direction = Literal["higher", "lower"]
+
+
+class NoResults(Exception):
+    """Every variant search came back empty (an empty store, or a filter matching nothing)."""
+
+
+def prepare_query(query: object, transform: Callable[[str], str] | None = None) -> str:
+    """The checked query, passed through ``transform`` (e.g. an anonymizer) and checked again."""
+    text = validate_query(query)
+    if transform is not None:
+        text = validate_query(transform(text))
+    return text
+
+
+def backend_error(
+    backend: str, label: str, exc: BaseException, *, action: str = "search", method: str | None = None
+) -> DebiasragError:
+    """One line naming the backend, the variant and the cause (raise it ``from exc`` to keep the original).
+
+    Our own errors pass through unchanged. With ``method``, a ``NotImplementedError`` says the backend lacks that
+    scored-search method.
+    """
+    if isinstance(exc, DebiasragError):
+        return exc
+    if method is not None and isinstance(exc, NotImplementedError):
+        return DebiasragError(f"{backend} does not implement {method}; debiasrag needs a store with scored search")
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return DebiasragError(
+        f"{backend} {action} failed for the {label!r} variant: {type(exc).__name__}" + (f": {detail}" if detail else "")
+    )
+
+
+def call_variant(
+    backend: str, label: str, search: Callable[[], T], *, action: str = "search", method: str | None = None
+) -> T:
+    """``search()`` for one variant; any failure becomes :func:`backend_error`."""
+    try:
+        return search()
+    except Exception as exc:
+        raise backend_error(backend, label, exc, action=action, method=method) from exc
+
+
+async def acall_variant(
+    backend: str, label: str, search: Callable[[], Awaitable[T]], *, action: str = "search", method: str | None = None
+) -> T:
+    """``await search()`` for one variant; any failure becomes :func:`backend_error`."""
+    try:
+        return await search()
+    except Exception as exc:
+        raise backend_error(backend, label, exc, action=action, method=method) from exc
+
+
+def usable_score(score: object, *, lenient: bool = False) -> float | None:
+    """The score as a finite float, or ``None`` when it is missing, not a number or not finite.
+
+    Strict (default): only ``int`` / ``float`` values count (``bool`` does not). ``lenient``: anything ``float()``
+    accepts, for frameworks whose score field is already validated as a float (LlamaIndex's ``NodeWithScore``).
+    """
+    if score is None:
+        return None
+    if lenient:
+        value = float(score)  # type: ignore[arg-type]  # a framework-validated score; float() raises otherwise
+    elif isinstance(score, bool) or not isinstance(score, int | float):
+        return None
+    else:
+        value = float(score)
+    return value if math.isfinite(value) else None
+
+
+def detect_score_direction(backend: str, score_lists: Sequence[Sequence[float]]) -> Direction | None:
+    """Similarities or distances, from the order a backend returns results in (best first).
+
+    Descending scores are similarities (``"higher"``), ascending ones distances (``"lower"``); ``None`` when
+    every list is tied (the order within each variant is the same either way). Unsorted or mixed lists raise.
+    """
+    votes: set[Direction] = set()
+    for scores in score_lists:
+        steps = [b - a for a, b in zip(scores, scores[1:]) if b != a]
+        if not steps:
+            continue
+        if all(step < 0 for step in steps):
+            votes.add("higher")
+        elif all(step > 0 for step in steps):
+            votes.add("lower")
+        else:
+            raise DebiasragError(
+                f"{backend} returned unsorted scores; cannot tell similarities from "
+                "distances: set score_direction='higher' or 'lower'"
+            )
+    if len(votes) > 1:
+        raise DebiasragError(
+            f"{backend} returned both ascending and descending scores; set score_direction='higher' or 'lower'"
+        )
+    return votes.pop() if votes else None
+
+
+def to_rankings(
+    labels: Sequence[str], scored: Sequence[Sequence[tuple[str, float]]], complete: Sequence[bool]
+) -> list[Ranking]:
+    """One :class:`Ranking` per variant: each key once with its best (higher = better) score, highest first.
+
+    ``complete[i]`` says the backend gave all it has for variant ``i`` (fewer results than asked, or a backend
+    that cannot search deeper), so the strategy will not ask for more. Raises :class:`NoResults` when every
+    variant is empty.
+    """
+    if all(not pairs for pairs in scored):
+        raise NoResults
+    rankings = []
+    for label, pairs, done in zip(labels, scored, complete, strict=True):
+        best: dict[str, float] = {}
+        for key, score in pairs:
+            if key not in best or score > best[key]:
+                best[key] = score
+        keys = sorted(best, key=lambda key: -best[key])
+        rankings.append(Ranking(label, keys, [best[key] for key in keys], complete=done))
+    return rankings
+
+
+def retrieve_picks(strategy: Strategy, search: Callable[[int], list[Ranking]], k: int) -> list[Pick]:
+    """Run ``strategy`` over ``search(depth)``; no picks when every variant came back empty."""
+    try:
+        return run_strategy(strategy, search, k)
+    except NoResults:
+        return []
+
+
+async def aretrieve_picks(strategy: Strategy, search: Callable[[int], Awaitable[list[Ranking]]], k: int) -> list[Pick]:
+    """Async :func:`retrieve_picks`."""
+    try:
+        return await arun_strategy(strategy, search, k)
+    except NoResults:
+        return []
+
+
+__all__ = [
+    "NoResults",
+    "acall_variant",
+    "aretrieve_picks",
+    "backend_error",
+    "call_variant",
+    "detect_score_direction",
+    "prepare_query",
+    "retrieve_picks",
+    "to_rankings",
+    "usable_score",
+]
