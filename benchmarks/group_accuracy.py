@@ -1,0 +1,48 @@
+"""Accuracy of document group inference (debiasrag.groups) on labelled sets we wrote.
+
+    .venv/bin/python benchmarks/group_accuracy.py
+
+Sets: fairness_main, fairness_holdout (data/retrieval/, F/M/N wording per document) and gendered_topics.
+Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_toy_task
+from debiasrag.groups import GroupDetector
+
+
+def labelled() -> dict[str, list[tuple[str, str]]]:
+    sets = {}
+    for split in ("main", "holdout"):
+        task = load_fairness_set(split)
+        sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
+    task = load_gendered_topics()
+    # Distractors are labelled "none": they are about nobody, i.e. neutral.
+    sets["gendered_topics"] = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in task.documents]
+    # The toy's 5 "random" chunks are off-topic, not about a group: neutral (one says "his guitar").
+    sets["toy (seed 000 App. E)"] = [
+        (d.text, d.metadata["group"].replace("random", "neutral")) for d in load_toy_task().documents
+    ]
+    return sets
+
+
+def main() -> None:
+    for use_names in (False, True):
+        found = GroupDetector("gender", use_names=use_names)
+        print(f"\nnames {'on' if use_names else 'off'}")
+        print(f"{'set':18} {'docs':>5} {'accuracy':>9}  confusions")
+        for name, rows in labelled().items():
+            predicted = [found.group(text) for text, _ in rows]
+            correct = sum(p == g for p, (_, g) in zip(predicted, rows))
+            wrong = Counter(f"{g}->{p}" for p, (_, g) in zip(predicted, rows) if p != g)
+            print(f"{name:18} {len(rows):5d} {correct / len(rows):9.3f}  {dict(wrong)}")
+            if use_names:
+                for p, (text, g) in [(p, r) for p, r in zip(predicted, rows) if p != r[1]][:3]:
+                    print(f"    {g}->{p}: {text[:110]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Which group of a concept a document is written about (female / male / neutral for gender), from its text.
+
+Retrieval strategies that balance groups (``balanced``, ``dynamic``) need each candidate document's group; users
+rarely label them. :class:`GroupDetector` reads the evidence in the text and counts it per group:
+
+* the concept's own word pairs (``pairs`` in the concept JSON), first word → first group, second → second;
+* extra evidence words from ``data/group_words.json`` (pronouns, possessives, kin, role words and titles); for
+  gender also the counterfactual pair list ``data/gender_words.json`` (plurals and possessives) and gendered
+  first names from ``data/names/gender_swap_names.json`` (names-dataset, gender share ≥ 0.9), counted only when
+  capitalised and not a title, month or other capitalised non-name (``data/names/non_names.json``) nor a
+  unisex name or common word (``not_names`` in ``data/group_words.json``);
+* possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word.
+
+The group with strictly more evidence wins; no evidence or a tie gives ``neutral`` (:data:`NEUTRAL`).
+A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
+
+Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache, lru_cache
+from typing import Any
+
+from debiasrag.concepts import Concept, load_concept
+from debiasrag.errors import InputError
+from debiasrag.resources import read_json
+
+GROUP_KEY = "debiasrag_group"
+"""Metadata key holding a document's group; set by :func:`annotate_groups` at index time or by the user."""
+
+NEUTRAL = "neutral"
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-.]*[A-Za-z]|[A-Za-z]")
+
+
+@cache
+def _group_words() -> dict[str, Any]:
+    return read_json("group_words.json")["concepts"]
+
+
+@cache
+def _names(names_file: str, not_names: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    pairs = read_json(*names_file.split("/"))["pairs"]
+    female = {f for f, _ in pairs}
+    male = {m for _, m in pairs}
+    skip = set(not_names)
+    for words in read_json("names", "non_names.json").values():
+        if isinstance(words, list):
+            skip.update(words)
+    both = female & male  # unisex in the table: no evidence either way
+    return frozenset(female - both - skip), frozenset(male - both - skip)
+
+
+class GroupDetector:
+    """Infers a document's group for one concept from evidence words in its text (see the module docstring).
+
+    Args:
+        concept: bundled concept name, path to a concept JSON, or a :class:`Concept`.
+        use_names: count gendered first names (gender only).
+
+    Example:
+        >>> GroupDetector("gender").group("Her daughter asked for help.")
+        'female'
+    """
+
+    def __init__(self, concept: str | Concept = "gender", *, use_names: bool = True) -> None:
+        self.concept = load_concept(concept)
+        self.groups: tuple[str, ...] = tuple(self.concept.groups)
+        words: dict[str, str] = {}
+        data = _group_words().get(self.concept.name, {})
+
+        def add(word: str, group: str) -> None:
+            word = word.lower().replace("\u2019", "'")
+            # A word listed for both groups is not evidence; keep the first assignment otherwise.
+            if words.get(word, group) != group:
+                words[word] = ""
+            else:
+                words.setdefault(word, group)
+
+        first, second = self.groups
+        for a, b in self.concept.pairs:
+            if " " not in a:
+                add(a, first)
+            if " " not in b:
+                add(b, second)
+        if "word_pairs_file" in data:
+            table = read_json(data["word_pairs_file"])
+            for a, b in table["pairs"]:
+                add(a, first)
+                add(b, second)
+        for group in self.groups:
+            for word in data.get(group, []):
+                add(word, group)
+        self._words = {w: g for w, g in words.items() if g}
+        self._names: tuple[frozenset[str], frozenset[str]] | None = None
+        if use_names and "names_file" in data:
+            self._names = _names(data["names_file"], tuple(data.get("not_names", ())))
+
+    def evidence(self, text: str) -> dict[str, int]:
+        """How many evidence words (and names) for each group ``text`` holds."""
+        counts = dict.fromkeys(self.groups, 0)
+        for token in _TOKEN.findall(text.replace("\u2019", "'")):
+            group = self._word_group(token.lower())
+            if group is None and self._names is not None and token[0].isupper():
+                base = token[:-2] if token.endswith("'s") else token
+                if base in self._names[0]:
+                    group = self.groups[0]
+                elif base in self._names[1]:
+                    group = self.groups[1]
+            if group is not None:
+                counts[group] += 1
+        return counts
+
+    def _word_group(self, word: str) -> str | None:
+        word = word.rstrip(".") if word not in self._words else word
+        if word in self._words:
+            return self._words[word]
+        for base in (word[:-2] if word.endswith("'s") else None, word[:-1] if word.endswith("'") else None):
+            if base and base in self._words:
+                return self._words[base]
+        if "-" in word:
+            head = word.split("-", 1)[0]
+            return self._words.get(head)
+        return None
+
+    def group(self, text: str, metadata: Mapping[str, Any] | None = None) -> str:
+        """The document's group: ``metadata[GROUP_KEY]`` if set, else the group with most evidence, else neutral."""
+        if metadata is not None and metadata.get(GROUP_KEY) is not None:
+            label = metadata[GROUP_KEY]
+            if label not in (*self.groups, NEUTRAL):
+                raise InputError(
+                    f"metadata {GROUP_KEY!r} is {label!r}; expected one of {', '.join((*self.groups, NEUTRAL))}"
+                )
+            return str(label)
+        return self._infer(text)
+
+    @lru_cache(maxsize=65536)  # noqa: B019  # one detector per concept lives as long as the retriever
+    def _infer(self, text: str) -> str:
+        counts = self.evidence(text)
+        ranked = sorted(counts.items(), key=lambda item: -item[1])
+        if ranked[0][1] == 0 or ranked[0][1] == ranked[1][1]:
+            return NEUTRAL
+        return ranked[0][0]
+
+
+@lru_cache(maxsize=16)
+def detector(concept: str = "gender") -> GroupDetector:
+    """A shared :class:`GroupDetector` for a bundled concept (memoized: built once per process)."""
+    return GroupDetector(concept)
+
+
+def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender") -> None:
+    """Store each document's inferred group in ``metadata[GROUP_KEY]`` (index time), keeping user labels.
+
+    Works on :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a
+    ``metadata`` dict (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
+    """
+    found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+    for doc in documents:
+        metadata = doc.metadata
+        metadata[GROUP_KEY] = found.group(document_text(doc), metadata)
+
+
+def document_text(doc: Any) -> str:
+    """The text of a debiasrag, LangChain or LlamaIndex document."""
+    for attribute in ("text", "page_content"):
+        value = getattr(doc, attribute, None)
+        if isinstance(value, str):
+            return value
+    if hasattr(doc, "get_content"):
+        return str(doc.get_content())
+    raise InputError(f"cannot read the text of a {type(doc).__name__}")
+
+
+__all__ = ["GROUP_KEY", "NEUTRAL", "GroupDetector", "annotate_groups", "detector", "document_text"]
