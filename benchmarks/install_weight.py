@@ -32,13 +32,13 @@ HEAVY = ("torch", "sentence-transformers", "transformers", "spacy", "anthropic",
 FRAMEWORKS = {
     "langchain": {
         "baseline": ["langchain-core", "numpy", "faiss-cpu"],
-        "ours": [str(ROOT), str(ROOT / "integrations" / "langchain-debiasrag")],
+        "ours": [".", "integrations/langchain-debiasrag"],  # relative to a clean copy of the checkout
         "ours_names": {"debiasrag", "langchain-debiasrag"},
         "import": "langchain_debiasrag",
     },
     "llamaindex": {
         "baseline": ["llama-index-core", "numpy", "faiss-cpu"],
-        "ours": [str(ROOT), str(ROOT / "integrations" / "llama-index-retrievers-debiasrag")],
+        "ours": [".", "integrations/llama-index-retrievers-debiasrag"],
         "ours_names": {"debiasrag", "llama-index-retrievers-debiasrag"},
         "import": "llama_index.retrievers.debiasrag",
     },
@@ -82,9 +82,19 @@ def make_venv(folder: Path, requirements: list[str]) -> tuple[dict[str, str], fl
     return packages, seconds, size
 
 
+def clean_copy(workdir: Path) -> Path:
+    """The checkout without venvs, caches or build leftovers: pip builds there, not in the working tree."""
+    target = workdir / "src"
+    if not target.exists():
+        junk = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache")
+        shutil.copytree(ROOT, target, ignore=junk)
+    return target
+
+
 def measure(name: str, spec: dict, workdir: Path) -> bool:
     base, base_s, base_mb = make_venv(workdir / f"{name}-baseline", spec["baseline"])
-    ours, ours_s, ours_mb = make_venv(workdir / f"{name}-ours", spec["ours"])
+    source = clean_copy(workdir)
+    ours, ours_s, ours_mb = make_venv(workdir / f"{name}-ours", [str(source / p) for p in spec["ours"]])
     added = sorted(set(ours) - set(base))
     missing = sorted(set(base) - set(ours))
     heavy = sorted(p for p in ours if p in HEAVY)

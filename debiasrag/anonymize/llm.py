@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from debiasrag.anonymize.base import (
     AnonymizedText,
@@ -242,6 +243,26 @@ class LlmAnonymizer:
         )
         self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self.stats = {"requests": 0, "cache_hits": 0, "fallbacks": 0}
+
+    # -- pickling: the HTTP client (locks, sockets) is rebuilt from its settings, the NER fallback on first use -
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        client = state.pop("client")
+        state["_fallback"] = None
+        state["_client_options"] = {
+            "api_key": client.api_key,
+            "base_url": str(client.base_url),
+            "max_retries": client.max_retries,
+            "timeout": client.timeout,
+        }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import anthropic
+
+        options = state.pop("_client_options")
+        self.__dict__.update(state)
+        self.client = anthropic.Anthropic(**options)  # cheap: no connection is opened until the first request
 
     @staticmethod
     def _choose_prompt(strategy: str, types: set[str]) -> tuple[str, bool]:

