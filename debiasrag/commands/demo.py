@@ -11,6 +11,7 @@ from debiasrag.commands._common import add_model_option, cell, out_console, posi
 from debiasrag.datasets import load_gendered_topics, load_toy_task
 from debiasrag.demo import run_demo
 from debiasrag.embedders import load_embedder
+from debiasrag.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +24,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+_DEMO_FILES = {"sample_corpus.jsonl", "report.md", "index"}
+
+
+def check_demo_folder(folder: Path) -> None:
+    """Refuse an ``--out`` that holds anything but an earlier demo's output: the demo replaces those files."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} exists and is not a folder")
+    entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
+    earlier_demo = (folder / "index" / "manifest.json").is_file()
+    if entries and (entries - _DEMO_FILES or not earlier_demo):
+        raise InputError(
+            f"--out {folder} is not empty and is not an earlier demo output; "
+            "refusing to write the demo into it (choose a new folder)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    check_demo_folder(Path(args.out))  # before any model loads
     embedder = load_embedder(args.model)
     total = len(load_gendered_topics().queries) + len(load_toy_task().queries)
     with progress_bar("querying", total) as advance:

@@ -302,3 +302,14 @@ def test_index_out_equal_to_corpus_file_keeps_it(tmp_path):
     assert_one_line_error(run("index", corpus, "--out", corpus), "refusing")
     assert_one_line_error(run("index", corpus, "--out", tmp_path), "refusing")  # the folder holding the corpus
     assert snapshot(tmp_path) == before
+
+
+def test_demo_refuses_a_users_folder(tmp_path):
+    user = tmp_path / "notes"
+    user.mkdir()
+    (user / "report.md").write_text("my own report\n")
+    write(tmp_path / "file.txt", b"keep\n")
+    before = snapshot(tmp_path)
+    assert_one_line_error(run("demo", "--out", user), "is not an earlier demo output")
+    assert_one_line_error(run("demo", "--out", tmp_path / "file.txt"), "is not a folder")
+    assert snapshot(tmp_path) == before
