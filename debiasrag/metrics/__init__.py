@@ -7,6 +7,13 @@
 * :mod:`~debiasrag.metrics.query` — word-set queries and seed 003's leakage rules.
 """
 
+from debiasrag.extras import require
+
+# scipy and scikit-learn come with the `metrics` extra; without them, say which extra instead of a bare ImportError.
+# ruff: noqa: E402
+require("scipy.stats", "debiasrag.metrics")
+require("sklearn", "debiasrag.metrics")
+
 from debiasrag.metrics.geometry import (
     AUC_CAPTURED,
     ConceptDirection,
