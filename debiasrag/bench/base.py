@@ -56,7 +56,7 @@ class BenchContext:
     Attributes:
         model: the model name or path the user asked for (``None`` = packaged all-MiniLM-L6-v2).
         embedder: an :class:`~debiasrag.embedders.Embedder` with an on-disk cache keyed by model + text
-            (see :class:`debiasrag.bench.cache.CachedEmbedder`); it loads the model only on a cache miss.
+            (see :class:`debiasrag.embedding_cache.CachedEmbedder`); it loads the model only on a cache miss.
         anonymize: ``"ner"`` / ``"llm"`` to add an anonymized variant where a benchmark supports it, else ``None``.
         out_dir: folder for plots and extra files (``None``: do not write files).
         seed: seed for every random choice (random projections, logistic regressions, perturbations).

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from debiasrag.bench._common import md_table
 from debiasrag.bench.base import (
     BenchContext,
     BenchResult,
@@ -26,7 +27,7 @@ from debiasrag.bench.base import (
     no_progress,
     plotting_available,
 )
-from debiasrag.bench.cache import CachedEmbedder
+from debiasrag.embedding_cache import CachedEmbedder
 from debiasrag.errors import DebiasragError, InputError
 
 ProgressFactory = Callable[[str, int | None], AbstractContextManager[Callable[..., None]]]
@@ -192,14 +193,14 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
     ]
     lines += ["## Seed figures vs ours", ""]
     if comparisons:
-        lines += ["| model | benchmark | metric | seed | ours | difference | within ±0.01 |", "|---" * 7 + "|"]
+        rows = []
         for model, name, row in comparisons:
             diff = row["difference"]
             ok = "" if diff is None else ("yes" if abs(diff) <= 0.01 + 1e-9 else "no")
-            lines.append(
-                f"| {model} | {name} | {row['key']} | {_fmt(row['seed'])} | {_fmt(row['ours'])} | "
-                f"{'' if diff is None else f'{diff:+.4f}'} | {ok} |"
-            )
+            diff_cell = "" if diff is None else f"{diff:+.4f}"
+            rows.append([model, name, row["key"], _fmt(row["seed"]), _fmt(row["ours"]), diff_cell, ok])
+        headers = ["model", "benchmark", "metric", "seed", "ours", "difference", "within ±0.01"]
+        lines.append(md_table(headers, rows))
     else:
         lines.append("No benchmark run here has a seed figure for these models.")
     lines.append("")
@@ -219,11 +220,8 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
             keys = list(dict.fromkeys(k for m in models for k in results[m][name]["metrics"]))
             if not keys:
                 continue
-            lines += [f"### {name}", "", "| metric | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
-            for key in keys:
-                cells = " | ".join(_fmt(results[m][name]["metrics"].get(key)) for m in models)
-                lines.append(f"| {key} | {cells} |")
-            lines.append("")
+            rows = [[key, *(_fmt(results[m][name]["metrics"].get(key)) for m in models)] for key in keys]
+            lines += [f"### {name}", "", md_table(["metric", *models], rows), ""]
     for name in names:
         lines += [f"## {name}", ""]
         for model in models:

@@ -130,7 +130,7 @@ def run(ctx: BenchContext) -> BenchResult:
     result = BenchResult(NAME)
     spaces: dict[str, Callable[[list[str]], np.ndarray]] = {}
     try:
-        from debiasrag.bench._glove import GloveVectors
+        from debiasrag.glove import GloveVectors
 
         glove = GloveVectors(ctx.cache_dir)
         spaces["glove"] = glove.lookup

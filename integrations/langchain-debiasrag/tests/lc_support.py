@@ -22,7 +22,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore  # noqa
 from langchain_debiasrag import DebiasragEmbeddings  # noqa: E402
 
 import debiasrag  # noqa: E402
-from debiasrag.bench.cache import CachedEmbedder  # noqa: E402
+from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 

@@ -15,8 +15,8 @@ from llama_index.core.schema import TextNode  # noqa: E402
 from llama_index.retrievers.debiasrag import DebiasragEmbedding  # noqa: E402
 
 import debiasrag  # noqa: E402
-from debiasrag.bench.cache import CachedEmbedder  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task  # noqa: E402
+from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
 
 
 @functools.cache

@@ -1,0 +1,145 @@
+"""On-disk embedding cache: re-runs (benchmarks, re-indexing, tests) do not re-encode or even load the model.
+
+One SQLite file per model under the cache folder (``--cache-dir``, ``$DEBIASRAG_CACHE_DIR`` or
+``~/.cache/debiasrag``); rows are keyed by the SHA-256 of the text and hold the float32 vector bytes.
+The wrapped model is loaded lazily: a run whose texts are all cached never loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
+
+
+def default_cache_dir() -> Path:
+    """``$DEBIASRAG_CACHE_DIR`` or ``~/.cache/debiasrag``."""
+    env = os.environ.get("DEBIASRAG_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "debiasrag"
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedEmbedder:
+    """An :class:`~debiasrag.embedders.Embedder` that stores every vector it computes, keyed by model + text.
+
+    Args:
+        name: the model's canonical name (the cache key's model part).
+        load: called once, on the first cache miss, to build the real embedder.
+        cache_dir: cache folder (default :func:`default_cache_dir`).
+        dimension: known dimension, else read from the cache or the loaded model.
+
+    ``hits`` and ``misses`` count texts served from the cache and encoded by the model.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        load: Callable[[], Embedder],
+        cache_dir: str | Path | None = None,
+        dimension: int | None = None,
+    ) -> None:
+        self.name = name
+        self._load = load
+        self._inner: Embedder | None = None
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        model_key = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+        self.path = self.cache_dir / f"embeddings-{model_key}.sqlite"
+        # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection
+        # shared across threads, serialised by a lock.
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('model', ?)", (name,))
+        self._db.commit()
+        self._dimension = dimension or self._stored_dimension()
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def for_model(cls, model: str | None, cache_dir: str | Path | None = None, **kwargs: object) -> CachedEmbedder:
+        """Cached sentence-transformers embedder for a name/path (``None`` = packaged MiniLM), loaded on demand."""
+        name, _ = resolve_model(model)
+        return cls(name, lambda: SentenceTransformerEmbedder(model, **kwargs), cache_dir)  # type: ignore[arg-type]
+
+    @classmethod
+    def wrap(cls, embedder: Embedder, cache_dir: str | Path | None = None) -> CachedEmbedder:
+        """Cache in front of an already loaded embedder."""
+        cached = cls(embedder.name, lambda: embedder, cache_dir, dimension=embedder.dimension)
+        cached._inner = embedder
+        return cached
+
+    def _stored_dimension(self) -> int | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+        return int(row[0]) if row else None
+
+    @property
+    def inner(self) -> Embedder:
+        """The real embedder (loaded on first use)."""
+        if self._inner is None:
+            self._inner = self._load()
+            self._dimension = self._inner.dimension
+        return self._inner
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the real embedder has been loaded (a run served wholly from the cache never loads it)."""
+        return self._inner is not None
+
+    @property
+    def dimension(self) -> int:
+        """Vector length (from the cache when known, else from the model)."""
+        if self._dimension is None:
+            return self.inner.dimension
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for ``texts`` (cache first, the model for the rest); same contract as the wrapped embedder."""
+        with self._lock:
+            return self._encode(list(texts))
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        keys = [_text_key(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):  # SQLite caps the number of bound parameters
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in found]
+        self.hits += sum(1 for k in keys if k in found)
+        self.misses += len(missing)
+        if missing:
+            vectors = np.asarray(self.inner.encode([t for _, t in missing]), dtype=np.float32)
+            rows = [(k, vectors[i].tobytes()) for i, (k, _) in enumerate(missing)]
+            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('dimension', ?)", (str(vectors.shape[1]),))
+            self._db.commit()
+            for i, (k, _) in enumerate(missing):
+                found[k] = vectors[i]
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.ascontiguousarray(np.stack([found[k] for k in keys]), dtype=np.float32)
+
+    def close(self) -> None:
+        """Close the SQLite connection."""
+        self._db.close()
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder(name={self.name!r}, path={str(self.path)!r})"
+
+
+__all__ = ["CachedEmbedder", "default_cache_dir"]
