@@ -11,6 +11,7 @@ from debiasrag.corpus import write_jsonl_atomic
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task
 from debiasrag.embedders import Embedder
 from debiasrag.index import FaissIndex
+from debiasrag.markdown import md_table
 from debiasrag.retriever import DebiasedRetriever
 from debiasrag.strategies import STRATEGIES
 
@@ -30,10 +31,12 @@ class StrategyRow:
 
     @property
     def recall(self) -> float:
+        """Relevant documents found / relevant documents (0.0 without any)."""
         return self.relevant_found / self.relevant_total if self.relevant_total else 0.0
 
     @property
     def precision(self) -> float:
+        """Relevant documents found / documents returned (0.0 when nothing was returned)."""
         return self.relevant_found / self.returned if self.returned else 0.0
 
 
@@ -61,17 +64,33 @@ def evaluate(
 
 
 def markdown_table(rows: list[StrategyRow]) -> str:
-    lines = [
-        "| strategy | returned | relevant found | recall | precision | unrelated | female | male | neutral |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    """One row per strategy: results returned, relevant found, recall, precision, unrelated, per-group counts."""
+    headers = [
+        "strategy",
+        "returned",
+        "relevant found",
+        "recall",
+        "precision",
+        "unrelated",
+        "female",
+        "male",
+        "neutral",
     ]
-    for r in rows:
-        lines.append(
-            f"| {r.strategy} | {r.returned} | {r.relevant_found}/{r.relevant_total} | {r.recall:.2f} "
-            f"| {r.precision:.2f} "
-            f"| {r.unrelated} | {r.groups['female']} | {r.groups['male']} | {r.groups['neutral']} |"
-        )
-    return "\n".join(lines)
+    cells = [
+        [
+            r.strategy,
+            r.returned,
+            f"{r.relevant_found}/{r.relevant_total}",
+            r.recall,
+            r.precision,
+            r.unrelated,
+            r.groups["female"],
+            r.groups["male"],
+            r.groups["neutral"],
+        ]  # fmt: skip
+        for r in rows
+    ]
+    return md_table(headers, cells, digits=2, align="lrrrrrrrr")
 
 
 def run_demo(

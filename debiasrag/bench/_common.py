@@ -1,17 +1,19 @@
 """Helpers shared by the benchmark plugins: seed figures, comparing with them, markdown tables, formatting.
 
 Every plugin has the same shape: **measure** (numbers only) → **compare** with the seed's figures
-(:func:`add_seed_figures`) → **render** (:func:`md_table`, :func:`seed_columns`, :mod:`debiasrag.bench._plots`).
+(:func:`add_seed_figures`) → **render** (:func:`~debiasrag.markdown.md_table`, :func:`seed_columns`,
+:mod:`debiasrag.bench._plots`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.embedders import Embedder
+from debiasrag.markdown import fmt, md_table
 from debiasrag.resources import read_json
 
 # Headers of the two columns :func:`seed_columns` fills.
@@ -64,27 +66,16 @@ def seed_columns(ours: float, seed: float | None, digits: int = 3) -> list[str]:
     return [f"{seed:.{digits}f}", f"{ours - seed:+.{digits}f}"]
 
 
-def fmt(value: object, digits: int = 3) -> str:
-    """A table cell: floats with ``digits`` decimals, everything else as ``str``."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]], digits: int = 3, align: str = "") -> str:
-    """A GitHub markdown table; floats with ``digits`` decimals, pipes in cells escaped.
-
-    ``align`` gives one letter per column, ``l`` or ``r`` (right-aligned numbers); default: plain ``---``.
-    """
-
-    def cell(v: object) -> str:
-        return fmt(v, digits).replace("|", "\\|").replace("\n", " ")
-
-    rules = ["---:" if a == "r" else "---" for a in align] if align else ["---" for _ in headers]
-    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "|".join(rules) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
+__all__ = [
+    "NO_FIGURE",
+    "SEED_HEADERS",
+    "add_seed_figures",
+    "bench_data",
+    "context_embedder",
+    "fmt",
+    "md_table",
+    "model_short_name",
+    "seed000_figures",
+    "seed002_figures",
+    "seed_columns",
+]
