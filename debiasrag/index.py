@@ -53,8 +53,13 @@ class FaissIndex:
     ) -> None:
         if kind not in ("flat", "ivf", "hnsw"):
             raise InputError(f"unknown index kind {kind!r}; choose flat, ivf or hnsw")
-        if dimension <= 0:
-            raise InputError(f"dimension must be positive, got {dimension}")
+        for name, value in (("dimension", dimension), ("nprobe", nprobe), ("hnsw_m", hnsw_m), ("ef_search", ef_search)):
+            if not _is_positive_int(value):
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if nlist is not None and not _is_positive_int(nlist):
+            raise InputError(f"nlist must be a positive integer or None, got {nlist!r}")
+        if model_name is not None and not isinstance(model_name, str):
+            raise InputError(f"model_name must be a string or None, got {model_name!r}")
         self.dimension = int(dimension)
         self.model_name = model_name
         self.kind: IndexKind = kind
@@ -93,15 +98,7 @@ class FaissIndex:
             raise InputError(f"vectors must have shape (n, {self.dimension}), got {vectors.shape}")
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
-        seen: set[str | int] = set()
-        for doc in documents:
-            if not isinstance(doc.id, (str, int)) or isinstance(doc.id, bool):
-                raise InputError(f"document ids must be strings or integers, got {type(doc.id).__name__} {doc.id!r}")
-            if not isinstance(doc.text, str):
-                raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
-            if doc.id in self._position or doc.id in seen:
-                raise InputError(f"duplicate id {doc.id!r}")
-            seen.add(doc.id)
+        self._check_documents(documents)
         if self._index is None:  # IVF trains on its first batch
             self._index = self._new_index(len(vectors))
             self._index.train(vectors)
@@ -114,6 +111,22 @@ class FaissIndex:
             self.metadatas.append(dict(doc.metadata))
         if self.kind == "ivf":
             self._index.make_direct_map()  # lets vectors_at() reconstruct stored vectors
+
+    def _check_documents(self, documents: Sequence[Document]) -> None:
+        """Refuse ids, texts and metadata the index cannot keep, and ids it already has, before any work."""
+        seen: set[str | int] = set()
+        for doc in documents:
+            if not isinstance(doc, Document):
+                raise InputError(f"expected Document objects, got {type(doc).__name__}")
+            if not isinstance(doc.id, (str, int)) or isinstance(doc.id, bool):
+                raise InputError(f"document ids must be strings or integers, got {type(doc.id).__name__} {doc.id!r}")
+            if not isinstance(doc.text, str):
+                raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
+            if not isinstance(doc.metadata, dict):
+                raise InputError(f"document {doc.id!r}: metadata must be a dict, got {type(doc.metadata).__name__}")
+            if doc.id in self._position or doc.id in seen:
+                raise InputError(f"duplicate id {doc.id!r}")
+            seen.add(doc.id)
 
     @classmethod
     def from_documents(
@@ -128,7 +141,10 @@ class FaissIndex:
         """Embed ``documents`` in batches and index them; ``progress(n)`` is called after each batch."""
         if not documents:
             raise InputError("the corpus is empty: no documents to index")
+        if not _is_positive_int(batch_size):
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         index = cls(embedder.dimension, model_name=embedder.name, **options)
+        index._check_documents(documents)  # before embedding, which would fail on them less clearly
         parts = []
         for start in range(0, len(documents), batch_size):
             batch = documents[start : start + batch_size]
@@ -223,6 +239,11 @@ class FaissIndex:
             index._index = faiss.deserialize_index(np.frombuffer(files[_INDEX_FILE], dtype=np.uint8))
         except RuntimeError as exc:
             raise IndexLoadError(f"{folder}/{_INDEX_FILE} cannot be read: {str(exc).splitlines()[0]}") from exc
+        expected_type = {"flat": faiss.IndexFlat, "ivf": faiss.IndexIVF, "hnsw": faiss.IndexHNSW}[index.kind]
+        if not isinstance(index._index, expected_type):
+            raise IndexLoadError(
+                f"{folder}: manifest says kind {index.kind!r} but {_INDEX_FILE} holds a {type(index._index).__name__}"
+            )
         if index._index.d != index.dimension:
             raise IndexLoadError(
                 f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}"
@@ -247,10 +268,18 @@ class FaissIndex:
         return index
 
 
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not strict JSON")
+
+
 def _parse_documents(data: bytes, folder: Path) -> Iterator[Document]:
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
-            row = json.loads(line.decode("utf-8"))
+            row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
             doc_id, text, metadata = row["id"], row["text"], row.get("metadata", {})
             valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
             if not (valid_id and isinstance(text, str) and isinstance(metadata, dict)):

@@ -398,3 +398,55 @@ def test_lone_surrogates_and_huge_ids_round_trip(tmp_path):
     index.save(tmp_path / "ix")
     loaded = FaissIndex.load(tmp_path / "ix")
     assert (loaded.ids, loaded.texts, loaded.metadatas) == (index.ids, index.texts, index.metadatas)
+
+
+def test_library_arguments_are_checked_before_any_work(tmp_path):
+    with pytest.raises(InputError, match="dimension must be a positive integer, got '384'"):
+        FaissIndex("384")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="nprobe must be a positive integer"):
+        FaissIndex(DIM, kind="ivf", nprobe=0)
+
+    class Refusing:
+        name, dimension = "test/refusing", DIM
+
+        def encode(self, texts):
+            raise AssertionError("nothing should be embedded")
+
+    for docs, message in (
+        ([Document("a", None)], "text must be a string"),  # type: ignore[arg-type]
+        ([Document("a", 5)], "text must be a string"),  # type: ignore[arg-type]
+        ([Document("a", "x", [("k", "v")])], "metadata must be a dict"),  # type: ignore[arg-type]
+        ([Document("a", "x"), Document("a", "y")], "duplicate id 'a'"),
+    ):
+        with pytest.raises(InputError, match=message):
+            FaissIndex.from_documents(docs, Refusing())
+    with pytest.raises(InputError, match="batch_size must be a positive integer"):
+        FaissIndex.from_documents([Document("a", "x")], Refusing(), batch_size=0)
+
+
+@pytest.mark.parametrize("claimed", ["hnsw", "ivf"])
+def test_manifest_kind_that_does_not_match_the_faiss_file(tmp_path, claimed):
+    folder = tmp_path / "ix"
+    build("a").save(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["kind"] = claimed
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexLoadError, match=f"manifest says kind '{claimed}' but index.faiss holds a IndexFlatIP"):
+        FaissIndex.load(folder)
+
+
+def test_documents_with_nan_are_not_strict_json(tmp_path):
+    import hashlib
+
+    folder = tmp_path / "ix"
+    build("a", 1).save(folder)
+    bad = b'{"id": "a-0", "text": "a text 0", "metadata": {"label": NaN}}\n'
+    data_paths(folder)["documents.jsonl"].write_bytes(bad)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["sha256"]["documents.jsonl"], manifest["size"]["documents.jsonl"] = (
+        hashlib.sha256(bad).hexdigest(),
+        len(bad),
+    )
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexLoadError, match="documents.jsonl line 1 is corrupted"):
+        FaissIndex.load(folder)
