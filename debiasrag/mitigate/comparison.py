@@ -68,6 +68,8 @@ class AlgorithmSets:
     definition: Pairs
     gender_specific: frozenset[str]
     normalization: str = "keep"
+    # HSR regresses on a flat word list: the definition pairs' words unless given (the baseline's stand-in list)
+    hsr_words: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class Setting:
     targets: Pairs
     algorithms: dict[str, AlgorithmSets]
     normalize_first: bool = False
+    # standardised word sets: DHD works on the whole objective set (WEFE: n_words = |target| // 2) like the other
+    # algorithms, instead of its original 1,000 most biased words per side (seed 003 §5.3)
+    dhd_on_objective: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -96,7 +101,9 @@ def settings(attributes: Attributes) -> dict[str, Setting]:
     attr = set(attributes.words())
     # baseline (§5.1): each algorithm's original sets; HSR's own 223+223 words are not bundled, so it uses
     # Bolukbasi's gender-specific words as definitional words (the same role: words gendered by definition)
-    baseline_sets = {name: AlgorithmSets(bolukbasi, gs_bolukbasi | _lower(flatten(bolukbasi))) for name in ALGORITHMS}
+    baseline_gs = gs_bolukbasi | _lower(flatten(bolukbasi))
+    baseline_sets = {name: AlgorithmSets(bolukbasi, baseline_gs) for name in ALGORITHMS}
+    baseline_sets["HSR"] = AlgorithmSets(bolukbasi, baseline_gs, hsr_words=baseline_gs)
     proposed_gs = (gs_bolukbasi | _lower(flatten(definition)) | _lower(flatten(targets))) - attr
     proposed = {name: AlgorithmSets(definition, proposed_gs) for name in ALGORITHMS}
     reverse = {k: AlgorithmSets(v.definition, v.gender_specific, "reverse") for k, v in proposed.items()}
@@ -105,15 +112,18 @@ def settings(attributes: Attributes) -> dict[str, Setting]:
         name: AlgorithmSets(
             [p for p in v.definition if not set(p) & target_words],
             (v.gender_specific | target_words) - attr,
+            hsr_words=None if v.hsr_words is None else v.hsr_words - target_words - attr,
         )
         for name, v in baseline_sets.items()
     }
     standard = {name: AlgorithmSets(table2, gs_bolukbasi | _lower(flatten(table2))) for name in ALGORITHMS}
-    baseline_reverse = {k: AlgorithmSets(v.definition, v.gender_specific, "reverse") for k, v in baseline_sets.items()}
+    baseline_reverse = {
+        k: AlgorithmSets(v.definition, v.gender_specific, "reverse", v.hsr_words) for k, v in baseline_sets.items()
+    }
     return {
         "baseline": Setting("baseline", "Baseline methodology", garg, baseline_sets),
         "proposed_reverse": Setting(
-            "proposed_reverse", "Proposed methodology reversing normalization", targets, reverse
+            "proposed_reverse", "Proposed methodology reversing normalization", targets, reverse, dhd_on_objective=True
         ),
         "proposed_normalize": Setting(
             "proposed_normalize",
@@ -121,8 +131,9 @@ def settings(attributes: Attributes) -> dict[str, Setting]:
             targets,
             proposed,
             normalize_first=True,
+            dhd_on_objective=True,
         ),
-        "standardize": Setting("standardize", "Standardize word sets", garg, standard),
+        "standardize": Setting("standardize", "Standardize word sets", garg, standard, dhd_on_objective=True),
         "overlap": Setting("overlap", "Manage overlap between sets", targets, overlap_managed),
         "reverse_only": Setting("reverse_only", "Reverse vector normalization", garg, baseline_reverse),
     }
@@ -155,7 +166,8 @@ def build(name: str, sets: AlgorithmSets, *, seed: int) -> tuple[BaseDebias, dic
     if name == "DHD":
         return DoubleHardDebias(random_state=seed), {"definitional_pairs": sets.definition}
     if name == "HSR":
-        return HalfSiblingRegression(), {"definitional_words": sorted(sets.gender_specific)}
+        words = sets.hsr_words if sets.hsr_words is not None else frozenset(flatten(sets.definition))
+        return HalfSiblingRegression(), {"definitional_words": sorted(words)}
     if name == "RAN":
         return RepulsionAttractionNeutralization(normalization=sets.normalization), {
             "definitional_pairs": sets.definition
@@ -192,6 +204,9 @@ def run_setting(
         ignore = sorted(w for w in sets.gender_specific if w in model)
         if name == "RAN":
             result = estimator.transform(model, target=sorted(read - sets.gender_specific), ignore=ignore)
+        elif name == "DHD" and setting.dhd_on_objective:
+            objective = [w for w in model.words if w not in sets.gender_specific]
+            result = estimator.transform(model, target=objective, ignore=ignore)
         else:
             result = estimator.transform(model, ignore=ignore)
         out[name] = measure(result, setting.targets, attributes, seed=seed)
