@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict
 from debiasrag.resources import as_file, read_json
 
 
@@ -113,9 +113,9 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path.name}:{number}: not valid JSON ({exc.msg})") from None
+                row = loads_strict(line)  # also refuses NaN, overflowing numbers and too deep nesting
+            except InputError as exc:
+                raise InputError(f"{path.name}:{number}: {exc.message}") from None
             if not isinstance(row, dict):
                 raise InputError(f"{path.name}:{number}: not a JSON object")
             yield f"{path.name}:{number}", row

@@ -313,3 +313,19 @@ def test_demo_refuses_a_users_folder(tmp_path):
     assert_one_line_error(run("demo", "--out", user), "is not an earlier demo output")
     assert_one_line_error(run("demo", "--out", tmp_path / "file.txt"), "is not a folder")
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b'{"q": ' + b"[" * 100_000 + b"\n", "set.jsonl:1: JSON nested too deeply"),
+        (b'{"q": ' + b"1" * 5000 + b"}\n", "set.jsonl:1: a number has more than"),
+        (b'{"q": NaN}\n', "set.jsonl:1: NaN is not valid JSON"),
+    ],
+    ids=["deep", "digits", "nan"],
+)
+def test_bench_labelled_set_bad_json(tmp_path, data, fragment):
+    write(tmp_path / "set.jsonl", data)
+    before = snapshot(tmp_path)
+    assert_one_line_error(run("bench", "retrieval", "--data", tmp_path / "set.jsonl"), fragment)
+    assert snapshot(tmp_path) == before
