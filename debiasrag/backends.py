@@ -19,7 +19,7 @@ packages (and their sync and async paths) keep only framework glue:
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Literal, TypeVar
 
 from debiasrag.aio import arun_strategy
@@ -138,7 +138,7 @@ def to_rankings(
         raise NoResults
     rankings = []
     for label, pairs, done in zip(labels, scored, complete, strict=True):
-        best: dict[str, float] = {}
+        best: dict[Hashable, float] = {}
         for key, score in pairs:
             if key not in best or score > best[key]:
                 best[key] = score

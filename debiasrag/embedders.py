@@ -31,7 +31,11 @@ class Embedder(Protocol):
     """
 
     name: str
-    dimension: int
+
+    @property
+    def dimension(self) -> int:  # pragma: no cover - protocol
+        """Vector length (read-only: an attribute or a property both satisfy the protocol)."""
+        ...
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - protocol
         """Return an array of shape ``(len(texts), dimension)``, float32, rows of unit norm."""

@@ -12,6 +12,7 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ class _Compact:
         value, self.pos = _varint(self.buf, self.pos)
         return (value >> 1) ^ -(value & 1)
 
-    def read_struct(self) -> dict[int, object]:
+    def read_struct(self) -> dict[int, Any]:
         fields: dict[int, object] = {}
         last = 0
         while True:
@@ -98,7 +99,7 @@ class _Compact:
             last = field_id
             fields[field_id] = self._value(ftype)
 
-    def _value(self, ftype: int) -> object:
+    def _value(self, ftype: int) -> Any:
         if ftype in (1, 2):
             return ftype == 1
         if ftype == 3:
@@ -169,7 +170,7 @@ def read_parquet_strings(path: Path) -> list[str]:
     footer_start = len(buf) - 8 - footer_len
     meta = _Compact(buf, footer_start).read_struct()
     schema = meta.get(2) or []
-    columns = [el for el in schema[1:] if isinstance(el, dict)]  # type: ignore[index]
+    columns = [el for el in schema[1:] if isinstance(el, dict)]
     if len(columns) != 1:
         raise InputError(f"{path}: expected one column, found {len(columns)}")
     optional = columns[0].get(3, 0) == 1
@@ -180,15 +181,15 @@ def read_parquet_strings(path: Path) -> list[str]:
     while pos < footer_start:
         reader = _Compact(buf, pos)
         header = reader.read_struct()
-        page_type, compressed_size = int(header[1]), int(header[3])  # type: ignore[arg-type]
+        page_type, compressed_size = int(header[1]), int(header[3])
         body = buf[reader.pos : reader.pos + compressed_size]
         pos = reader.pos + compressed_size
         if page_type == 2:  # dictionary page
-            dictionary, _ = _plain_strings(snappy_decompress(body), 0, int(header[7][1]))  # type: ignore[index]
+            dictionary, _ = _plain_strings(snappy_decompress(body), 0, int(header[7][1]))
             continue
         if page_type == 0:  # data page v1: levels are inside the compressed body
             info = header[5]
-            count, encoding = int(info[1]), int(info[2])  # type: ignore[index]
+            count, encoding = int(info[1]), int(info[2])
             data = snappy_decompress(body)
             start = 0
             if optional:
@@ -196,12 +197,12 @@ def read_parquet_strings(path: Path) -> list[str]:
                 start = 4 + levels_len
         elif page_type == 3:  # data page v2: levels uncompressed, before the (maybe compressed) values
             info = header[8]
-            count, encoding = int(info[1]), int(info[4])  # type: ignore[index]
-            if int(info.get(2, 0)):  # type: ignore[union-attr]
+            count, encoding = int(info[1]), int(info[4])
+            if int(info.get(2, 0)):
                 raise InputError(f"{path}: null values are not supported")
-            levels = int(info.get(5, 0)) + int(info.get(6, 0))  # type: ignore[union-attr]
+            levels = int(info.get(5, 0)) + int(info.get(6, 0))
             values = body[levels:]
-            data = snappy_decompress(values) if info.get(7, True) else values  # type: ignore[union-attr]
+            data = snappy_decompress(values) if info.get(7, True) else values
             start = 0
         else:
             continue  # index pages carry no values

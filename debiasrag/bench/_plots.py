@@ -70,7 +70,7 @@ def distributions(path: Path, series: Mapping[str, Sequence[float]], title: str,
     values = [np.asarray(v, dtype=float) for v in series.values() if len(v)]
     if values:
         lo, hi = min(v.min() for v in values), max(v.max() for v in values)
-        bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 30)
+        bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 30).tolist()
         for label, v in series.items():
             if len(v):
                 ax.hist(np.asarray(v, dtype=float), bins=bins, alpha=0.55, label=f"{label} (n={len(v)})")

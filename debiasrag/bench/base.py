@@ -110,8 +110,11 @@ class BenchResult:
     series: dict[str, list[float]] = field(default_factory=dict)
     skipped: str = ""
 
-    def seed_comparison(self) -> list[tuple[str, float, MetricValue, float | None]]:
-        """Rows ``(key, seed, ours, ours - seed)`` for each metric with a seed figure (diff None if not numeric)."""
+    def seed_comparison(self) -> list[tuple[str, float, MetricValue | None, float | None]]:
+        """Rows ``(key, seed, ours, ours - seed)`` for each metric with a seed figure.
+
+        ``ours`` is None when the metric is missing; the difference is None unless ``ours`` is a number.
+        """
         rows = []
         for key, seed_value in self.seed_figures.items():
             ours = self.metrics.get(key)
@@ -120,6 +123,7 @@ class BenchResult:
         return rows
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy (paths as strings)."""
         return {
             "name": self.name,
             "metrics": dict(self.metrics),

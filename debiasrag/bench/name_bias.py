@@ -239,7 +239,14 @@ class Setting:
 
     @property
     def salt(self) -> str:
+        """The RNG salt: ``salt_key`` when set, else the setting's key."""
         return self.salt_key or self.key
+
+    def person_pool(self, universes: NameUniverses) -> tuple[str, ...]:
+        """Replacement person names: Table 9's list, one country's Table 12 list, or none (persons kept)."""
+        if self.persons is None:
+            return ()
+        return universes.person_names if self.persons == "all" else universes.by_country[self.persons]
 
 
 SETTINGS = (
@@ -314,7 +321,7 @@ def measure_settings(
             if not chosen:
                 notes.append(f"{setting.key}: no text qualifies, skipped")
                 continue
-            person_pool = universes.person_names if setting.persons == "all" else universes.by_country[setting.persons]
+            person_pool = setting.person_pool(universes)
             country_pool = universes.country_names if setting.countries else ()
             todo = [t for t in chosen if (setting.salt, t.id) not in memo]
             advance(len(chosen) - len(todo))

@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from debiasrag.bench._common import md_table
+from debiasrag.bench._common import context_embedder, md_table
 from debiasrag.bench.base import (
     BenchContext,
     BenchResult,
@@ -125,7 +125,7 @@ def _plot_series(result: BenchResult, ctx: BenchContext) -> None:
 
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     path = ctx.out_dir / f"{model_slug(result.name)}_distribution.png"
-    result.plots.append(distributions(path, result.series, f"{result.name} — {ctx.embedder.name}", "value"))
+    result.plots.append(distributions(path, result.series, f"{result.name} — {context_embedder(ctx).name}", "value"))
 
 
 def run_suite(
@@ -138,7 +138,7 @@ def run_suite(
     """Run every benchmark for every context (one per model); ``{model: {benchmark: record}}``."""
     results: dict[str, dict[str, dict[str, Any]]] = {}
     for ctx in contexts:
-        model = ctx.embedder.name
+        model = context_embedder(ctx).name
         results[model] = {}
         for name in names:
             result, status, elapsed = run_one(name, ctx, keep_going=keep_going)

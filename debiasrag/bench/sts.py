@@ -180,9 +180,9 @@ def _pairs_table(scores: dict[str, StsScores]) -> str:
 
 
 def _story_table(story: tuple[float, float], figures: dict[str, float | None], model: str) -> str:
-    rows = [
-        ["cos(story 1, story 2) — same plot, other name ↑", story[0], "story.story1_story2"],
-        ["cos(story 1, story 3) — other plot, same name ↓", story[1], "story.story1_story3"],
+    rows: list[tuple[str, float, str]] = [
+        ("cos(story 1, story 2) — same plot, other name ↑", story[0], "story.story1_story2"),
+        ("cos(story 1, story 3) — other plot, same name ↓", story[1], "story.story1_story3"),
     ]
     cells = [[label, ours, *seed_columns(ours, figures[key])] for label, ours, key in rows]
     return md_table(["Table 1 story example", model, *SEED_HEADERS], cells, align="lrrr")

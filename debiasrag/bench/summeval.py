@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
@@ -94,7 +94,8 @@ def load_summeval(path: str | Path) -> list[SummevalDocument]:
             raise InputError(f"{path}: expected a JSON list of documents")
         docs = [_check_row(row, f"{path}: document {i}") for i, row in enumerate(rows, 1)]
     else:
-        handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+        # GzipFile is a binary file object; typeshed does not call it IO[bytes].
+        handle = cast(IO[bytes], gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb"))
         with handle:
             docs = [_check_row(row, f"{path}:{number}") for number, row in iter_jsonl(handle)]
     if not docs:

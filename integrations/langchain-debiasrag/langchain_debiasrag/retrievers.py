@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -108,7 +108,7 @@ class DebiasedRetriever(BaseRetriever):
     def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
         if "k" in kwargs:
             validate_k(kwargs["k"])  # before pydantic, which would turn True into 1 and "3" into 3
-        super().__init__(vectorstore=vectorstore, **kwargs)
+        super().__init__(vectorstore=vectorstore, **kwargs)  # type: ignore[call-arg]  # a pydantic field
         # Checked here rather than in a pydantic validator so the user sees our one-line InputError.
         self._concept = load_concept(self.concept)
         self._strategy = get_strategy(self.strategy)
@@ -310,7 +310,7 @@ def _with_scores(doc: Document, score: float, variant: str, rank: int) -> Docume
     return doc.model_copy(update={"metadata": {**doc.metadata, "score": score, "variant": variant, "rank": rank}})
 
 
-def _documents(picks: list[Pick], seen: dict[str, Document]) -> list[Document]:
+def _documents(picks: list[Pick], seen: Mapping[Any, Document]) -> list[Document]:
     return [_with_scores(seen[pick.key], float(pick.score), pick.variant, rank) for rank, pick in enumerate(picks, 1)]
 
 

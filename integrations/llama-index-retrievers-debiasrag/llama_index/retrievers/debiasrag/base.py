@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -199,7 +199,7 @@ def _has_settable_top_k(retriever: BaseRetriever) -> bool:
     return isinstance(prop, property) and prop.fset is not None
 
 
-def _nodes(picks: list[Pick], seen: dict[str, NodeWithScore]) -> list[NodeWithScore]:
+def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWithScore]:
     output = []
     for rank, pick in enumerate(picks, start=1):
         node = seen[pick.key].node.model_copy()  # shallow: the stored node keeps its own metadata
