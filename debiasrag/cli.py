@@ -84,8 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("cannot build the command line: %s", exc)
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     args = parser.parse_args(argv)
-    if args.verbose:
-        logging.basicConfig(level=logging.INFO, format="debiasrag: %(name)s: %(message)s", stream=sys.stderr)
+    if args.verbose:  # our own loggers only: third-party INFO lines would drown them
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("debiasrag: %(name)s: %(message)s"))
+        package_logger = logging.getLogger("debiasrag")
+        package_logger.addHandler(handler)
+        package_logger.setLevel(logging.INFO)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     try:
         return int(args.func(args) or 0)

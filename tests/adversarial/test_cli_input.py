@@ -329,3 +329,14 @@ def test_bench_labelled_set_bad_json(tmp_path, data, fragment):
     before = snapshot(tmp_path)
     assert_one_line_error(run("bench", "retrieval", "--data", tmp_path / "set.jsonl"), fragment)
     assert snapshot(tmp_path) == before
+
+
+def test_verbose_logs_skipped_lines_and_quiet_does_not(tmp_path):
+    corpus = write(tmp_path / "corpus.jsonl", b'{"id": 1, "text": NaN}\n\xff\n')
+    quiet = run("index", corpus, "--out", tmp_path / "ix", "--on-error", "skip")
+    assert_one_line_error(quiet, "the corpus is empty")
+    loud = run("--verbose", "index", corpus, "--out", tmp_path / "ix", "--on-error", "skip")
+    lines = loud.stderr.decode("utf-8").splitlines()
+    assert loud.returncode == 2 and lines[-1].startswith("debiasrag: error: the corpus is empty"), lines
+    assert any("debiasrag.corpus" in line and "skipped line 2: not valid UTF-8" in line for line in lines), lines
+    assert not (tmp_path / "ix").exists()
