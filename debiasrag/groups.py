@@ -70,7 +70,11 @@ class GroupDetector:
         self.concept = load_concept(concept)
         self.groups: tuple[str, ...] = tuple(self.concept.groups)
         words: dict[str, str] = {}
-        data = _group_words().get(self.concept.name, {})
+        table = _group_words()
+        # A user's own concept with the same groups as a bundled one (e.g. female / male) reuses its evidence.
+        data = table.get(self.concept.name) or next(
+            (entry for entry in table.values() if all(group in entry for group in self.groups)), {}
+        )
 
         def add(word: str, group: str) -> None:
             word = word.lower().replace("\u2019", "'")

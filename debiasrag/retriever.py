@@ -11,13 +11,26 @@ import numpy as np
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import Embedder, embed_queries, load_embedder
 from debiasrag.errors import InputError
+from debiasrag.groups import GroupDetector, detector
 from debiasrag.index import FaissIndex
-from debiasrag.strategies import Dynamic, DynamicCutoff, Pick, Ranking, Strategy, get_strategy, run_strategy
+from debiasrag.strategies import (
+    Dynamic,
+    DynamicCutoff,
+    GroupOf,
+    Pick,
+    Ranking,
+    Strategy,
+    get_strategy,
+    run_strategy,
+)
 
 
 @dataclass
 class Hit:
-    """One retrieved chunk. ``rank`` is 1-based; ``variant`` names the query variant that found it."""
+    """One retrieved chunk. ``rank`` is 1-based; ``variant`` names the query variant that found it.
+
+    ``group`` is the document's group (:mod:`debiasrag.groups`) when the strategy balanced groups.
+    """
 
     id: str | int
     text: str
@@ -25,6 +38,7 @@ class Hit:
     rank: int
     variant: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    group: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -32,12 +46,17 @@ class Hit:
 
 @dataclass
 class RetrievalResult(Sequence[Hit]):
-    """The hits of one query, plus how they were found. ``m`` is the number of hits returned."""
+    """The hits of one query, plus how they were found. ``m`` is the number of hits returned.
+
+    ``balanced_groups`` names the groups the strategy balanced (e.g. ``("female", "male")`` for
+    ``balanced`` / ``dynamic`` with the gender concept); empty when it did not balance groups.
+    """
 
     query: str
     strategy: str
     hits: list[Hit]
     variants: dict[str, str]
+    balanced_groups: tuple[str, ...] = ()
 
     @property
     def m(self) -> int:
@@ -110,6 +129,17 @@ class DebiasedRetriever:
         self.strategy = get_strategy(strategy)
         self.k = validate_k(k)
         self.query_transform = query_transform
+        # Bundled concepts share one memoized detector per process.
+        bundled = isinstance(concept, str) and concept == self.concept.name
+        self._detector = detector(self.concept.name) if bundled else GroupDetector(self.concept)
+        self._groups: dict[int, str] = {}  # position -> group, filled lazily (memo for this index)
+
+    def group_of(self, position: int) -> str:
+        """The group of the document at ``position``: its ``debiasrag_group`` metadata, else inferred (memoized)."""
+        if position not in self._groups:
+            doc = self.index.document(position)
+            self._groups[position] = self._detector.group(doc.text, doc.metadata)
+        return self._groups[position]
 
     def retrieve(self, query: str, *, k: int | None = None, strategy: str | Strategy | None = None) -> RetrievalResult:
         """Search with every variant of ``query`` embedded in one batch and searched in one FAISS call."""
@@ -122,8 +152,12 @@ class DebiasedRetriever:
         k = validate_k(k)
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
-        picks = run_strategy(chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index))
-        return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants))
+        groups = GroupOf(self.concept.groups, lambda key: self.group_of(int(key))) if chosen.uses_groups else None
+        picks = run_strategy(
+            chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index), group_of=groups
+        )
+        balanced = tuple(self.concept.groups) if groups is not None else ()
+        return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants), balanced)
 
     def _rankings(self, variants: list[tuple[str, str]], vectors: np.ndarray, depth: int) -> list[Ranking]:
         scores, positions = self.index.search(vectors, depth)
@@ -140,7 +174,7 @@ class DebiasedRetriever:
         hits = []
         for rank, pick in enumerate(picks, start=1):
             doc = self.index.document(int(pick.key))  # type: ignore[arg-type]
-            hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, dict(doc.metadata)))
+            hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, dict(doc.metadata), pick.group))
         return hits
 
 

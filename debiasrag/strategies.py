@@ -10,7 +10,7 @@ run this same loop (see :func:`run_strategy`).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -49,15 +49,33 @@ class Pick:
     key: Key
     score: float
     variant: str
+    group: str | None = None  # the document's group when the strategy used groups (debiasrag.groups)
+
+
+@dataclass(frozen=True)
+class GroupOf:
+    """Documents' groups for a strategy: the concept's two groups and ``of(key)``, a document's group by key.
+
+    ``of`` returns one of ``groups`` or ``"neutral"`` (see :mod:`debiasrag.groups`).
+    """
+
+    groups: tuple[str, str]
+    of: Callable[[Key], str]
 
 
 Selection = list[Pick] | int  # picks, or the search depth the strategy needs before it can pick
 
 
 class Strategy:
-    """Base class: subclasses set ``name`` and implement the three hooks."""
+    """Base class: subclasses set ``name`` and implement the three hooks.
+
+    ``select`` gets ``group_of`` (a document's group from its key) when the caller can tell groups
+    (:mod:`debiasrag.groups`); strategies that balance groups (``uses_groups``) treat every document as
+    neutral without it, i.e. they do not balance.
+    """
 
     name = ""
+    uses_groups = False
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         raise NotImplementedError
@@ -65,7 +83,7 @@ class Strategy:
     def initial_depth(self, k: int) -> int:
         return k
 
-    def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
         raise NotImplementedError
 
 
@@ -77,7 +95,7 @@ class TopK(Strategy):
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         return [("neutral", query)]
 
-    def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
         ranking = rankings[0]
         return [Pick(key, score, ranking.variant) for key, score in zip(ranking.keys[:k], ranking.scores[:k])]
 
@@ -104,7 +122,7 @@ class PaperAlgorithm(Strategy):
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         return concept.variant_queries(query)
 
-    def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
         first, second = rankings
         chosen = first.keys[:k]
         second_scores = [second.score_of(key) for key in chosen]
@@ -119,109 +137,165 @@ class PaperAlgorithm(Strategy):
         ]
 
 
+def balance_swaps(
+    scores: Sequence[float], groups: Sequence[str], chosen: Sequence[int], delta: float, pair: tuple[str, str]
+) -> list[int]:
+    """Swap candidates into ``chosen`` until the two groups of ``pair`` are equally represented.
+
+    ``scores`` / ``groups`` describe every candidate (descending scores); ``chosen`` indexes the current pick.
+    While #first ≠ #second, the lowest-scored chosen document of the larger group is swapped for the best
+    unchosen document that scores at least its score − ``delta`` (the relevance bound): one of the smaller
+    group when that closes a gap of 2 or more, else a neutral one. Stops when no candidate is within ``delta``.
+    Returns the new selection as candidate indices in score order.
+    """
+    picked = set(chosen)
+    first, second = pair
+    while True:
+        diff = sum(groups[i] == first for i in picked) - sum(groups[i] == second for i in picked)
+        if diff == 0:
+            break
+        over, under = (first, second) if diff > 0 else (second, first)
+        out = max((i for i in picked if groups[i] == over), key=lambda i: (-scores[i], i))
+        bound = scores[out] - delta
+        wanted = ([under] if abs(diff) >= 2 else []) + ["neutral"]
+        swap = None
+        for group in wanted:
+            swap = next(
+                (i for i in range(len(scores)) if i not in picked and groups[i] == group and scores[i] >= bound), None
+            )
+            if swap is not None:
+                break
+        if swap is None:
+            break
+        picked.discard(out)
+        picked.add(swap)
+    return sorted(picked, key=lambda i: (-scores[i], i))
+
+
+def _spread(scores: Sequence[float], pool: int) -> float:
+    """Standard deviation of the top ``pool`` scores: the unit of our relevance bounds (scale-free per model)."""
+    top = np.asarray(scores[:pool], dtype=np.float64)
+    return float(top.std()) if len(top) > 1 else 0.0
+
+
 class Balanced(Strategy):
-    """Equal exposure without group labels: interleave the variants' rankings, skipping duplicates."""
+    """Equal exposure for the documents' groups among the most relevant candidates (the plain query's ranking).
+
+    Takes top-k of the plain query, then swaps (:func:`balance_swaps`) until the concept's two groups are
+    equally represented, where that costs at most ``delta`` in score per swap. ``delta`` is in units of the
+    standard deviation of the top ``pool`` scores (so the bound means the same for every model); candidates are
+    the top ``depth_factor``·k. Without groups (no ``group_of``) it is top-k. ``delta`` = 2.0 was chosen on
+    fairness_main (``benchmarks/dynamic_k_design.py``: least |#F − #M| at top-k's recall, at k = 6 and 10).
+    """
 
     name = "balanced"
+    uses_groups = True
+
+    def __init__(self, delta: float = 2.0, *, depth_factor: int = 2, pool: int = 20) -> None:
+        self.delta = delta
+        self.depth_factor = depth_factor
+        self.pool = pool
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
-        return concept.variant_queries(query)
+        return [("neutral", query)]
 
-    def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
-        picks: list[Pick] = []
-        seen: set[Key] = set()
-        cursors = [0] * len(rankings)
-        while len(picks) < k:
-            progressed = False
-            for i, ranking in enumerate(rankings):
-                while cursors[i] < len(ranking.keys) and ranking.keys[cursors[i]] in seen:
-                    cursors[i] += 1
-                if cursors[i] < len(ranking.keys) and len(picks) < k:
-                    key = ranking.keys[cursors[i]]
-                    seen.add(key)
-                    picks.append(Pick(key, ranking.scores[cursors[i]], ranking.variant))
-                    progressed = True
-            if not progressed:
-                break
-        if len(picks) < k and not all(r.complete for r in rankings):
-            return 2 * max(len(r.keys) for r in rankings)
-        return picks
+    def initial_depth(self, k: int) -> int:
+        return max(self.depth_factor * k, self.pool)
 
-
-def fuse_max(rankings: Sequence[Ranking]) -> tuple[list[Key], np.ndarray, list[str]]:
-    """Each candidate's best score over the variants (a chunk counts as close as its closest variant).
-
-    A candidate missing from a ranking scores at most that ranking's floor, so the max over the
-    rankings that hold it is exact whenever it beats the other rankings' floors.
-    """
-    best: dict[Key, tuple[float, str]] = {}
-    for ranking in rankings:
-        for key, score in zip(ranking.keys, ranking.scores):
-            if key not in best or score > best[key][0]:
-                best[key] = (float(score), ranking.variant)
-    keys = sorted(best, key=lambda key: -best[key][0])
-    return keys, np.array([best[key][0] for key in keys], dtype=np.float64), [best[key][1] for key in keys]
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        ranking = rankings[0]
+        n = min(k, len(ranking.keys))
+        if group_of is None:
+            return [Pick(key, score, ranking.variant) for key, score in zip(ranking.keys[:n], ranking.scores[:n])]
+        groups = [group_of.of(key) for key in ranking.keys]
+        delta = self.delta * _spread(ranking.scores, self.pool)
+        chosen = balance_swaps(ranking.scores, groups, range(n), delta, group_of.groups)
+        return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
 
 @dataclass
 class DynamicCutoff:
-    """Our dynamic-k rule: a gap-weighted two-class split of the fused variant scores.
+    """Our dynamic-k rule over the plain query's descending scores, relative to the top score.
 
-    The counterfactual variants' scores are fused by ``max`` (a female chunk is judged by the female
-    variant, a male one by the male variant, a neutral one by whichever is closer), sorted, and split
-    into "relevant" and "background" at the position ``i`` that maximises
-
-        gap(i) · w(i),   gap(i) = s[i-1] - s[i],   w(i) = i(n-i)/n² · (mean(s[:i]) - mean(s[i:]))²
-
-    over the top ``pool`` fused scores: the between-class variance of Otsu's method, weighted by the
-    drop at the cut, so the split lands on a real cliff that also separates the two groups' means.
-    A cliff alone is fooled by a single outlier at the top; Otsu alone splits a wide relevant group in
-    two. ``max_k`` caps the result. ``benchmarks/dynamic_k_design.py`` compares the candidates.
+    The window is every document with ``score ≥ top − tau · σ``, σ the standard deviation of the top ``pool``
+    scores (so ``tau`` means the same for every model). ``rule="relative"`` keeps the whole window;
+    ``rule="gap"`` cuts it at its largest drop (counting the drop to the first document outside it).
+    Chosen in ``benchmarks/dynamic_k_design.py`` (choose on some data, report on other data). ``max_k`` caps
+    the result, ``min_k`` floors it.
     """
 
     max_k: int = 100
-    pool: int = 200
+    tau: float = 1.0
+    pool: int = 50
     min_k: int = 1
+    rule: str = "gap"
 
-    def cut(self, scores: np.ndarray) -> int:
+    def __post_init__(self) -> None:
+        if self.rule not in ("relative", "gap"):
+            raise InputError(f"unknown cut rule {self.rule!r}; choose 'relative' or 'gap'")
+
+    def threshold(self, scores: Sequence[float]) -> float:
+        """The lowest score inside the window, from the (descending) ``scores``."""
+        return float(scores[0]) - self.tau * _spread(scores, self.pool)
+
+    def window(self, scores: Sequence[float]) -> int:
+        """How many of the (descending) ``scores`` lie inside the window."""
+        return int(np.sum(np.asarray(scores, dtype=np.float64) >= self.threshold(scores)))
+
+    def cut(self, scores: Sequence[float]) -> int:
         """How many of the (descending) ``scores`` to keep."""
-        s = np.asarray(scores, dtype=np.float64)[: self.pool]
-        n = len(s)
-        if n <= max(self.min_k, 1):
-            return min(n, self.max_k)
-        i = np.arange(1, n)
-        above = np.cumsum(s)[:-1] / i
-        below = (s.sum() - np.cumsum(s)[:-1]) / (n - i)
-        objective = (i * (n - i) / n**2) * (above - below) ** 2 * (s[:-1] - s[1:])
-        if objective.max() <= 1e-12:  # flat scores: nothing separates, keep them all
-            return min(n, self.max_k)
-        keep = int(i[int(np.argmax(objective))])
-        return min(max(keep, self.min_k), self.max_k)
+        s = np.asarray(scores, dtype=np.float64)
+        if len(s) == 0:
+            return 0
+        keep = self.window(s)
+        if self.rule == "gap" and keep < len(s):
+            drops = s[:keep] - s[1 : keep + 1]
+            keep = int(np.argmax(drops)) + 1
+        return min(max(keep, self.min_k), self.max_k, len(s))
 
 
 class Dynamic(Strategy):
-    """Returns every chunk relevant to the query, whatever its group, and no unrelated ones; k is a cap."""
+    """Every document close enough to the best one for the plain query, groups balanced; k is a cap.
+
+    1. Cut (:class:`DynamicCutoff`): inside the window score ≥ top − tau · std(top ``pool``), cut at the
+       largest drop (defaults rule="gap", tau=1.0, pool=50, delta=1.0: chosen on fairness_main by mean F1,
+       ``benchmarks/dynamic_k_design.py``).
+    2. Parity: while the concept's two groups are unequal, swap as :class:`Balanced` does, bound ``delta``
+       (in the same std units) below the swapped-out document.
+
+    Adaptive depth: the first store call fetches ``pool`` results (or k if larger); only when the
+    ``pool``-th score still passes the cut does it search deeper, so a typical query costs one store call.
+    """
 
     name = "dynamic"
+    uses_groups = True
 
-    def __init__(self, cutoff: DynamicCutoff | None = None, *, include_neutral: bool = False) -> None:
+    def __init__(self, cutoff: DynamicCutoff | None = None, *, delta: float = 1.0) -> None:
         self.cutoff = cutoff or DynamicCutoff()
-        # The neutral query as a third variant finds a few more chunks in mixed corpora but costs a
-        # third embedding and search (see benchmarks/dynamic_k_design.py and latency.py).
-        self.include_neutral = include_neutral
+        self.delta = delta
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
-        neutral = [("neutral", query)] if self.include_neutral else []
-        return neutral + concept.variant_queries(query)
+        return [("neutral", query)]
 
     def initial_depth(self, k: int) -> int:
-        return max(self.cutoff.pool, k)
+        return self.cutoff.pool
 
-    def select(self, rankings: Sequence[Ranking], k: int) -> Selection:
-        keys, scores, variants = fuse_max(rankings)
-        cutoff = DynamicCutoff(max_k=min(k, self.cutoff.max_k), pool=self.cutoff.pool, min_k=self.cutoff.min_k)
-        keep = cutoff.cut(scores)
-        return [Pick(keys[i], float(scores[i]), variants[i]) for i in range(keep)]
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        ranking = rankings[0]
+        cap = min(k, self.cutoff.max_k)
+        cutoff = replace(self.cutoff, max_k=cap, min_k=min(self.cutoff.min_k, cap))
+        if not ranking.scores:
+            return []
+        # The window may continue past what we fetched: search deeper unless the cap is already reached.
+        if cutoff.window(ranking.scores) == len(ranking.keys) < cap and not ranking.complete:
+            return 2 * len(ranking.keys)
+        keep = cutoff.cut(ranking.scores)
+        if group_of is None:
+            return [Pick(key, score, ranking.variant) for key, score in zip(ranking.keys[:keep], ranking.scores[:keep])]
+        groups = [group_of.of(key) for key in ranking.keys]
+        delta = self.delta * _spread(ranking.scores, self.cutoff.pool)
+        chosen = balance_swaps(ranking.scores, groups, range(keep), delta, group_of.groups)
+        return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
@@ -248,20 +322,24 @@ def run_strategy(
     search: Callable[[int], list[Ranking]],
     k: int,
     corpus_size: int | None = None,
+    group_of: GroupOf | None = None,
 ) -> list[Pick]:
-    """Drive ``strategy``: ``search(depth)`` returns one ranking per variant (one backend call)."""
+    """Drive ``strategy``: ``search(depth)`` returns one ranking per variant (one backend call).
+
+    ``group_of`` gives a document's group from its key, for strategies that balance groups.
+    """
     depth = strategy.initial_depth(k)
     if corpus_size is not None:
         depth = min(depth, corpus_size)
     while True:
         rankings = search(depth)
-        selection = strategy.select(rankings, k)
+        selection = strategy.select(rankings, k, group_of)
         if not isinstance(selection, int):
             return selection
         wanted = selection if corpus_size is None else min(selection, corpus_size)
         if wanted <= depth:  # backend cannot go deeper: decide with what we have
             for ranking in rankings:
                 ranking.complete = True
-            selection = strategy.select(rankings, k)
+            selection = strategy.select(rankings, k, group_of)
             return selection if not isinstance(selection, int) else []
         depth = wanted
