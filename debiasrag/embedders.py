@@ -169,6 +169,7 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
+        """Vector length (loads the model the first time if it is not known yet)."""
         if self._dimension is None:
             self._load()
         return self._dimension  # type: ignore[return-value]
@@ -257,6 +258,7 @@ class E5Embedder:
 
     @property
     def dimension(self) -> int:
+        """Vector length (loads the model the first time if it is not known yet)."""
         if self._dimension is None:
             self.model  # noqa: B018 - loading reads the dimension
         return self._dimension  # type: ignore[return-value]

