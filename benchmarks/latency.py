@@ -1,14 +1,16 @@
-"""Query latency of every strategy against plain top-k on one 100k-vector index, plus build throughput.
+"""Query latency of every strategy against plain top-k on 100k-vector indexes (flat and HNSW), plus build throughput.
 
-All strategies run on the same FaissIndex and embedder, interleaved query by query (so machine load
-hits them alike); each latency is end to end: embedding the query variants + FAISS search + selection.
+All strategies run on the same embedder and on a flat and an HNSW index over the same vectors, interleaved query
+by query and index by index (so machine load hits them alike); each latency is end to end: embedding the query
+variants + FAISS search(es) + group lookup (inferred from the text, memoized) + selection. ``dynamic`` runs with
+its cap at k=10 and uncapped (its default k); the mean number of store calls per query is printed.
 
 Index build throughput (docs/s: embedding + FAISS add) is measured on ``--embed-n`` generated texts.
 The 100k vectors are those real embeddings plus up to ``n / embed-n`` jittered copies (Gaussian noise,
 renormalised) unless ``--embed-n`` equals ``--n``; embedding 100k texts on 2 CPU cores takes several
 minutes, so the default jitters. Peak memory is the process's max RSS.
 
-    .venv/bin/python benchmarks/latency.py [--n 100000] [--embed-n 5000] [--rounds 20] [--kind flat]
+    GOMP_SPINCOUNT=100000 .venv/bin/python benchmarks/latency.py [--n 100000] [--embed-n 5000] [--rounds 20]
 """
 
 from __future__ import annotations
@@ -50,20 +52,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=100_000, help="vectors in the index")
     parser.add_argument("--embed-n", type=int, default=5_000, help="texts embedded for real")
     parser.add_argument("--rounds", type=int, default=20, help="passes over the query set")
-    parser.add_argument("--kind", choices=["flat", "ivf", "hnsw"], default="flat")
+    parser.add_argument("--kinds", default="flat,hnsw", help="comma-separated index kinds measured side by side")
     parser.add_argument("--model", default=None)
     args = parser.parse_args(argv)
+    kinds = args.kinds.split(",")
     embed_n = min(args.embed_n, args.n)
     embedder = SentenceTransformerEmbedder(args.model, batch_size=128)
     texts = generated_texts(embed_n)
     documents = [Document(i, t) for i, t in enumerate(texts)]
     start = time.perf_counter()
-    built = FaissIndex.from_documents(documents, embedder, kind=args.kind)
+    built = FaissIndex.from_documents(documents, embedder, kind="flat")
     build_seconds = time.perf_counter() - start
     spin = os.environ.get("GOMP_SPINCOUNT", "default")
-    print(f"model {embedder.name}; index kind {args.kind}; GOMP_SPINCOUNT={spin}")
+    print(f"model {embedder.name}; index kinds {', '.join(kinds)}; GOMP_SPINCOUNT={spin}")
     print(
-        f"build throughput: {embed_n / build_seconds:.1f} docs/s "
+        f"build throughput (flat): {embed_n / build_seconds:.1f} docs/s "
         f"({embed_n} docs embedded + added in {build_seconds:.1f} s)"
     )
 
@@ -74,30 +77,52 @@ def main(argv: list[str] | None = None) -> int:
         noisy = vectors + rng.normal(0, 0.02, vectors.shape).astype(np.float32)
         copies.append(noisy / np.linalg.norm(noisy, axis=1, keepdims=True))
     all_vectors = np.concatenate(copies)[: args.n]
-    index = FaissIndex(embedder.dimension, model_name=embedder.name, kind=args.kind)
-    index.add([Document(i, texts[i % embed_n]) for i in range(args.n)], all_vectors)
-    print(f"index: {len(index)} vectors ({embed_n} embedded, {args.n - embed_n} jittered copies)")
+    retrievers = {}
+    for kind in kinds:
+        index = FaissIndex(embedder.dimension, model_name=embedder.name, kind=kind)
+        index.add([Document(i, texts[i % embed_n]) for i in range(args.n)], all_vectors)
+        retrievers[kind] = DebiasedRetriever(index, embedder)
+    print(f"indexes: {args.n} vectors each ({embed_n} embedded, {args.n - embed_n} jittered copies)")
 
     queries = list(load_gendered_topics().queries.values()) + list(load_toy_task().queries.values())
-    retriever = DebiasedRetriever(index, embedder)
-    timings: dict[str, list[float]] = {name: [] for name in STRATEGIES}
-    for query in queries[:2]:  # warm-up
-        for name in STRATEGIES:
-            retriever.retrieve(query, strategy=name, k=10)
+    runs = {name: (name, 10) for name in STRATEGIES}
+    runs["dynamic"] = ("dynamic", 10)
+    runs["dynamic uncapped"] = ("dynamic", None)
+    timings = {(kind, run): [] for kind in kinds for run in runs}
+    calls = {(kind, run): [] for kind in kinds for run in runs}
+    for kind, retriever in retrievers.items():  # count store calls (and warm up the group memo)
+        original = retriever.index.search
+        counter = [0]
+
+        def counting(queries_, k_, original=original, counter=counter):
+            counter[0] += 1
+            return original(queries_, k_)
+
+        retriever.index.search = counting  # type: ignore[method-assign]
+        for query in queries:
+            for run, (name, k) in runs.items():
+                counter[0] = 0
+                retriever.retrieve(query, strategy=name, k=k)
+                calls[(kind, run)].append(counter[0])
+        retriever.index.search = original  # type: ignore[method-assign]
     for _ in range(args.rounds):
         for query in queries:
-            for name in STRATEGIES:
-                t0 = time.perf_counter()
-                retriever.retrieve(query, strategy=name, k=None if name == "dynamic" else 10)
-                timings[name].append(time.perf_counter() - t0)
-    base = statistics.median(timings["topk"])
-    print(f"query latency over {len(queries)} queries x {args.rounds} rounds (k=10; dynamic uncapped, pool 200):")
-    print(f"{'strategy':10s} {'median ms':>10s} {'p90 ms':>8s} {'x topk':>7s}   goal")
-    for name, values in timings.items():
-        med = statistics.median(values)
-        p90 = float(np.percentile(values, 90))
-        goal = "<= 1.3x" if name in ("balanced", "dynamic") else ""
-        print(f"{name:10s} {med * 1000:10.2f} {p90 * 1000:8.2f} {med / base:7.2f}   {goal}")
+            for kind, retriever in retrievers.items():
+                for run, (name, k) in runs.items():
+                    t0 = time.perf_counter()
+                    retriever.retrieve(query, strategy=name, k=k)
+                    timings[(kind, run)].append(time.perf_counter() - t0)
+    print(f"query latency, median over {len(queries)} queries x {args.rounds} rounds (k=10):")
+    header = f"{'strategy':17s}" + "".join(f" | {kind + ' ms':>9s} {'x topk':>6s} {'calls':>5s}" for kind in kinds)
+    print(header + "   goal")
+    for run in runs:
+        cells = []
+        for kind in kinds:
+            base = statistics.median(timings[(kind, "topk")])
+            med = statistics.median(timings[(kind, run)])
+            cells.append(f" | {med * 1000:9.2f} {med / base:6.2f} {statistics.mean(calls[(kind, run)]):5.2f}")
+        goal = "<= 1.2x" if run in ("balanced", "dynamic", "dynamic uncapped") else ""
+        print(f"{run:17s}" + "".join(cells) + f"   {goal}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (max RSS): {peak:.0f} MiB")
     return 0
