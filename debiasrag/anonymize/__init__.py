@@ -22,7 +22,7 @@ from debiasrag.anonymize.base import (
     Entity,
     parse_entity_types,
 )
-from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer
+from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer, LlmSetupError
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer
 from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, reverse_placeholders
 from debiasrag.errors import InputError
@@ -73,6 +73,7 @@ __all__ = [
     "Anonymizer",
     "Entity",
     "LlmAnonymizer",
+    "LlmSetupError",
     "NerAnonymizer",
     "PlaceholderMapping",
     "Remove",

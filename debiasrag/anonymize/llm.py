@@ -7,9 +7,15 @@ operators produce the output, so ``remove`` / ``replace`` behave exactly as with
 summarises, adds a preamble or drops ordinary words is rejected and that document falls back to the NER
 anonymizer; the reason is recorded in ``AnonymizedText.fallback`` - never a lost or reordered row.
 
-Safe over a corpus: requests run in a thread pool (``max_concurrency``); the SDK retries 408/409/429/5xx,
-connection errors and timeouts with exponential backoff (``max_retries``); answers are cached on disk keyed by
-model + prompt + text, so a re-run costs nothing.
+An answer that aligns is still checked against the NER detector run on the same text: if any name NER finds
+survives the answer (an echo of the input after a prompt injection, a partial removal), the answer is rejected
+and that document falls back to NER, with the reason recorded. Only accepted answers are cached.
+
+Safe over a corpus: requests run in a thread pool (``max_concurrency``); each attempt gives up after
+``timeout`` seconds; the SDK retries 408/409/429/5xx, connection errors and timeouts with exponential backoff
+(``max_retries``); accepted answers are cached on disk keyed by model + prompt + text, so a re-run costs
+nothing. An unknown model (404) or a refused API key (401/403) stops the run with :class:`LlmSetupError`
+naming the setting to change, instead of quietly falling back for every document.
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ import json
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +43,12 @@ from debiasrag.anonymize.base import (
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occurrences, split_for_spacy
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
 from debiasrag.errors import DebiasragError, InputError
+from debiasrag.resources import data_file
 
+# Listed in Anthropic's models overview and in the SDK's ``anthropic.types.ModelParam`` (checked by a test).
 DEFAULT_LLM_MODEL = "claude-sonnet-5"
+# Seconds per request attempt; the SDK's own default is 600 s, far too long to notice a hung gateway.
+DEFAULT_TIMEOUT = 60.0
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 PROMPTS = {
     "remove_person_location": "anonymize_remove_person_location.txt",  # seed Table 5, row 1 (its default)
@@ -89,6 +99,28 @@ _PARTICLES = {
 _NAME_PUNCT = {"'", "\u2019", "-", ".", ","}
 
 
+class LlmSetupError(DebiasragError):
+    """The Anthropic API refused the model or the key: every request would fail the same way, so stop.
+
+    ``hint`` names the library parameter; ``cli_hint`` the command-line flag or variable to change.
+    """
+
+    cli_hint: str = ""
+    kind: str = ""  # "model" or "key"
+
+    def for_cli(self, hint: str | None = None) -> DebiasragError:
+        """The same error phrased for the command line (``--llm-model`` instead of ``model=``)."""
+        return DebiasragError(self.message, hint=hint or self.cli_hint or self.hint)
+
+
+def _error_type(exc: Exception) -> str:
+    """The API's error type (``authentication_error``) from an SDK status error, if the body has one."""
+    body = getattr(exc, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else "error"
+
+
 def default_cache_dir() -> Path:
     base = os.environ.get("DEBIASRAG_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "debiasrag")
     return Path(base) / "llm-anonymize"
@@ -97,7 +129,7 @@ def default_cache_dir() -> Path:
 def load_prompt(name: str) -> str:
     if name not in PROMPTS:
         raise InputError(f"unknown prompt {name!r}; choose from {', '.join(PROMPTS)}")
-    path = resources.files("debiasrag") / "data" / "prompts" / PROMPTS[name]
+    path = data_file("prompts", PROMPTS[name])
     return path.read_text(encoding="utf-8").strip()
 
 
@@ -177,12 +209,38 @@ def spans_from_answer(text: str, answer: str, labelled: bool) -> tuple[list[Enti
     return entities, ""
 
 
+_WORD = re.compile(r"\w+")
+
+
+def surviving_names(detected: Sequence[Entity], removed: Sequence[Entity]) -> list[str]:
+    """Names the NER detector found (``detected``) that the LLM's ``removed`` spans do not cover, word by word.
+
+    A name counts as surviving when any of its capitalised words lies outside every removed span, so a
+    partial removal ("Alice Smith" -> "Smith") is caught as well as an answer that keeps the name whole.
+    """
+    covered = sorted((e.start, e.end) for e in removed)
+    left: list[str] = []
+    for entity in detected:
+        for word in _WORD.finditer(entity.text):
+            if not word.group(0)[:1].isupper():
+                continue  # particles ("da", "bin") may legitimately stay with a looser LLM boundary
+            start, end = entity.start + word.start(), entity.start + word.end()
+            if not any(s <= start and end <= e for s, e in covered):
+                left.append(entity.text)
+                break
+    return left
+
+
 class LlmAnonymizer:
     """Anonymize with an Anthropic model; rejected answers and failed requests fall back to :class:`NerAnonymizer`.
 
     ``api_key`` defaults to ``$ANTHROPIC_API_KEY``; ``base_url`` points the SDK elsewhere (a proxy, a gateway,
-    a test server). ``prompt`` overrides the seed prompt chosen from ``strategy``/``entities``. ``cache_dir=None``
-    disables the cache. ``fallback="error"`` raises instead of falling back.
+    a test server); without it the SDK reads ``$ANTHROPIC_BASE_URL``. ``prompt`` overrides the seed prompt chosen
+    from ``strategy``/``entities``. ``cache_dir=None`` disables the cache. ``fallback="error"`` raises instead of
+    falling back. ``timeout`` is in seconds per attempt, so one chunk waits at most about
+    ``(max_retries + 1) * timeout`` plus the SDK's short backoff before it falls back.
+
+    Raises :class:`LlmSetupError` when the API answers 404 (unknown ``model``) or 401/403 (``api_key``).
     """
 
     method = "llm"
@@ -198,7 +256,7 @@ class LlmAnonymizer:
         prompt: str | None = None,
         max_concurrency: int = 4,
         max_retries: int = 4,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_tokens: int | None = None,
         cache_dir: str | Path | None = "default",
         max_chars: int = 12_000,
@@ -218,6 +276,8 @@ class LlmAnonymizer:
             raise InputError("fallback must be 'ner' or 'error'")
         if max_concurrency < 1 or max_retries < 0 or max_chars < 200:
             raise InputError("max_concurrency must be >= 1, max_retries >= 0 and max_chars >= 200")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise InputError(f"timeout must be a positive number of seconds, not {timeout!r}", option="timeout")
         try:
             import anthropic
         except ImportError as exc:  # pragma: no cover - declared in the llm extra
@@ -243,12 +303,15 @@ class LlmAnonymizer:
         )
         self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self.stats = {"requests": 0, "cache_hits": 0, "fallbacks": 0}
+        self._setup_error: LlmSetupError | None = None
+        self._setup_lock = threading.Lock()
 
     # -- pickling: the HTTP client (locks, sockets) is rebuilt from its settings, the NER fallback on first use -
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         client = state.pop("client")
         state["_fallback"] = None
+        state["_setup_lock"] = None
         state["_client_options"] = {
             "api_key": client.api_key,
             "base_url": str(client.base_url),
@@ -262,6 +325,7 @@ class LlmAnonymizer:
 
         options = state.pop("_client_options")
         self.__dict__.update(state)
+        self._setup_lock = threading.Lock()
         self.client = anthropic.Anthropic(**options)  # cheap: no connection is opened until the first request
 
     @staticmethod
@@ -281,23 +345,23 @@ class LlmAnonymizer:
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
         for position, text in enumerate(texts):
             check_text(text, position)
+        if self._setup_error is not None:
+            raise self._setup_error  # the model or key was refused earlier: the same answer would come back
         plans = [split_for_spacy(text, self.max_chars) if text.strip() else [] for text in texts]
         unique = list(dict.fromkeys(chunk for plan in plans for _, chunk in plan))
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
             answers = dict(zip(unique, pool.map(self._ask, unique)))
+        if self._setup_error is not None:
+            raise self._setup_error
+        verdicts = self._judge(answers)
         results: list[AnonymizedText | None] = []
         failed: list[tuple[int, str]] = []
         for index, (text, plan) in enumerate(zip(texts, plans)):
             entities: list[Entity] = []
             problem = ""
             for offset, chunk in plan:
-                answer, error = answers[chunk]
-                if error:
-                    problem = f"LLM request failed ({error})"
-                    break
-                found, why = spans_from_answer(chunk, answer, self.labelled)
+                found, problem = verdicts[chunk]
                 if found is None:
-                    problem = f"LLM answer rejected: {why}"
                     break
                 entities.extend(Entity(e.text, e.label, e.start + offset, e.end + offset) for e in found)
             if problem:
@@ -315,12 +379,52 @@ class LlmAnonymizer:
                 results[index] = result
         return [r for r in results if r is not None]
 
+    def _judge(self, answers: dict[str, tuple[str, str, bool]]) -> dict[str, tuple[list[Entity] | None, str]]:
+        """Accept or reject each chunk's answer: (entities, "") or (None, why). Caches accepted fresh answers."""
+        verdicts: dict[str, tuple[list[Entity] | None, str]] = {}
+        aligned: dict[str, list[Entity]] = {}
+        for chunk, (answer, error, _) in answers.items():
+            if error:
+                verdicts[chunk] = None, f"LLM request failed ({error})"
+                continue
+            found, why = spans_from_answer(chunk, answer, self.labelled)
+            if found is None:
+                verdicts[chunk] = None, f"LLM answer rejected: {why}"
+            else:
+                aligned[chunk] = found
+        if aligned:
+            # The privacy check: every name the NER detector finds in the same chunk must be gone.
+            chunks = list(aligned)
+            for chunk, detected in zip(chunks, self._fallback_anonymizer().detect_batch(chunks)):
+                kept = self._kept(chunk, aligned[chunk])
+                left = surviving_names(detected, kept)
+                if not left:
+                    verdicts[chunk] = aligned[chunk], ""
+                    continue
+                answer = answers[chunk][0]
+                how = "repeats the input" if answer.strip() == chunk.strip() else "keeps"
+                shown = ", ".join(repr(n[:40]) for n in dict.fromkeys(left[:3]))
+                verdicts[chunk] = None, f"LLM answer rejected: the answer {how} name(s) NER found ({shown})"
+        for chunk, (answer, _, from_cache) in answers.items():
+            path = self._cache_path(chunk)
+            if path is None or chunk not in verdicts:
+                continue
+            if verdicts[chunk][0] is not None and not from_cache:
+                self._write_cache(path, answer)
+            elif verdicts[chunk][0] is None and from_cache:
+                path.unlink(missing_ok=True)  # written by an older version without these checks: never serve it
+        return verdicts
+
     # -- internals --------------------------------------------------------------------------------------
-    def _transform(self, text: str, entities: list[Entity]) -> AnonymizedText:
+    def _kept(self, text: str, entities: list[Entity]) -> list[Entity]:
+        """The LLM's entities of the selected types plus deny-list names: what the operator will change."""
         labels = self.labels | ({"NAME"} if not self.labelled else set())
         if self.deny_list:
             entities = entities + find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True)
-        kept = filter_entities(entities, frozenset(labels), self.allow_list, self.deny_list)
+        return filter_entities(entities, frozenset(labels), self.allow_list, self.deny_list)
+
+    def _transform(self, text: str, entities: list[Entity]) -> AnonymizedText:
+        kept = self._kept(text, entities)
         new_text, mapping = self.operator.apply(text, kept)
         return AnonymizedText(new_text, kept, mapping, self.method, None)
 
@@ -342,16 +446,25 @@ class LlmAnonymizer:
         key = hashlib.sha256(json.dumps([self.model, self.prompt, chunk]).encode("utf-8")).hexdigest()
         return self.cache_dir / key[:2] / f"{key}.json"
 
-    def _ask(self, chunk: str) -> tuple[str, str]:
-        """Return (answer, "") or ("", error description). Never raises: one bad document must not sink a batch."""
+    def _ask(self, chunk: str) -> tuple[str, str, bool]:
+        """Return (answer, "", from_cache) or ("", error description, False).
+
+        Never raises: one bad document must not sink a batch. A refused model or key is remembered in
+        ``_setup_error`` (raised by the caller) and stops the requests still queued.
+        """
         path = self._cache_path(chunk)
         if path is not None and path.is_file():
             try:
                 answer = json.loads(path.read_text(encoding="utf-8"))["answer"]
-                self.stats["cache_hits"] += 1
-                return answer, ""
+                if isinstance(answer, str):
+                    self.stats["cache_hits"] += 1
+                    return answer, "", True
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # a corrupt cache entry is simply asked again
+        if self._setup_error is not None:
+            return "", "not sent", False
+        import anthropic
+
         try:
             self.stats["requests"] += 1
             message = self.client.messages.create(
@@ -361,13 +474,37 @@ class LlmAnonymizer:
             )
             content = getattr(message, "content", None)
             if not isinstance(content, list):
-                return "", "malformed response (no content list)"
+                return "", "malformed response (no content list)", False
             answer = "".join(str(getattr(block, "text", "") or "") for block in content)
+        except anthropic.NotFoundError as exc:
+            self._refused(
+                "model",
+                f"the Anthropic API does not know the model {self.model!r} (404 {_error_type(exc)})",
+                f"pass model= with a model listed in Anthropic's models overview, e.g. {DEFAULT_LLM_MODEL!r}",
+                f"use --llm-model with a model listed in Anthropic's models overview, e.g. {DEFAULT_LLM_MODEL}",
+                exc,
+            )
+            return "", "model not found", False
+        except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as exc:
+            self._refused(
+                "key",
+                f"the Anthropic API refused the API key ({exc.status_code} {_error_type(exc)})",
+                f"set a valid key in {API_KEY_VARIABLE} or pass api_key=",
+                f"set a valid key in {API_KEY_VARIABLE}",
+                exc,
+            )
+            return "", "API key refused", False
         except Exception as exc:  # SDK already retried what is retryable; anything left falls back to NER
-            return "", f"{type(exc).__name__}: {str(exc)[:120]}"
-        if path is not None:
-            self._write_cache(path, answer)
-        return answer, ""
+            return "", f"{type(exc).__name__}: {str(exc)[:120]}", False
+        return answer, "", False
+
+    def _refused(self, kind: str, message: str, hint: str, cli_hint: str, exc: Exception) -> None:
+        with self._setup_lock:
+            if self._setup_error is None:
+                error = LlmSetupError(message, hint=hint)
+                error.cli_hint, error.kind = cli_hint, kind
+                error.__cause__ = exc
+                self._setup_error = error
 
     def _write_cache(self, path: Path, answer: str) -> None:
         try:

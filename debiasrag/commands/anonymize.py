@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import positive_int, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
@@ -65,7 +66,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
     parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
     parser.add_argument("--cache-dir", default="default", help="LLM answer cache folder ('none' disables)")
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per LLM request attempt before it is retried or the row falls back to NER "
+        f"(default: {DEFAULT_TIMEOUT:g})",
+    )
     parser.set_defaults(func=run)
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def _names(text: str) -> list[str]:
@@ -94,6 +113,7 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
             base_url=args.base_url,
             max_concurrency=args.concurrency,
             cache_dir=None if args.cache_dir == "none" else args.cache_dir,
+            timeout=args.timeout,
         )
     return get_anonymizer(args.method, strategy=args.strategy, entities=args.entities, **options)
 
@@ -151,8 +171,11 @@ def run(args: argparse.Namespace) -> int:
                 yield out
             advance(len(batch))
 
-    with progress_bar(f"anonymizing ({args.method})", _count_lines(args.input)) as advance:
-        write_jsonl_atomic(rows(advance), args.output)
+    try:
+        with progress_bar(f"anonymizing ({args.method})", _count_lines(args.input)) as advance:
+            write_jsonl_atomic(rows(advance), args.output)
+    except LlmSetupError as exc:  # unknown model / refused key: name the flag, not the library parameter
+        raise exc.for_cli() from None
     mapping = getattr(anonymizer, "operator", None)
     shared = getattr(mapping, "shared", None)
     if args.mapping_out and shared is not None:

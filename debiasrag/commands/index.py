@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
+    from debiasrag.commands.anonymize import positive_float
+
     parser.add_argument(
         "--anonymize",
         choices=["ner", "llm"],
@@ -42,21 +44,39 @@ def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--anonymize-strategy", choices=["remove", "replace"], default="remove")
     parser.add_argument("--entities", default=None, help="entity types to anonymize, e.g. person,location,organization")
+    parser.add_argument(
+        "--timeout",
+        dest="anonymize_timeout",
+        type=positive_float,
+        default=None,
+        help="with --anonymize llm: seconds per LLM request attempt before retry or NER fallback (default: 60)",
+    )
 
 
-def anonymize_documents(documents: list[Document], settings: dict) -> list[str]:
-    """Texts to embed: each document's text with names removed. The stored text stays the original."""
-    from debiasrag.anonymize import get_anonymizer
+def anonymize_documents(documents: list[Document], settings: dict, timeout: float | None = None) -> list[str]:
+    """Texts to embed: each document's text with names removed. The stored text stays the original.
 
-    anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings["entities"])
+    ``timeout`` (seconds per LLM request attempt) is a run setting, not stored in the index's manifest.
+    """
+    from debiasrag.anonymize import LlmSetupError, get_anonymizer
+
+    options = {"timeout": timeout} if timeout is not None and settings["method"] == "llm" else {}
+    anonymizer = get_anonymizer(
+        settings["method"], strategy=settings["strategy"], entities=settings["entities"], **options
+    )
     texts: list[str] = []
-    with progress_bar("anonymizing", len(documents)) as advance:
-        for start in range(0, len(documents), 256):
-            batch = documents[start : start + 256]
-            for doc, result in zip(batch, anonymizer.anonymize_batch([d.text for d in batch])):
-                doc.metadata["anonymized_text"] = result.text
-                texts.append(result.text)
-            advance(len(batch))
+    try:
+        with progress_bar("anonymizing", len(documents)) as advance:
+            for start in range(0, len(documents), 256):
+                batch = documents[start : start + 256]
+                for doc, result in zip(batch, anonymizer.anonymize_batch([d.text for d in batch])):
+                    doc.metadata["anonymized_text"] = result.text
+                    texts.append(result.text)
+                advance(len(batch))
+    except LlmSetupError as exc:  # unknown model / refused key: one line naming what to change
+        # index has no --llm-model: a refused model can only be avoided with NER (or anonymize beforehand).
+        hint = None if exc.kind == "key" else "use --anonymize ner, or run 'debiasrag anonymize --llm-model ...' first"
+        raise exc.for_cli(hint) from None
     return texts
 
 
@@ -69,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     settings = None
     if args.anonymize:
         settings = {"method": args.anonymize, "strategy": args.anonymize_strategy, "entities": args.entities}
-        embed_texts = anonymize_documents(documents, settings)
+        embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
         to_embed = [Document(d.id, text, d.metadata) for d, text in zip(documents, embed_texts)]
     else:
         to_embed = documents
