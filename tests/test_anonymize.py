@@ -239,3 +239,23 @@ def test_query_transform_for_the_retriever(ner, toy_index, embedder):
     retriever = DebiasedRetriever(toy_index, embedder, query_transform=transform, strategy="topk", k=2)
     result = retriever.retrieve("Alejandro asked about a nurse")
     assert result.query == "asked about a nurse" and len(result.hits) == 2
+
+
+def test_metadata_record_is_flat_and_name_free_unless_asked(ner):
+    import json
+
+    doc = "Maria Garcia fixed the payment service in Madrid."
+    result = ner.anonymize(doc)
+    record = result.metadata_record()
+    assert set(record) == {"anonymization_method", "anonymized_count", "anonymized_spans"}
+    assert all(isinstance(value, (str, int, float, bool)) for value in record.values())  # Chroma-safe
+    assert "Maria" not in json.dumps(record) and "Madrid" not in json.dumps(record)
+    spans = json.loads(record["anonymized_spans"])
+    assert [doc[s:e] for s, e, _ in spans] == ["Maria Garcia", "Madrid"] and record["anonymized_count"] == 2
+    opted = result.metadata_record(include_names=True)
+    assert json.loads(opted["anonymized_names"]) == ["Maria Garcia", "Madrid"]
+    # A fallback reason keeps its category, never the quoted text that may hold a name.
+    result.fallback = "LLM answer rejected: the answer keeps name(s) NER found ('Maria Garcia')"
+    assert (
+        result.metadata_record()["anonymization_fallback"] == "LLM answer rejected: the answer keeps name(s) NER found"
+    )

@@ -7,6 +7,7 @@ the anonymized text. Offsets into the output text would break as soon as a span 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -105,12 +106,29 @@ class AnonymizedText:
             "fallback": self.fallback,
         }
 
-    def metadata_record(self) -> dict[str, Any]:
-        """What ingestion wrappers keep beside a document: the entities removed, and how (mapping if replaced)."""
-        record: dict[str, Any] = {"method": self.method, "fallback": self.fallback}
-        if self.mapping:
-            record["mapping"] = dict(self.mapping)
-        return {"anonymized_entities": [e.to_dict() for e in self.entities], "anonymization": record}
+    def metadata_record(self, include_names: bool = False) -> dict[str, str | int | bool]:
+        """Flat, vector-store-safe metadata for this result (every value a str, int or bool; Chroma-safe).
+
+        By default it holds no surface text, so storing it beside the vectors does not undo the anonymization:
+        ``anonymization_method``, ``anonymized_count``, ``anonymized_spans`` (a JSON string of
+        ``[[start, end, label], ...]``, offsets into the ORIGINAL text) and, when another method took over,
+        ``anonymization_fallback`` (the reason without its quoted text). ``include_names=True`` opts in to
+        ``anonymized_names`` (JSON list of the removed names, in span order) and, for ``replace``,
+        ``anonymization_mapping`` (JSON object placeholder -> name), which let a user reverse the change.
+        """
+        record: dict[str, str | int | bool] = {
+            "anonymization_method": self.method,
+            "anonymized_count": len(self.entities),
+            "anonymized_spans": json.dumps([[e.start, e.end, e.label] for e in self.entities]),
+        }
+        if self.fallback:
+            # Rejection reasons quote the text ("keeps name(s) NER found ('Alice')"): keep only the reason.
+            record["anonymization_fallback"] = self.fallback.split(" (", 1)[0]
+        if include_names:
+            record["anonymized_names"] = json.dumps([e.text for e in self.entities], ensure_ascii=False)
+            if self.mapping:
+                record["anonymization_mapping"] = json.dumps(dict(self.mapping), ensure_ascii=False)
+        return record
 
 
 @runtime_checkable

@@ -15,11 +15,13 @@ from debiasrag.errors import InputError
 class AnonymizingTransformer(BaseDocumentTransformer):
     """Anonymize Documents for ingestion: names out of the text, everything else kept.
 
-    Each output Document keeps the input's id and metadata and gains ``anonymized_entities`` (a list of
-    ``{"text", "label", "start", "end"}``, offsets into the original text) and ``anonymization``
-    (``{"method", "fallback"}`` plus ``"mapping"`` placeholder -> name for ``strategy="replace"``). The
-    metadata therefore still holds the names: it is a record for debiasing, not a privacy filter; pass
-    ``record_entities=False`` to leave it out.
+    Each output Document keeps the input's id and metadata and gains flat, vector-store-safe fields (every
+    value a str, int or bool, so Chroma and other stores accept them) that hold no removed name:
+    ``anonymization_method``, ``anonymized_count``, ``anonymized_spans`` (JSON string of
+    ``[[start, end, label], ...]``, offsets into the original text) and ``anonymization_fallback`` when NER
+    took over from the LLM. ``include_names=True`` adds ``anonymized_names`` and, for ``replace``,
+    ``anonymization_mapping`` (JSON strings) - only if storing the names beside the vectors is acceptable.
+    ``record_entities=False`` adds nothing.
 
     Args:
         anonymizer: any :class:`debiasrag.anonymize.Anonymizer`; default: built from the arguments below.
@@ -27,6 +29,7 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         strategy: ``"remove"`` the names or ``"replace"`` them with placeholders such as ``PERSON_1``.
         entities: entity types (default person, location, organization, misc).
         record_entities: add the metadata described above.
+        include_names: also record the removed names (off by default: a privacy leak in a shared store).
         **kwargs: passed to :func:`debiasrag.anonymize.get_anonymizer` (e.g. ``allow_list=``, ``model=``).
     """
 
@@ -38,6 +41,7 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         strategy: str = "remove",
         entities: str | Iterable[str] | None = None,
         record_entities: bool = True,
+        include_names: bool = False,
         **kwargs: Any,
     ) -> None:
         if anonymizer is None:
@@ -46,6 +50,7 @@ class AnonymizingTransformer(BaseDocumentTransformer):
             raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
         self.anonymizer = anonymizer
         self.record_entities = record_entities
+        self.include_names = include_names
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         documents = _check(documents)
@@ -72,7 +77,7 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         for doc, result in zip(documents, results):
             metadata = dict(doc.metadata)
             if self.record_entities:
-                metadata.update(result.metadata_record())
+                metadata.update(result.metadata_record(include_names=self.include_names))
             output.append(doc.model_copy(update={"page_content": result.text, "metadata": metadata}))
         return output
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 
 import lc_support  # noqa: F401  (offline environment)
 import pytest
@@ -31,18 +32,29 @@ def test_remove_keeps_id_and_metadata_and_records_entities() -> None:
     assert "Maria" not in out[0].page_content and "Madrid" not in out[0].page_content
     assert "fixed the payment service" in out[0].page_content
     assert out[0].metadata["source"] == "wiki"
-    removed = out[0].metadata["anonymized_entities"]
-    assert [(e["text"], e["label"]) for e in removed] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
-    assert DOCS[0].page_content[removed[0]["start"] : removed[0]["end"]] == "Maria Garcia"  # offsets: original text
-    assert out[0].metadata["anonymization"] == {"method": "ner", "fallback": None}
-    assert out[1].page_content == DOCS[1].page_content and out[1].metadata["anonymized_entities"] == []
+    meta = out[0].metadata
+    spans = json.loads(meta["anonymized_spans"])
+    assert [(DOCS[0].page_content[s:e], label) for s, e, label in spans] == [
+        ("Maria Garcia", "PERSON"),
+        ("Madrid", "GPE"),
+    ]
+    assert meta["anonymized_count"] == 2 and meta["anonymization_method"] == "ner"
+    # Store-safe: flat values only, and no removed name anywhere in the metadata (privacy default).
+    assert all(isinstance(v, (str, int, float, bool)) for v in meta.values())
+    assert "Maria" not in json.dumps(meta) and "Madrid" not in json.dumps(meta)
+    assert out[1].page_content == DOCS[1].page_content and out[1].metadata["anonymized_count"] == 0
     assert DOCS[0].page_content.startswith("Maria")  # inputs untouched
 
 
 def test_replace_records_the_mapping() -> None:
     (out,) = AnonymizingTransformer(strategy="replace", entities="person").transform_documents(DOCS[:1])
     assert out.page_content == "PERSON_1 fixed the payment service in Madrid."
-    assert out.metadata["anonymization"]["mapping"] == {"PERSON_1": "Maria Garcia"}
+    assert "anonymization_mapping" not in out.metadata and "Maria" not in json.dumps(out.metadata)
+    transformer = AnonymizingTransformer(strategy="replace", entities="person", include_names=True)
+    (out,) = transformer.transform_documents(DOCS[:1])
+    assert json.loads(out.metadata["anonymization_mapping"]) == {"PERSON_1": "Maria Garcia"}
+    assert json.loads(out.metadata["anonymized_names"]) == ["Maria Garcia"]
+    assert all(isinstance(v, (str, int, float, bool)) for v in out.metadata.values())
 
 
 @pytest.mark.asyncio

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 
 import pytest
 from li_support import minilm
@@ -31,9 +32,13 @@ def test_transform_keeps_ids_and_metadata_and_hides_the_record_from_the_embedder
     text = out[0].get_content(MetadataMode.NONE)
     assert "Maria" not in text and "Madrid" not in text and "fixed the payment service" in text
     assert out[0].metadata["source"] == "wiki"
-    removed = out[0].metadata["anonymized_entities"]
-    assert [(e["text"], e["label"]) for e in removed] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
-    assert out[0].metadata["anonymization"] == {"method": "ner", "fallback": None}
+    meta = out[0].metadata
+    spans = json.loads(meta["anonymized_spans"])
+    assert [(DOCS[0].text[s:e], label) for s, e, label in spans] == [("Maria Garcia", "PERSON"), ("Madrid", "GPE")]
+    assert meta["anonymized_count"] == 2 and meta["anonymization_method"] == "ner"
+    # Store-safe: flat values only, and no removed name anywhere in the metadata (privacy default).
+    assert all(isinstance(v, (str, int, float, bool)) for v in meta.values())
+    assert "Maria" not in json.dumps(meta) and "Madrid" not in json.dumps(meta)
     for mode in (MetadataMode.EMBED, MetadataMode.LLM):  # names must not come back in through metadata
         assert "Maria" not in out[0].get_content(mode) and "source: wiki" in out[0].get_content(mode)
     assert DOCS[0].text.startswith("Maria Garcia")  # inputs untouched
@@ -47,7 +52,27 @@ def test_pipeline_sync_and_async_and_replace_mapping() -> None:
 
     replaced = AnonymizeTransform(strategy="replace", entities=["person"])(DOCS[:1])
     assert replaced[0].get_content() == "PERSON_1 fixed the payment service in Madrid."
-    assert replaced[0].metadata["anonymization"]["mapping"] == {"PERSON_1": "Maria Garcia"}
+    assert "anonymization_mapping" not in replaced[0].metadata
+    replaced = AnonymizeTransform(strategy="replace", entities=["person"], include_names=True)(DOCS[:1])
+    assert json.loads(replaced[0].metadata["anonymization_mapping"]) == {"PERSON_1": "Maria Garcia"}
+    for mode in (MetadataMode.EMBED, MetadataMode.LLM):  # opted-in names stay out of the embedded text
+        assert "Maria" not in replaced[0].get_content(mode)
+
+
+def test_char_offsets_of_split_nodes_are_cleared_not_left_stale() -> None:
+    from llama_index.core.node_parser import SentenceSplitter
+
+    doc = Document(id_="c", text="Maria Garcia fixed the payment service. " * 3 + "Nothing else happened here today.")
+    nodes = SentenceSplitter(chunk_size=24, chunk_overlap=0)([doc])
+    assert len(nodes) > 1 and all(n.start_char_idx is not None for n in nodes)
+    out = AnonymizeTransform(ner())(nodes)
+    for before, after in zip(nodes, out):
+        if after.get_content(MetadataMode.NONE) != before.get_content(MetadataMode.NONE):
+            assert after.start_char_idx is None and after.end_char_idx is None
+        else:  # an unchanged node's offsets still point at its text in the source
+            assert (after.start_char_idx, after.end_char_idx) == (before.start_char_idx, before.end_char_idx)
+            assert doc.text[after.start_char_idx : after.end_char_idx] == after.get_content(MetadataMode.NONE)
+    assert any(n.start_char_idx is None for n in out) and any(n.start_char_idx is not None for n in out)
 
 
 @pytest.mark.asyncio

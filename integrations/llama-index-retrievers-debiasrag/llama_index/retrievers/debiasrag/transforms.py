@@ -12,19 +12,31 @@ from pydantic import Field, PrivateAttr
 from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
 from debiasrag.errors import InputError
 
-# Recorded in node metadata but kept out of the embedding and LLM views: otherwise the removed names
-# would be embedded right back in through the metadata.
-RECORD_KEYS = ("anonymized_entities", "anonymization")
+# Recorded in node metadata but kept out of the embedding and LLM views: spans and counts mean nothing to an
+# embedder, and with include_names=True the removed names would be embedded right back in.
+RECORD_KEYS = (
+    "anonymization_method",
+    "anonymized_count",
+    "anonymized_spans",
+    "anonymization_fallback",
+    "anonymized_names",
+    "anonymization_mapping",
+)
 
 
 class AnonymizeTransform(TransformComponent):
     """Anonymize nodes in an ``IngestionPipeline`` (seed 002: embeddings should follow meaning, not names).
 
     Returns copies of the nodes (same ids and relationships) whose text has the names removed (or replaced
-    with placeholders) and whose metadata records ``anonymized_entities`` (``{"text", "label", "start",
-    "end"}``, offsets into the original text) and ``anonymization`` (``{"method", "fallback"}`` plus the
-    placeholder ``mapping`` for ``strategy="replace"``). Both keys are excluded from the embedding and LLM
-    metadata views; set ``record_entities=False`` to leave them out entirely.
+    with placeholders). Their metadata gains flat, vector-store-safe fields (str/int/bool values, accepted
+    by Chroma) without any removed name: ``anonymization_method``, ``anonymized_count``,
+    ``anonymized_spans`` (JSON string of ``[[start, end, label], ...]``, offsets into the original text) and
+    ``anonymization_fallback`` when NER took over from the LLM; ``include_names=True`` adds
+    ``anonymized_names`` and, for ``replace``, ``anonymization_mapping``. These keys are excluded from the
+    embedding and LLM metadata views; ``record_entities=False`` leaves them out entirely.
+
+    ``start_char_idx`` / ``end_char_idx`` point into the source document's ORIGINAL text, which the new
+    node text no longer matches, so they are cleared (None) rather than left stale.
 
     Args:
         anonymizer: any :class:`debiasrag.anonymize.Anonymizer`; default: built from the fields below.
@@ -36,7 +48,8 @@ class AnonymizeTransform(TransformComponent):
     method: str = Field(default="ner", description="'ner' or 'llm'")
     strategy: str = Field(default="remove", description="'remove' or 'replace'")
     entities: list[str] | None = Field(default=None, description="entity types; None = the default set")
-    record_entities: bool = Field(default=True, description="record removed entities in node metadata")
+    record_entities: bool = Field(default=True, description="record counts and spans in node metadata")
+    include_names: bool = Field(default=False, description="also record the removed names (a privacy leak)")
     anonymizer_name: str = Field(default="", description="the anonymizer's type (part of the ingestion cache key)")
 
     _anonymizer: Any = PrivateAttr()
@@ -78,9 +91,13 @@ class AnonymizeTransform(TransformComponent):
         for node, result in zip(nodes, results):
             new = node.model_copy()  # shallow; metadata and exclusion lists are replaced below, not mutated
             new.set_content(result.text)
+            # Offsets into the source document no longer fit a changed text: clear them, never leave them stale.
+            if hasattr(new, "start_char_idx") and result.text != _texts([node])[0]:
+                new.start_char_idx = None
+                new.end_char_idx = None
             metadata = dict(node.metadata)
             if self.record_entities:
-                metadata.update(result.metadata_record())
+                metadata.update(result.metadata_record(include_names=self.include_names))
                 new.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys)
                 new.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys)
             new.metadata = metadata
