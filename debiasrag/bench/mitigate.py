@@ -150,6 +150,8 @@ def run(ctx: BenchContext) -> BenchResult:
         "Garg et al.'s 20 pairs (they overlap the definition pairs, as in the paper). Proposed: Table 2's odd/even "
         "split, gender-specific = Bolukbasi ∪ Table 2 words minus attributes.",
         "RAN optimises only the words the metrics read (each word is optimised on its own, so their vectors are "
-        "the same as in a whole-vocabulary run); DHD picks its 2x1000 words from the whole vocabulary.",
+        "the same as in a whole-vocabulary run). DHD debiases its 2x1000 most he/she-biased words in the baseline, "
+        "overlap and reverse-only settings and the whole objective set where word sets are standardised; HSR "
+        "regresses on the definition pairs' words there.",
     ]
     return result
