@@ -299,7 +299,10 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
         )
     if built_name is not None and embedder.name != built_name:
         raise IndexLoadError(
-            f"{folder} was built with model {built_name}, not {embedder.name}; pass --model {built_name}"
+            f"{folder} was built with model {built_name}, not {embedder.name}",
+            hint="to embed queries with the model the index was built with",
+            option="model",
+            value=built_name,
         )
 
 

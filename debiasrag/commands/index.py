@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.index import FaissIndex
+from debiasrag.storage import check_writable_target
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,6 +83,7 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
 
 
 def run(args: argparse.Namespace) -> int:
+    check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
     if report.skipped:
