@@ -41,6 +41,7 @@ class Hit:
     group: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy."""
         return asdict(self)
 
 
@@ -60,6 +61,7 @@ class RetrievalResult(Sequence[Hit]):
 
     @property
     def m(self) -> int:
+        """Number of hits (``m`` in seed 000's Algorithm 1)."""
         return len(self.hits)
 
     def __len__(self) -> int:
@@ -73,6 +75,7 @@ class RetrievalResult(Sequence[Hit]):
 
     @property
     def ids(self) -> list[str | int]:
+        """The hits' document ids, best first."""
         return [hit.id for hit in self.hits]
 
 

@@ -34,6 +34,7 @@ class Ranking:
         self._lookup = {key: score for key, score in zip(self.keys, self.scores)}
 
     def score_of(self, key: Key) -> float | None:
+        """The key's score in this ranking, or None when it is not in it."""
         return self._lookup.get(key)
 
     @property
@@ -78,12 +79,15 @@ class Strategy:
     uses_groups = False
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """The ``(label, query text)`` pairs to search, one per query variant."""
         raise NotImplementedError
 
     def initial_depth(self, k: int) -> int:
+        """How many results per variant to ask for first."""
         return k
 
     def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        """The picks, or a larger depth when the rankings are not deep enough yet."""
         raise NotImplementedError
 
 
@@ -93,9 +97,11 @@ class TopK(Strategy):
     name = "topk"
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """The neutral query only."""
         return [("neutral", query)]
 
     def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        """The first ``k`` results of the one ranking."""
         ranking = rankings[0]
         return [Pick(key, score, ranking.variant) for key, score in zip(ranking.keys[:k], ranking.scores[:k])]
 
@@ -106,6 +112,7 @@ class ContextInjection(TopK):
     name = "context"
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """The query with the concept's debiasing sentence."""
         return [("debiased", concept.debiased_query(query))]
 
 
@@ -120,9 +127,11 @@ class PaperAlgorithm(Strategy):
     name = "paper"
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """One query per concept group (e.g. woman / man)."""
         return concept.variant_queries(query)
 
     def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        """Seed 000 Algorithm 1 over the two variant rankings."""
         first, second = rankings
         chosen = first.keys[:k]
         second_scores = [second.score_of(key) for key in chosen]
@@ -197,12 +206,15 @@ class Balanced(Strategy):
         self.pool = pool
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """The neutral query only."""
         return [("neutral", query)]
 
     def initial_depth(self, k: int) -> int:
+        """The candidates: ``depth_factor * k`` results, at least ``pool``."""
         return max(self.depth_factor * k, self.pool)
 
     def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        """Top-k, then swaps from the candidates until the two groups are equally represented (top-k without groups)."""
         ranking = rankings[0]
         n = min(k, len(ranking.keys))
         if group_of is None:
@@ -275,12 +287,15 @@ class Dynamic(Strategy):
         self.delta = delta
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        """The neutral query only."""
         return [("neutral", query)]
 
     def initial_depth(self, k: int) -> int:
+        """The cutoff's candidate pool."""
         return self.cutoff.pool
 
     def select(self, rankings: Sequence[Ranking], k: int, group_of: GroupOf | None = None) -> Selection:
+        """The results above the score cliff, at most ``k``."""
         ranking = rankings[0]
         cap = min(k, self.cutoff.max_k)
         cutoff = replace(self.cutoff, max_k=cap, min_k=min(self.cutoff.min_k, cap))

@@ -66,6 +66,7 @@ def parse_entity_types(entities: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def labels_for(entity_types: Iterable[str]) -> frozenset[str]:
+    """The spaCy entity labels covered by the given entity types (``person`` -> ``PERSON``, ...)."""
     return frozenset().union(*(ENTITY_TYPES[t] for t in entity_types))
 
 
@@ -79,6 +80,7 @@ class Entity:
     end: int
 
     def to_dict(self) -> dict[str, Any]:
+        """``{text, label, start, end}`` (offsets into the original text)."""
         return {"text": self.text, "label": self.label, "start": self.start, "end": self.end}
 
 
@@ -98,6 +100,7 @@ class AnonymizedText:
     fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy: the text, its entities and the other fields."""
         return {
             "text": self.text,
             "entities": [e.to_dict() for e in self.entities],
@@ -136,9 +139,11 @@ class Anonymizer(Protocol):
     """Anything that anonymizes texts; ``anonymize_batch`` returns one result per input, same order."""
 
     def anonymize(self, text: str) -> AnonymizedText:  # pragma: no cover - protocol
+        """One text with its names removed or replaced, and the entities found."""
         ...
 
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:  # pragma: no cover - protocol
+        """Several texts at once (same results as :meth:`anonymize` on each, usually faster)."""
         ...
 
 

@@ -70,20 +70,25 @@ class Gazetteer:
     excluded: frozenset[str] = field(default=frozenset())
 
     def is_person_name(self, word: str) -> bool:
+        """Whether the word is a listed given name or surname (case-insensitive) and not excluded."""
         key = word.casefold()
         return (key in self.given or key in self.surnames) and key not in self.excluded
 
     def is_place(self, text: str) -> bool:
+        """Whether the text (spaces collapsed, case-insensitive) is a listed place and not excluded."""
         key = " ".join(text.split()).casefold()
         return key in self.places and key not in self.excluded
 
     def is_title(self, word: str) -> bool:
+        """Whether the word is a title such as ``Dr`` or ``Mrs`` (a trailing dot ignored)."""
         return word.casefold().rstrip(".") in self.titles
 
     def is_landmark_head(self, word: str) -> bool:
+        """Whether the word heads a landmark name (``Street``, ``Bridge``, ...)."""
         return word.casefold() in self.landmark_heads
 
     def is_non_name(self, word: str) -> bool:
+        """Whether the word is a capitalised word known not to be a name (weekdays, months, ...)."""
         return word.casefold() in self.non_names
 
 

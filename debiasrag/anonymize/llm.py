@@ -122,11 +122,13 @@ def _error_type(exc: Exception) -> str:
 
 
 def default_cache_dir() -> Path:
+    """The LLM answer cache folder: ``llm-anonymize`` under ``$DEBIASRAG_CACHE_DIR`` or ``~/.cache/debiasrag``."""
     base = os.environ.get("DEBIASRAG_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "debiasrag")
     return Path(base) / "llm-anonymize"
 
 
 def load_prompt(name: str) -> str:
+    """The packaged prompt called ``name`` (InputError listing the known prompts otherwise)."""
     if name not in PROMPTS:
         raise InputError(f"unknown prompt {name!r}; choose from {', '.join(PROMPTS)}")
     path = data_file("prompts", PROMPTS[name])
@@ -340,9 +342,11 @@ class LlmAnonymizer:
 
     # -- public API -------------------------------------------------------------------------------------
     def anonymize(self, text: str) -> AnonymizedText:
+        """One text anonymized by the model (NER fallback when the answer is rejected or the model unavailable)."""
         return self.anonymize_batch([text])[0]
 
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
+        """Several texts; each answer is checked, cached when accepted, NER-anonymized otherwise."""
         for position, text in enumerate(texts):
             check_text(text, position)
         if self._setup_error is not None:

@@ -224,9 +224,11 @@ class NerAnonymizer:
 
     # -- public API -------------------------------------------------------------------------------------
     def anonymize(self, text: str) -> AnonymizedText:
+        """One text with its detected names removed or replaced."""
         return self.anonymize_batch([text])[0]
 
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
+        """Several texts: detect names in one spaCy pass, then apply the operator to each."""
         return [self.transform(text, ents) for text, ents in zip(texts, self.detect_batch(texts))]
 
     def transform(self, text: str, entities: Sequence[Entity]) -> AnonymizedText:
@@ -235,6 +237,7 @@ class NerAnonymizer:
         return AnonymizedText(new_text, list(entities), mapping, self.method, None)
 
     def detect(self, text: str) -> list[Entity]:
+        """The name entities of one text (offsets into the text)."""
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Entity]]:

@@ -83,6 +83,7 @@ def _glove_variant(texts: list[str], labels: np.ndarray, result: BenchResult) ->
 
 
 def run(ctx: BenchContext) -> BenchResult:
+    """Seed 001 sentence bias scores on the bundled neutral corpus and the seed's own examples."""
     embedder = context_embedder(ctx)
     result = BenchResult(NAME)
     try:

@@ -23,6 +23,7 @@ N_RANDOM = 10_000
 
 
 def run(ctx: BenchContext) -> BenchResult:
+    """Seed 000 Table 9: how well each concept direction separates its labels (AUC, |rho|), beside the seed."""
     embedder = context_embedder(ctx)
     seed = seed000_figures(embedder.name)
     result = BenchResult(NAME)

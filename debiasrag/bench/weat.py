@@ -17,6 +17,7 @@ CONCEPTS = ("gender", "age", "wealth")
 
 
 def run(ctx: BenchContext) -> BenchResult:
+    """Seed 000 Table 4: WEAT p-hat per concept and query context, beside the seed's figures."""
     embedder = context_embedder(ctx)
     seed = seed000_figures(embedder.name)
     result = BenchResult(NAME)

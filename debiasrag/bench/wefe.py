@@ -27,6 +27,8 @@ DIRECTION = {"weat": "↓|x|", "weat_effect_size": "↓|x|", "rnd": "↓|x|", "r
 
 @dataclass(frozen=True)
 class WordSets:
+    """The gender word sets: definition pairs, target pairs and their names, and the WEAT attribute queries."""
+
     definition_pairs: tuple[tuple[str, str], ...]
     target_pairs: tuple[tuple[str, str], ...]
     target_names: tuple[str, str]
@@ -38,6 +40,7 @@ class WordSets:
 
     @property
     def targets(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The two target word lists (first and second word of each target pair)."""
         return tuple(a for a, _ in self.target_pairs), tuple(b for _, b in self.target_pairs)
 
     def queries(self) -> list[Query]:
@@ -52,6 +55,7 @@ class WordSets:
         ]
 
     def all_words(self) -> list[str]:
+        """Every word of every set, first occurrence order (what must be embedded)."""
         words = [w for pair in self.definition_pairs + self.target_pairs for w in pair]
         for query in self.queries():
             words += [w for group in query.attributes for w in group]
@@ -125,6 +129,7 @@ def before_after(lookup: Callable[[list[str]], np.ndarray], sets: WordSets, *, s
 
 
 def run(ctx: BenchContext) -> BenchResult:
+    """WEFE metrics before and after hard debiasing, on the sentence model and on GloVe 6B 50d when installed."""
     embedder = context_embedder(ctx)
     sets = load_word_sets()
     result = BenchResult(NAME)

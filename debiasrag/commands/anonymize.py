@@ -21,6 +21,7 @@ from debiasrag.fileio import atomic_write_json, refuse_same_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``anonymize`` subcommand."""
     parser = sub.add_parser("anonymize", help="remove or replace person/place/organisation names in a JSONL corpus")
     parser.add_argument("input", help="JSONL file with a text field per row; - reads stdin")
     parser.add_argument("output", help="JSONL file to write (replaced atomically); - writes stdout")
@@ -92,6 +93,7 @@ def _names(text: str) -> list[str]:
 
 
 def build_anonymizer(args: argparse.Namespace) -> Any:
+    """The anonymizer the command-line arguments ask for."""
     from debiasrag.anonymize import PlaceholderMapping, get_anonymizer
 
     if (args.corpus_ids or args.mapping_out) and args.strategy != "replace":
@@ -126,6 +128,7 @@ def _count_lines(path: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``debiasrag anonymize``; returns the exit status."""
     refuse_same_file(args.input, args.output)  # the output replaces its file: never the input being read
     anonymizer = build_anonymizer(args)
     report = JsonlReport()

@@ -39,6 +39,7 @@ from debiasrag.fileio import check_output_path, refuse_same_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``augment`` and ``bias-score`` subcommands."""
     augment = sub.add_parser("augment", help="add gender-swapped counterparts of a JSONL corpus (seed 001 §4.2.2)")
     augment.add_argument("input", help="JSONL file of rows with a text field; - reads stdin")
     augment.add_argument("output", help="JSONL file to write (replaced atomically); - writes stdout")
@@ -103,6 +104,7 @@ class _CounterpartIds:
 
 
 def run_augment(args: argparse.Namespace) -> int:
+    """Run ``debiasrag augment``; returns the exit status."""
     from debiasrag.counterfactual.gender_swap import GenderSwapper
 
     fields = args.field or ["text"]
@@ -151,6 +153,7 @@ def run_augment(args: argparse.Namespace) -> int:
 
 
 def run_bias_score(args: argparse.Namespace) -> int:
+    """Run ``debiasrag bias-score``; returns the exit status."""
     from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
 
     report = JsonlReport()

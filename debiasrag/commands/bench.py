@@ -11,6 +11,7 @@ from debiasrag.commands._common import print_json, progress_bar, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``bench`` subcommand."""
     parser = sub.add_parser(
         "bench",
         help="run bias benchmarks (seed reproductions) on an embedding model",
@@ -60,6 +61,7 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``debiasrag bench``; returns the exit status."""
     from debiasrag.bench.base import discover_benchmarks
     from debiasrag.bench.report import (
         make_context,
@@ -83,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
         load_labelled_set(args.data)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        from debiasrag.errors import InputError
+
+        raise InputError(f"--out {args.out} exists and is not a folder; the report needs a folder")
     models = args.model or [None]
     contexts = [
         make_context(

@@ -15,6 +15,7 @@ from debiasrag.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``demo`` subcommand."""
     parser = sub.add_parser("demo", help="index the bundled sample corpus and compare all strategies")
     parser.add_argument(
         "--out", default="demo-out", help="folder for the corpus, index and report.md (default: demo-out)"
@@ -41,6 +42,7 @@ def check_demo_folder(folder: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``debiasrag demo``; returns the exit status."""
     check_demo_folder(Path(args.out))  # before any model loads
     embedder = load_embedder(args.model)
     total = len(load_gendered_topics().queries) + len(load_toy_task().queries)

@@ -15,6 +15,7 @@ from debiasrag.strategies import STRATEGIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``query`` subcommand."""
     parser = sub.add_parser("query", help="retrieve from an index folder")
     parser.add_argument("index", help="index folder written by `debiasrag index`")
     parser.add_argument("query", help="the (neutral) query")
@@ -65,6 +66,7 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``debiasrag query``; returns the exit status."""
     validate_query(args.query)  # fail before loading a model
     manifest = read_manifest(args.index)
     embedder = load_embedder(args.model or manifest.get("model"))

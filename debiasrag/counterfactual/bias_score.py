@@ -93,6 +93,7 @@ class SentenceBias:
         return [(word, value) for (_, word), value in ranked]
 
     def to_dict(self, tokens: bool = False) -> dict[str, Any]:
+        """A JSON-ready row (with per-token scores when ``tokens``)."""
         row: dict[str, Any] = {
             "text": self.text,
             "female": self.female,

@@ -60,14 +60,17 @@ class Counterfactual:
 
     @property
     def changed(self) -> bool:
+        """Whether any word was swapped."""
         return self.text != self.original
 
     @property
     def female_to_male(self) -> int:
+        """Number of female-to-male replacements."""
         return sum(r.direction == "f2m" for r in self.replacements)
 
     @property
     def male_to_female(self) -> int:
+        """Number of male-to-female replacements."""
         return sum(r.direction == "m2f" for r in self.replacements)
 
 

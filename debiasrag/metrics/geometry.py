@@ -49,6 +49,7 @@ class ConceptDirection:
 
     @property
     def captured(self) -> bool:
+        """Whether the AUC reaches the threshold at which the concept counts as captured."""
         return self.auc >= AUC_CAPTURED
 
 

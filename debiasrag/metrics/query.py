@@ -60,9 +60,11 @@ class Query:
         )
 
     def target_words(self) -> set[str]:
+        """Every target word, normalised."""
         return {_norm(w) for group in self.targets for w in group}
 
     def attribute_words(self) -> set[str]:
+        """Every attribute word, normalised."""
         return {_norm(w) for group in self.attributes for w in group}
 
 
@@ -75,6 +77,7 @@ class WordSetReport:
 
     @property
     def ok(self) -> bool:
+        """Whether no problem was found."""
         return not self.problems
 
 

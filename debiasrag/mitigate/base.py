@@ -75,6 +75,7 @@ class WordEmbeddings:
         return WordEmbeddings(keep, self.vectors[[self.index[w] for w in keep]].copy())
 
     def copy(self) -> WordEmbeddings:
+        """A copy with its own vector array."""
         return WordEmbeddings(self.words, self.vectors.copy())
 
     def normalized(self) -> WordEmbeddings:
@@ -99,6 +100,7 @@ class BaseDebias(BaseEstimator):
     normalizes: ClassVar[bool] = False
 
     def fit(self, model: WordEmbeddings, **fit_params: object) -> BaseDebias:  # pragma: no cover - abstract
+        """Learn the bias subspace (and what else the algorithm needs) from ``model``."""
         raise NotImplementedError
 
     def transform(
@@ -108,6 +110,7 @@ class BaseDebias(BaseEstimator):
         ignore: Sequence[str] | None = None,
         copy: bool = True,
     ) -> WordEmbeddings:  # pragma: no cover - abstract
+        """``model`` with the ``target`` words debiased (a copy unless ``copy=False``); ``ignore`` words untouched."""
         raise NotImplementedError
 
     def fit_transform(

@@ -50,6 +50,7 @@ class Attributes:
 
     @classmethod
     def bundled(cls) -> Attributes:
+        """The packaged WEFE gender attribute sets, occupations and sentiment words."""
         path = resources.files("debiasrag") / "data" / "bench" / "wefe_gender.json"
         data = json.loads(path.read_text(encoding="utf-8"))
         weat_sets = {k: (q["attributes"][0], q["attributes"][1]) for k, q in data["weat_queries"].items()}
@@ -57,6 +58,7 @@ class Attributes:
         return cls(weat_sets, data["occupations"], sentiment["positive"], sentiment["negative"])
 
     def words(self) -> list[str]:
+        """Every attribute, occupation and sentiment word, first occurrence order."""
         groups = [w for pair in self.weat.values() for group in pair for w in group]
         return list(dict.fromkeys([*groups, *self.occupations, *self.positive, *self.negative]))
 
@@ -74,6 +76,8 @@ class AlgorithmSets:
 
 @dataclass(frozen=True)
 class Setting:
+    """One seed 003 comparison setting: the target pairs and each algorithm's word sets."""
+
     name: str
     title: str
     targets: Pairs

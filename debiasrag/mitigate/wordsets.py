@@ -58,6 +58,7 @@ class OverlapReport:
 
     @property
     def ok(self) -> bool:
+        """Whether no rule is broken."""
         return not self.problems
 
 

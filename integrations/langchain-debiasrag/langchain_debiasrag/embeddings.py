@@ -19,7 +19,9 @@ class DebiasragEmbeddings(Embeddings):
         self.embedder = load_embedder(embedder)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Document vectors (the model's passage form when it has one)."""
         return embed_documents(self.embedder, list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
+        """A query vector (the model's query form when it has one)."""
         return embed_queries(self.embedder, [text])[0].tolist()

@@ -53,12 +53,14 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         self.include_names = include_names
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        """Anonymized copies of the Documents, in order."""
         documents = _check(documents)
         if not documents:
             return []
         return self._apply(documents, self.anonymizer.anonymize_batch([d.page_content for d in documents]))
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        """Async :meth:`transform_documents` (the anonymizer runs in a worker thread)."""
         documents = _check(documents)
         if not documents:
             return []

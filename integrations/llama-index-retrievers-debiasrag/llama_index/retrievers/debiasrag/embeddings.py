@@ -29,10 +29,12 @@ class DebiasragEmbedding(BaseEmbedding):
 
     @classmethod
     def class_name(cls) -> str:
+        """LlamaIndex's serialisation name."""
         return "DebiasragEmbedding"
 
     @property
     def embedder(self) -> Embedder:
+        """The wrapped debiasrag embedder."""
         return self._embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:

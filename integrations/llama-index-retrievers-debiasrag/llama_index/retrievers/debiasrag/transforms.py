@@ -65,15 +65,18 @@ class AnonymizeTransform(TransformComponent):
 
     @classmethod
     def class_name(cls) -> str:
+        """LlamaIndex's serialisation name."""
         return "DebiasragAnonymizeTransform"
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        """Anonymized copies of the nodes, in order."""
         nodes = _check(nodes)
         if not nodes:
             return []
         return self._apply(nodes, self._anonymizer.anonymize_batch(_texts(nodes)))
 
     async def acall(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        """Async :meth:`__call__` (the anonymizer runs in a worker thread)."""
         nodes = _check(nodes)
         if not nodes:
             return []
