@@ -340,3 +340,11 @@ def test_verbose_logs_skipped_lines_and_quiet_does_not(tmp_path):
     assert loud.returncode == 2 and lines[-1].startswith("debiasrag: error: the corpus is empty"), lines
     assert any("debiasrag.corpus" in line and "skipped line 2: not valid UTF-8" in line for line in lines), lines
     assert not (tmp_path / "ix").exists()
+
+
+def test_bench_out_onto_a_file_fails_before_running(tmp_path):
+    precious = write(tmp_path / "precious.txt", b"keep me")
+    proc = run("bench", "sts", "--out", precious)
+    assert_one_line_error(proc, "exists and is not a folder")
+    assert precious.read_bytes() == b"keep me"
+    assert "sts on" not in proc.stderr.decode()  # refused before any benchmark ran
