@@ -53,7 +53,7 @@ def _read_lines(name: str) -> list[str]:
     if not path.exists():
         return []
     opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as handle:
         return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
 
 

@@ -248,7 +248,7 @@ class NerAnonymizer:
         for index, text in enumerate(texts):
             if text.strip():
                 pieces.extend((index, offset, chunk) for offset, chunk in split_for_spacy(text, self.chunk_chars))
-        found: list[list[Entity]] = [[] for _ in texts]
+        found: list[list[tuple[int, int, str, str | None]]] = [[] for _ in texts]  # spans, before _finish
         docs = self.nlp.pipe((chunk for _, _, chunk in pieces), batch_size=self.batch_size, n_process=self.n_process)
         for (index, offset, _), doc in zip(pieces, docs):
             found[index].extend(self._spans_in_doc(doc, offset))

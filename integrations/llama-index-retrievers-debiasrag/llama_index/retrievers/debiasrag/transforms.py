@@ -97,7 +97,7 @@ class AnonymizeTransform(TransformComponent):
             # Offsets into the source document no longer fit a changed text: clear them, never leave them stale.
             if hasattr(new, "start_char_idx") and result.text != _texts([node])[0]:
                 new.start_char_idx = None
-                new.end_char_idx = None
+                new.end_char_idx = None  # type: ignore[attr-defined]  # TextNode has it; hasattr checked the pair
             metadata = dict(node.metadata)
             if self.record_entities:
                 metadata.update(result.metadata_record(include_names=self.include_names))
