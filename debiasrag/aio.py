@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-from debiasrag.strategies import Pick, Ranking, Strategy, run_strategy
+from debiasrag.strategies import GroupOf, Pick, Ranking, Strategy, run_strategy
 
 T = TypeVar("T")
 
@@ -33,6 +33,7 @@ async def arun_strategy(
     asearch: Callable[[int], Awaitable[list[Ranking]]],
     k: int,
     corpus_size: int | None = None,
+    group_of: GroupOf | None = None,
 ) -> list[Pick]:
     """:func:`debiasrag.strategies.run_strategy` with an async ``asearch(depth)``."""
     fetched: dict[int, list[Ranking]] = {}
@@ -44,7 +45,7 @@ async def arun_strategy(
 
     while True:
         try:
-            return run_strategy(strategy, search, k, corpus_size)
+            return run_strategy(strategy, search, k, corpus_size, group_of)
         except _NeedDepth as need:
             fetched[need.depth] = await asearch(need.depth)
 

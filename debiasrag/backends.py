@@ -25,7 +25,7 @@ from typing import Literal, TypeVar
 from debiasrag.aio import arun_strategy
 from debiasrag.errors import DebiasragError
 from debiasrag.retriever import validate_query
-from debiasrag.strategies import Pick, Ranking, Strategy, run_strategy
+from debiasrag.strategies import GroupOf, Pick, Ranking, Strategy, run_strategy
 
 T = TypeVar("T")
 Direction = Literal["higher", "lower"]
@@ -147,18 +147,25 @@ def to_rankings(
     return rankings
 
 
-def retrieve_picks(strategy: Strategy, search: Callable[[int], list[Ranking]], k: int) -> list[Pick]:
-    """Run ``strategy`` over ``search(depth)``; no picks when every variant came back empty."""
+def retrieve_picks(
+    strategy: Strategy, search: Callable[[int], list[Ranking]], k: int, group_of: GroupOf | None = None
+) -> list[Pick]:
+    """Run ``strategy`` over ``search(depth)``; no picks when every variant came back empty.
+
+    ``group_of`` (see :func:`debiasrag.groups.group_lookup`) lets ``balanced`` / ``dynamic`` balance groups.
+    """
     try:
-        return run_strategy(strategy, search, k)
+        return run_strategy(strategy, search, k, group_of=group_of)
     except NoResults:
         return []
 
 
-async def aretrieve_picks(strategy: Strategy, search: Callable[[int], Awaitable[list[Ranking]]], k: int) -> list[Pick]:
+async def aretrieve_picks(
+    strategy: Strategy, search: Callable[[int], Awaitable[list[Ranking]]], k: int, group_of: GroupOf | None = None
+) -> list[Pick]:
     """Async :func:`retrieve_picks`."""
     try:
-        return await arun_strategy(strategy, search, k)
+        return await arun_strategy(strategy, search, k, group_of=group_of)
     except NoResults:
         return []
 

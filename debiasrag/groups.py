@@ -27,6 +27,7 @@ from typing import Any
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import InputError
 from debiasrag.resources import read_json
+from debiasrag.strategies import GroupOf
 
 GROUP_KEY = "debiasrag_group"
 """Metadata key holding a document's group; set by :func:`annotate_groups` at index time or by the user."""
@@ -168,6 +169,23 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender")
         metadata[GROUP_KEY] = found.group(document_text(doc), metadata)
 
 
+def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
+    """A strategy's :class:`~debiasrag.strategies.GroupOf` over documents seen so far, keyed like the rankings.
+
+    For wrapped stores (LangChain, LlamaIndex): ``documents`` maps a ranking key to the framework's document
+    (or a LlamaIndex ``NodeWithScore``); each group is read from ``metadata[GROUP_KEY]`` or inferred from the
+    text, memoized by the shared detector.
+    """
+    found = detector(concept.name) if concept.name in _group_words() else GroupDetector(concept)
+
+    def of(key: Any) -> str:
+        doc = documents[key]
+        doc = getattr(doc, "node", doc)  # NodeWithScore -> node
+        return found.group(document_text(doc), getattr(doc, "metadata", None))
+
+    return GroupOf((concept.groups[0], concept.groups[1]), of)
+
+
 def document_text(doc: Any) -> str:
     """The text of a debiasrag, LangChain or LlamaIndex document."""
     for attribute in ("text", "page_content"):
@@ -179,4 +197,4 @@ def document_text(doc: Any) -> str:
     raise InputError(f"cannot read the text of a {type(doc).__name__}")
 
 
-__all__ = ["GROUP_KEY", "NEUTRAL", "GroupDetector", "annotate_groups", "detector", "document_text"]
+__all__ = ["GROUP_KEY", "NEUTRAL", "GroupDetector", "annotate_groups", "detector", "document_text", "group_lookup"]

@@ -30,6 +30,7 @@ from debiasrag.backends import (
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError
+from debiasrag.groups import group_lookup
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k
@@ -179,7 +180,8 @@ class DebiasedRetriever(BaseRetriever):
             ]
             return self._rankings(variants, results, depth, seen)
 
-        return _documents(retrieve_picks(chosen, search, k), seen)
+        groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
+        return _documents(retrieve_picks(chosen, search, k, groups), seen)
 
     # -- async ------------------------------------------------------------------------------------
     async def _aget_relevant_documents(
@@ -213,7 +215,8 @@ class DebiasedRetriever(BaseRetriever):
             )
             return self._rankings(variants, results, depth, seen)
 
-        return _documents(await aretrieve_picks(chosen, asearch, k), seen)
+        groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
+        return _documents(await aretrieve_picks(chosen, asearch, k, groups), seen)
 
     # -- store calls, each traced as a child run ----------------------------------------------------
     def _variant_runnable(self, label: str) -> RunnableLambda:

@@ -46,7 +46,7 @@ async def aboom(query: str, k: int):
 
 
 def test_store_raising_names_store_variant_and_cause() -> None:
-    retriever = DebiasedRetriever(ScriptedStore(boom), strategy="balanced")
+    retriever = DebiasedRetriever(ScriptedStore(boom), strategy="paper")
     with pytest.raises(DebiasragError) as err:
         retriever.invoke(QUERY)
     assert str(err.value) == (
@@ -184,7 +184,7 @@ async def test_async_cancellation_stops_every_variant_search() -> None:
     store = HangingStore()
     start = time.monotonic()
     with pytest.raises(asyncio.TimeoutError):
-        await asyncio.wait_for(DebiasedRetriever(store, strategy="balanced").ainvoke(QUERY), timeout=0.3)
+        await asyncio.wait_for(DebiasedRetriever(store, strategy="paper").ainvoke(QUERY), timeout=0.3)
     assert time.monotonic() - start < 3
     assert len(store.cancelled) == 2  # both variant searches were cancelled, none left running
 
@@ -193,7 +193,7 @@ async def test_async_cancellation_stops_every_variant_search() -> None:
 async def test_async_failure_cancels_the_sibling_variant() -> None:
     store = HangingStore(fail_variant_with="woman")
     with pytest.raises(DebiasragError, match="'female' variant: TimeoutError: shard timed out"):
-        await asyncio.wait_for(DebiasedRetriever(store, strategy="balanced").ainvoke(QUERY), timeout=5)
+        await asyncio.wait_for(DebiasedRetriever(store, strategy="paper").ainvoke(QUERY), timeout=5)
     assert len(store.cancelled) == 1 and "is a man." in store.cancelled[0]
 
 

@@ -39,7 +39,7 @@ class Scripted(BaseRetriever):
 
 
 def test_retriever_raising() -> None:
-    retriever = DebiasedRetriever(Scripted(error=ConnectionError("index shard offline\nmore")), strategy="balanced")
+    retriever = DebiasedRetriever(Scripted(error=ConnectionError("index shard offline\nmore")), strategy="paper")
     with pytest.raises(DebiasragError) as err:
         retriever.retrieve("who leads the army?")
     assert str(err.value) == "Scripted retrieval failed for the 'female' variant: ConnectionError: index shard offline"
@@ -118,7 +118,7 @@ async def test_cancellation_stops_every_variant() -> None:
     source = Scripted([], hang=True)
     start = time.monotonic()
     with pytest.raises(asyncio.TimeoutError):
-        await asyncio.wait_for(DebiasedRetriever(source, strategy="balanced").aretrieve("who leads?"), timeout=0.3)
+        await asyncio.wait_for(DebiasedRetriever(source, strategy="paper").aretrieve("who leads?"), timeout=0.3)
     assert time.monotonic() - start < 3
     assert len(source.cancelled) == 2
 
@@ -127,5 +127,5 @@ async def test_cancellation_stops_every_variant() -> None:
 async def test_failure_cancels_the_sibling_variant() -> None:
     source = Scripted([], error=TimeoutError("slow shard"), hang=True)
     with pytest.raises(DebiasragError, match="'female' variant: TimeoutError: slow shard"):
-        await asyncio.wait_for(DebiasedRetriever(source, strategy="balanced").aretrieve("who leads?"), timeout=5)
+        await asyncio.wait_for(DebiasedRetriever(source, strategy="paper").aretrieve("who leads?"), timeout=5)
     assert len(source.cancelled) == 1 and source.cancelled[0].endswith("is a man.")

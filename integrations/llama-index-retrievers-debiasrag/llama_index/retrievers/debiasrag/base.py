@@ -26,6 +26,7 @@ from debiasrag.backends import (
 )
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError
+from debiasrag.groups import group_lookup
 from debiasrag.retriever import validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
@@ -140,7 +141,8 @@ class DebiasedRetriever(BaseRetriever):
             ]
             return self._rankings(variants, results, depth, deep, seen)
 
-        return _nodes(retrieve_picks(self.strategy, search, k), seen)
+        groups = group_lookup(self.concept, seen) if self.strategy.uses_groups else None  # debiasrag.groups
+        return _nodes(retrieve_picks(self.strategy, search, k, groups), seen)
 
     # -- async ----------------------------------------------------------------------------------------
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -156,7 +158,8 @@ class DebiasedRetriever(BaseRetriever):
             results = await gather_cancelling([one(retriever, label, text) for label, text in variants])
             return self._rankings(variants, results, depth, deep, seen)
 
-        return _nodes(await aretrieve_picks(self.strategy, asearch, k), seen)
+        groups = group_lookup(self.concept, seen) if self.strategy.uses_groups else None  # debiasrag.groups
+        return _nodes(await aretrieve_picks(self.strategy, asearch, k, groups), seen)
 
     # -- scores ---------------------------------------------------------------------------------------
     def _rankings(
