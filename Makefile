@@ -27,9 +27,11 @@ $(STAMP): pyproject.toml $(INTEGRATIONS)
 demo: $(STAMP)
 	$(VENV)/bin/debiasrag demo --out demo-out
 
+# Format, lint (with docstring rules for the public API), types (config in pyproject.toml), then the tests.
 test: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -110,6 +110,7 @@ class ShardWriter:
         self.text_field = text_field
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """Anonymize, embed and write one batch (columns -> lists) as a shard; ``{"id": [...], "shard": [...]}``."""
         if self.id_field not in batch or self.text_field not in batch:
             raise InputError(f"batch needs columns {self.id_field!r} and {self.text_field!r}, has {sorted(batch)}")
         ids = [_plain(i) for i in _to_list(batch[self.id_field])]
