@@ -14,6 +14,7 @@ import os
 import pkgutil
 import shlex
 import sys
+import warnings
 from collections.abc import Sequence
 
 from debiasrag.errors import DebiasragError
@@ -78,6 +79,8 @@ def _fail(line: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if not sys.warnoptions:  # third-party warnings (joblib, torch, ...) would break the one-line contract
+        warnings.simplefilter("ignore")
     try:
         parser = build_parser()
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed
@@ -90,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         package_logger = logging.getLogger("debiasrag")
         package_logger.addHandler(handler)
         package_logger.setLevel(logging.INFO)
+        warnings.simplefilter("default")
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     try:
         return int(args.func(args) or 0)
