@@ -290,6 +290,7 @@ def test_report_files(suite):
         "plots",
         "notes",
         "series",
+        "skipped",
         "status",
         "elapsed_s",
     }
