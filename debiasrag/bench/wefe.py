@@ -173,8 +173,9 @@ def run(ctx: BenchContext) -> BenchResult:
         "(seed 003 Table 2, alternating ranks); seed 003 Table 3 rules checked, no leakage.",
         "WEAT effect size uses the sample standard deviation (ddof=1) as Caliskan et al.; the *_ddof0 rows use "
         "numpy's population std as WEFE does.",
-        "RNSB: logistic regression fit on all 44 sentiment words (random_state = seed); RIPA averages over the target "
-        "pairs; ripa_abs averages absolute per-word scores.",
+        "RNSB: WEFE's liblinear logistic regression on an 80/20 stratified holdout of the 44 sentiment words "
+        "(random_state = seed); RND is WEFE's mean over occupations; RIPA averages over the target pairs; ripa_abs "
+        "averages absolute per-word scores.",
         "Hard debias (debiasrag.mitigate.HardDebias, as WEFE 1.0.x): neutralize and equalize; original vector "
         "lengths restored afterwards (seed 003 §4, normalization='reverse').",
         "Seed 003 reports GloVe-wiki-gigaword-300 with WEFE's query sets, so its numbers are not comparable to these "
