@@ -35,7 +35,7 @@ def test_remove_keeps_fields_count_order_and_original_offsets(tmp_path, capsys):
     out = read_rows(dst)
     assert [r["id"] for r in out] == [1, 2, "x", 4]
     assert out[0]["source"] == "a" and out[2]["tags"] == ["t"]
-    assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]
+    assert [r["text"] for r in out] == ["quickly ran to the store.", "", "called. answered.", ROWS[3]["text"]]
     for original, row in zip(ROWS, out):
         assert all(original["text"][e["start"] : e["end"]] == e["text"] for e in row["entities"])
     assert [e["label"] for e in out[0]["entities"]] == ["PERSON", "GPE"]
@@ -148,9 +148,28 @@ def test_llm_method_through_a_fake_api(tmp_path, monkeypatch, capsys, failing):
         )
     assert code == 0
     out = read_rows(dst)
-    assert [r["text"] for r in out] == ["quickly ran to the store in.", "", "called. answered.", ROWS[3]["text"]]
+    assert [r["text"] for r in out] == ["quickly ran to the store.", "", "called. answered.", ROWS[3]["text"]]
     if failing:
         assert [("anonymize_fallback" in r) for r in out] == [True, False, True, True]
         assert "fell back to NER" in " ".join(capsys.readouterr().err.split())
     else:
         assert all("anonymize_fallback" not in r for r in out)
+
+
+def test_a_users_own_entities_field_is_never_overwritten(tmp_path, capsys):
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    rows = [dict(ROWS[0]), {"id": 5, "text": "Alice came.", "entities": ["my", "own", "labels"]}]
+    write_rows(src, rows)
+    dst.write_text("old\n", encoding="utf-8")
+    for on_error in ("stop", "skip"):
+        assert main(["anonymize", str(src), str(dst), "--on-error", on_error]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "line 2" in err and "'entities'" in err
+        assert "--entities-field anonymized_entities" in err
+        assert dst.read_text(encoding="utf-8") == "old\n"  # the failed run left the old output
+    # With another output field both are kept.
+    assert main(["anonymize", str(src), str(dst), "--entities-field", "found"]) == 0
+    out = read_rows(dst)
+    assert out[1]["entities"] == ["my", "own", "labels"] and [e["text"] for e in out[1]["found"]] == ["Alice"]
+    assert main(["anonymize", str(src), str(dst), "--entities-field", "text"]) == 2
+    assert "collides" in capsys.readouterr().err

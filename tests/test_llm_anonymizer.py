@@ -134,10 +134,10 @@ def test_good_answers_become_entities_with_original_offsets(make):
         ) == sorted(n for n in NAMES[doc] for _ in range(doc.count(n)))
         assert all(doc[e.start : e.end] == e.text for e in result.entities)
     assert results[0].text == "quickly ran to the store to buy a cold drink."
-    assert results[1].text == "and met on a rainy Tuesday in."
+    assert results[1].text == "and met on a rainy Tuesday."  # no dangling "in"
     assert results[2].text == "lent money. promised to return it soon."
     assert results[3].text == docs[3] and results[3].entities == []
-    assert results[4].text == "Dr. examined heart."  # possessive goes with the name
+    assert results[4].text == "examined heart."  # possessive and title go with the name
     # The seed's default prompt (Table 5, first row) was sent.
     assert server.prompts[0].strip() == load_prompt("remove_person_location").removesuffix("::::").strip()
 
@@ -284,7 +284,7 @@ def test_person_and_location_only_filters_labelled_answers(make):
     answer = "CHAR_A met CHAR_B in LOC_A. CHAR_A works for ORG_A."
     with FakeMessagesAPI(lambda d, attempt: message(answer)) as server:
         result = make(server, entities="person,location").anonymize(doc)
-    assert result.text == "met in. works for Google."
+    assert result.text == "met. works for Google."
 
 
 def test_fallback_error_mode_raises(make):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from debiasrag.anonymize.base import Entity
+from debiasrag.anonymize.operators import stub_spans
 from debiasrag.names import Triplet
 
 # The one STS triplet loader and the one "identical names" variant live in debiasrag.names; re-exported here.
@@ -61,12 +62,18 @@ def name_recall(
 
 
 def word_survival(rows: Sequence[dict[str, Any]], outputs: Sequence[str]) -> float:
-    """Share of ordinary (non-name) words of the originals still present in the anonymized texts."""
+    """Share of ordinary (non-name) words of the originals still present in the anonymized texts.
+
+    Titles and prepositions that removal drops with a gold name by design ("Dr.", "in" before a final name;
+    see :func:`debiasrag.anonymize.operators.stub_spans`) are not counted as ordinary words.
+    """
     total = kept = 0
     for row, output in zip(rows, outputs):
         text = row["text"]
         mask = [False] * len(text)
-        for start, end in gold_spans(row):
+        names = sorted(gold_spans(row))
+        stubs = stub_spans(text, [Entity(text[s:e], "NAME", s, e) for s, e in names])
+        for start, end in names + stubs:
             mask[start:end] = [True] * (end - start)
         words = Counter(m.group(0) for m in _WORD.finditer(text) if not any(mask[m.start() : m.end()]))
         remaining = Counter(m.group(0) for m in _WORD.finditer(output))

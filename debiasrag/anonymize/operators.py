@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 from debiasrag.anonymize.base import Entity
+from debiasrag.resources import read_json
 
 # A possessive right after a removed name goes with it: "Nikolai's heart" -> "heart", not "'s heart".
 _POSSESSIVE = re.compile(r"(?:['\u2019]s\b|(?<=s)['\u2019](?![\w]))")
@@ -50,6 +52,12 @@ def _join_after_removal(left: str, right: str) -> str:
         left = left.rstrip(" \t")
     if left.endswith(tuple(_OPENERS)) and right[:1] in (" ", "\t"):
         right = right.lstrip(" \t")
+    if right == "" or right[:1] in ("\n", "\r"):  # the name ended the text or line: no trailing space left
+        left = left.rstrip(" \t")
+    # A comma before a clause end that the removal (of a name and its preposition) exposed: "client, in
+    # Paris." -> "client." rather than "client,.".
+    if right[:1] in (".", ";", ":", "!", "?") and left.rstrip(" \t").endswith(","):
+        left = left.rstrip(" \t")[:-1]
     at_line_start = left == "" or left.endswith("\n")
     if at_line_start:
         right = right.lstrip(" \t")
@@ -64,23 +72,76 @@ def _join_after_removal(left: str, right: str) -> str:
     return left + right
 
 
+@lru_cache(maxsize=1)
+def _stub_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(title before a name, preposition before a name) as patterns anchored at the end of the text so far."""
+    words = read_json("names", "removal_context.json")
+    titles = "|".join(sorted(map(re.escape, words["titles"]), key=len, reverse=True))
+    prepositions = "|".join(sorted(map(re.escape, words["prepositions"]), key=len, reverse=True))
+    return (
+        re.compile(rf"(?:(?<=\s)|^)(?:{titles})\.?[ \t]+$"),
+        re.compile(rf"(?:(?<=\s)|^)(?:{prepositions})[ \t]+$", re.IGNORECASE),
+    )
+
+
+# What may follow a removed name for it to end its clause (then a preposition before it is a stub).
+_CLAUSE_END = re.compile(r"[ \t]*(?:[.,;:!?)\]}\u201d]|\n|$)")
+
+
+def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
+    """``[start, end)`` of the titles and prepositions :class:`Remove` drops with these (sorted) entities.
+
+    For measuring: those words go by design, so a word-survival score should not count them as lost.
+    """
+    title, preposition = _stub_patterns()
+    spans: list[tuple[int, int]] = []
+    previous_end = 0
+    for index, ent in enumerate(entities):
+        before = text[previous_end : ent.start]
+        found = title.search(before)
+        cut = found.start() if found else len(before)
+        if found:
+            spans.append((previous_end + found.start(), ent.start))
+        end = ent.end
+        possessive = _POSSESSIVE.match(text, end)
+        if possessive:
+            end = possessive.end()
+        following = entities[index + 1].start if index + 1 < len(entities) else len(text)
+        if _CLAUSE_END.match(text[end:following]) and (end < following or following == len(text)):
+            found = preposition.search(before[:cut])
+            if found:
+                spans.append((previous_end + found.start(), previous_end + cut))
+        previous_end = ent.end
+    return sorted(spans)
+
+
 class Remove:
-    """Delete each entity (and a possessive ``'s`` right after it), tidying spaces and punctuation."""
+    """Delete each entity (and a possessive ``'s`` right after it), tidying spaces and punctuation.
+
+    Words that only make sense with the name go too (lists in ``data/names/removal_context.json``): a title
+    right before it ("Dr. Yerusha examined" -> "examined") and a preposition right before a name that ends its
+    clause ("met in Northampton." -> "met."), so no "Dr." or "in." stub is left behind.
+    """
 
     name = "remove"
 
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
         if not entities:
             return text, {}
+        title, preposition = _stub_patterns()
         out = text[: entities[0].start]
         position = entities[0].start
         for index, ent in enumerate(entities):
             if index:
                 out = _join_after_removal(out, text[position : ent.start])
+            out = title.sub("", out)
             position = ent.end
             possessive = _POSSESSIVE.match(text, position)
             if possessive:
                 position = possessive.end()
+            following = entities[index + 1].start if index + 1 < len(entities) else len(text)
+            if _CLAUSE_END.match(text[position:following]) and (position < following or following == len(text)):
+                out = preposition.sub("", out)
             out = out if out.strip() else ""
         out = _join_after_removal(out, text[position:])
         return out, {}

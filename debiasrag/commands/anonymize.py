@@ -1,7 +1,9 @@
 """``debiasrag anonymize IN.jsonl OUT.jsonl``: remove or replace names in a JSONL corpus before embedding.
 
-Each output row keeps the input's fields; ``text`` is anonymized and ``entities`` lists what was found
-(``{"text", "label", "start", "end"}``, offsets into the ORIGINAL text). Rows come out in the same count and
+Each output row keeps the input's fields; ``text`` is anonymized and ``entities`` (``--entities-field``) lists
+what was found (``{"text", "label", "start", "end"}``, offsets into the ORIGINAL text). A row that already has
+a field the command would write (the entities field, ``mapping`` with ``--strategy replace``,
+``anonymize_fallback``) is refused with its line number rather than overwritten. Rows come out in the same count and
 order as they went in; bad lines stop the run with their line number, or are skipped and reported with
 ``--on-error skip``. The output file is replaced atomically, so a failed run leaves the old one intact.
 """
@@ -44,6 +46,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: person,location,organization,misc)",
     )
     parser.add_argument("--text-field", default="text", help="field holding the text (default: text)")
+    parser.add_argument(
+        "--entities-field",
+        default="entities",
+        help="output field listing what was found (default: entities); a row that already has it is refused",
+    )
     parser.add_argument("--allow", default="", help="comma list of names never to anonymize")
     parser.add_argument("--deny", default="", help="comma list of names always to anonymize")
     parser.add_argument(
@@ -134,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
     report = JsonlReport()
     stats = {"rows": 0, "entities": 0, "fallbacks": 0}
     field = args.text_field
+    added = [args.entities_field, "anonymize_fallback"] + (["mapping"] if args.strategy == "replace" else [])
+    if field in added or len(set(added)) < len(added):
+        raise InputError(f"--entities-field {args.entities_field!r} collides with a field the output needs")
 
     def batches() -> Iterator[list[tuple[int, dict[str, Any]]]]:
         batch: list[tuple[int, dict[str, Any]]] = []
@@ -143,6 +153,16 @@ def run(args: argparse.Namespace) -> int:
                 problem = f"row has no {field!r} field"
             elif not isinstance(row[field], str):
                 problem = f"{field!r} must be a string"
+            clash = next((name for name in added if name in row), None) if problem is None else None
+            if clash is not None:  # never overwrite a user's own field, whatever --on-error says
+                if clash == args.entities_field:
+                    raise InputError(
+                        f"line {number}: the row already has an {clash!r} field, which would be overwritten",
+                        hint="to write the found entities to another field",
+                        option="entities_field",
+                        value=f"anonymized_{clash}",
+                    )
+                raise InputError(f"line {number}: the row already has an {clash!r} field, which would be overwritten")
             if problem:
                 if args.on_error == "stop":
                     raise InputError(
@@ -163,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
             for (_, row), result in zip(batch, results):
                 out = dict(row)
                 out[field] = result.text
-                out["entities"] = [e.to_dict() for e in result.entities]
+                out[args.entities_field] = [e.to_dict() for e in result.entities]
                 if args.strategy == "replace":
                     out["mapping"] = result.mapping
                 if result.fallback:
