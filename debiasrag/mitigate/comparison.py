@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from debiasrag.mitigate.half_sibling_regression import HalfSiblingRegression
 from debiasrag.mitigate.hard_debias import HardDebias
 from debiasrag.mitigate.repulsion_attraction_neutralization import RepulsionAttractionNeutralization
 from debiasrag.mitigate.wordsets import bolukbasi_gender_specific, check_overlap, flatten, seed003_wordsets
+from debiasrag.resources import data_file
 
 METRICS = ("weat", "weat_es", "rnd", "rnsb", "ripa", "ect")
 GOAL = {"weat": "↓", "weat_es": "↓", "rnd": "↓", "rnsb": "↓", "ripa": "↓", "ect": "↑"}
@@ -51,7 +51,7 @@ class Attributes:
     @classmethod
     def bundled(cls) -> Attributes:
         """The packaged WEFE gender attribute sets, occupations and sentiment words."""
-        path = resources.files("debiasrag") / "data" / "bench" / "wefe_gender.json"
+        path = data_file("bench", "wefe_gender.json")
         data = json.loads(path.read_text(encoding="utf-8"))
         weat_sets = {k: (q["attributes"][0], q["attributes"][1]) for k, q in data["weat_queries"].items()}
         sentiment = data["sentiment"]
