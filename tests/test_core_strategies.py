@@ -159,8 +159,8 @@ def test_dynamic_on_toy_returns_only_relevant_chunks_with_parity(toy_retriever, 
     assert all(hit.id in toy_task.relevant["army"] for hit in result)
     groups = [hit.group for hit in result]
     assert groups.count("female") == groups.count("male")
-    # Measured: 7 of the 15 relevant chunks (the cut stops at the largest drop; paper k=10 finds 13).
-    assert len(result) == 7
+    # Measured: 11 of the 15 relevant chunks, no random one (paper k=10 finds 13).
+    assert len(result) == 11
 
 
 @pytest.fixture(scope="module")
@@ -179,14 +179,14 @@ def test_dynamic_on_single_topic_corpora_returns_relevant_chunks(single_topic_re
     # Each of our 12 occupations alone with 20 distractors: 15 relevant chunks per query.
     found = sum(f for f, _ in single_topic_results.values())
     returned = sum(n for _, n in single_topic_results.values())
-    assert found / returned >= 0.98  # measured: 2 distractors in 133 returned
+    assert found / returned >= 0.98  # measured: 1 distractor in 175 returned
     assert all(f >= 1 for f, _ in single_topic_results.values())
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="dynamic v2's cut was chosen on fairness_main (3 near-duplicate relevant documents per query); on "
-    "15-chunk topics it stops at the first large drop: 131 of 180 relevant (firefighter and electrician 1 of 15)",
+    reason="dynamic v2 keeps a window relative to the top score; on some 15-chunk topics the last chunks fall "
+    "outside it: measured 170 of 180 relevant (kindergarten 13, pilot 12, hairdresser 14 of 15)",
 )
 def test_dynamic_finds_every_chunk_of_wide_single_topics(single_topic_results):
     assert all(f == 15 for f, _ in single_topic_results.values())
