@@ -333,6 +333,11 @@ def get_strategy(strategy: str | Strategy) -> Strategy:
         raise InputError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}") from None
 
 
+def _select(strategy: Strategy, rankings: list[Ranking], k: int, group_of: GroupOf | None) -> Selection:
+    # Only group-aware strategies get group_of: user strategies written as select(rankings, k) keep working.
+    return strategy.select(rankings, k, group_of) if strategy.uses_groups else strategy.select(rankings, k)
+
+
 def run_strategy(
     strategy: Strategy,
     search: Callable[[int], list[Ranking]],
@@ -349,13 +354,13 @@ def run_strategy(
         depth = min(depth, corpus_size)
     while True:
         rankings = search(depth)
-        selection = strategy.select(rankings, k, group_of)
+        selection = _select(strategy, rankings, k, group_of)
         if not isinstance(selection, int):
             return selection
         wanted = selection if corpus_size is None else min(selection, corpus_size)
         if wanted <= depth:  # backend cannot go deeper: decide with what we have
             for ranking in rankings:
                 ranking.complete = True
-            selection = strategy.select(rankings, k, group_of)
+            selection = _select(strategy, rankings, k, group_of)
             return selection if not isinstance(selection, int) else []
         depth = wanted
