@@ -47,7 +47,12 @@ def parse_entity_types(entities: str | Iterable[str] | None) -> tuple[str, ...]:
     """Normalise ``"person,location"`` or ``["person", "loc"]`` to canonical type names; ``None`` = default."""
     if entities is None:
         return DEFAULT_ENTITIES
-    items = entities.split(",") if isinstance(entities, str) else list(entities)
+    if isinstance(entities, str):
+        items = entities.split(",")
+    elif isinstance(entities, (list, tuple, set, frozenset)):
+        items = list(entities)
+    else:
+        raise InputError(f"entities must be a comma-separated string or a list of entity types, got {entities!r}")
     result: list[str] = []
     for item in items:
         name = str(item).strip().lower()

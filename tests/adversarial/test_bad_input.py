@@ -523,3 +523,13 @@ def test_skipped_lines_are_logged(tmp_path, caplog):
     with caplog.at_level("INFO", logger="debiasrag.corpus"):
         read_documents(path, on_error="skip")
     assert any("skipped line 2" in r.getMessage() and r.name == "debiasrag.corpus" for r in caplog.records)
+
+
+def test_anonymizer_input_types_and_lone_surrogates():
+    from debiasrag.anonymize import get_anonymizer
+
+    with pytest.raises(InputError, match="entities must be a comma-separated string or a list"):
+        get_anonymizer("ner", entities=5)  # type: ignore[arg-type]
+    result = get_anonymizer("ner").anonymize("Alice \ud800 met Bob at the market.")
+    assert "Alice" not in result.text and "Bob" not in result.text and "\ud800" in result.text
+    assert [e.text for e in result.entities][:1] == ["Alice"]
