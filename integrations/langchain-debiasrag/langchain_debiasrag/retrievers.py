@@ -53,18 +53,23 @@ def document_key(doc: Document) -> str:
 class DebiasedRetriever(BaseRetriever):
     """Counterfactual (debiased) retrieval over a LangChain vector store or a debiasrag ``FaissIndex``.
 
-    Each query is searched once per concept variant (e.g. "... This person is a woman." / "... a man.")
-    and a debiasrag strategy merges the rankings: ``topk`` (plain baseline), ``context`` (debiasing
-    sentence injected), ``paper`` (seed 000 Algorithm 1), ``balanced`` (interleaved variants) or
-    ``dynamic`` (default: max-fused scores cut at the score cliff).
+    A debiasrag strategy searches the store with the query variants it names and picks from the
+    rankings: ``topk`` (plain baseline), ``context`` (debiasing sentence injected), ``paper`` (seed 000
+    Algorithm 1, one search per concept variant, e.g. "... This person is a woman." / "... a man."),
+    ``balanced`` (the plain query's top-k with the returned documents' groups balanced, within a
+    relevance bound) or ``dynamic`` (default: the plain query's results close to the best one, groups
+    balanced the same way). ``balanced`` and ``dynamic`` search once, with the plain query (variant
+    ``"neutral"``); each document's group (e.g. female / male / neutral) is its ``debiasrag_group``
+    metadata or is inferred from its text (:mod:`debiasrag.groups`).
 
     What ``k`` means: exactly ``k`` documents for ``topk``, ``context`` and ``balanced`` (fewer only
-    when the store holds fewer); a cap for ``dynamic`` (it stops at the score cliff, so it can return
+    when the store holds fewer); a cap for ``dynamic`` (it stops where relevance drops, so it can return
     fewer than ``k``); a floor for ``paper`` (Algorithm 1 returns every chunk the second variant ranks
     at or above the first variant's k-th pick, m >= k).
 
     Each returned Document is a copy whose metadata gains ``score`` (higher = more similar), ``variant``
-    (the query variant that found it) and ``rank`` (1-based).
+    (the query variant that found it), ``rank`` (1-based) and, for strategies that balance groups,
+    ``group`` (the document's group they balanced on).
 
     Args:
         vectorstore: any LangChain ``VectorStore`` implementing ``similarity_search_with_score`` (and
@@ -309,17 +314,23 @@ class DebiasedRetriever(BaseRetriever):
             return lambda distance: -distance
 
 
-def _with_scores(doc: Document, score: float, variant: str, rank: int) -> Document:
-    return doc.model_copy(update={"metadata": {**doc.metadata, "score": score, "variant": variant, "rank": rank}})
+def _with_scores(doc: Document, score: float, variant: str, rank: int, group: str | None) -> Document:
+    added: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
+    if group is not None:  # only strategies that balanced groups report one
+        added["group"] = group
+    return doc.model_copy(update={"metadata": {**doc.metadata, **added}})
 
 
 def _documents(picks: list[Pick], seen: Mapping[Any, Document]) -> list[Document]:
-    return [_with_scores(seen[pick.key], float(pick.score), pick.variant, rank) for rank, pick in enumerate(picks, 1)]
+    return [
+        _with_scores(seen[pick.key], float(pick.score), pick.variant, rank, pick.group)
+        for rank, pick in enumerate(picks, 1)
+    ]
 
 
 def _documents_from_result(result: RetrievalResult) -> list[Document]:
     documents = [Document(id=str(hit.id), page_content=hit.text, metadata=dict(hit.metadata)) for hit in result.hits]
-    return [_with_scores(doc, hit.score, hit.variant, hit.rank) for doc, hit in zip(documents, result.hits)]
+    return [_with_scores(doc, hit.score, hit.variant, hit.rank, hit.group) for doc, hit in zip(documents, result.hits)]
 
 
 __all__ = ["DebiasedRetriever", "document_key"]

@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,9 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore  # noqa
 from langchain_debiasrag import DebiasragEmbeddings  # noqa: E402
 
 import debiasrag  # noqa: E402
+from debiasrag.concepts import Concept  # noqa: E402
 from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
+from debiasrag.strategies import Pick, Ranking, Strategy  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
@@ -105,3 +107,32 @@ class L2FaissStore(VectorStore):
         store = cls(embedding)
         store.add_texts(texts, metadatas, **kwargs)
         return store
+
+
+class Interleave(Strategy):
+    """A user-defined two-variant strategy (the retriever accepts Strategy instances): one search per concept
+    variant, then each variant in turn adds its best not-yet-picked document; one pass, never deepens.
+
+    The built-in ``balanced`` / ``dynamic`` search once with the plain query and ``paper`` may search its second
+    variant again, so tests of the multi-variant machinery (concurrent variant searches, one child run per
+    variant, documents keyed across variants) use this.
+    """
+
+    name = "interleave"
+
+    def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        return concept.variant_queries(query)
+
+    def select(self, rankings: Sequence[Ranking], k: int, group_of: object = None) -> list[Pick]:
+        picks: list[Pick] = []
+        picked: set = set()
+        positions = [0] * len(rankings)
+        while len(picks) < k and any(p < len(r.keys) for p, r in zip(positions, rankings)):
+            for i, ranking in enumerate(rankings):
+                while positions[i] < len(ranking.keys) and ranking.keys[positions[i]] in picked:
+                    positions[i] += 1
+                if positions[i] < len(ranking.keys) and len(picks) < k:
+                    key = ranking.keys[positions[i]]
+                    picks.append(Pick(key, ranking.scores[positions[i]], ranking.variant))
+                    picked.add(key)
+        return picks

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_debiasrag import DebiasedRetriever
-from lc_support import faiss_index, gendered_corpus, in_memory_store, minilm
+from lc_support import Interleave, faiss_index, gendered_corpus, in_memory_store, minilm
 
 from debiasrag import DebiasragError, InputError
 
@@ -205,6 +205,6 @@ def test_documents_without_ids_are_keyed_by_content() -> None:
         scores = [0.9, 0.5, 0.4] if "woman" in query else [0.3, 0.8, 0.7]
         return sorted(zip(docs, scores), key=lambda pair: -pair[1])[:k]
 
-    docs = DebiasedRetriever(ScriptedStore(scored), strategy="balanced", k=3).invoke(QUERY)
+    docs = DebiasedRetriever(ScriptedStore(scored), strategy=Interleave(), k=3).invoke(QUERY)  # two variants
     assert [(d.metadata["i"], d.metadata["variant"]) for d in docs] == [(0, "female"), (1, "male"), (2, "female")]
     assert all(d.id is None for d in docs)

@@ -24,5 +24,6 @@ def test_readme_example_runs_and_prints_the_debiased_results() -> None:
         exec(compile(example, str(README), "exec"), {"__name__": "readme_example"})
     lines = out.getvalue().splitlines()
     assert [line.split()[0] for line in lines] == ["1", "2", "3", "4"]  # the four engineering chunks, ranked
-    assert {line.split()[1] for line in lines} == {"female", "male"}
+    assert [line.split()[1] for line in lines].count("female") == 2  # groups balanced: 2 female, 2 male
+    assert [line.split()[1] for line in lines].count("male") == 2
     assert sum(" She " in f" {line} " for line in lines) == 2 and not any("apple pie" in line for line in lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import Counter
 from typing import Any
 from uuid import UUID
 
@@ -11,7 +12,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_debiasrag import DebiasedRetriever
-from lc_support import L2FaissStore, faiss_index, gendered_corpus, in_memory_store, minilm
+from lc_support import Interleave, L2FaissStore, faiss_index, gendered_corpus, in_memory_store, minilm
 
 from debiasrag import STRATEGIES
 
@@ -47,13 +48,17 @@ def summary(docs) -> list[tuple[str, str, int]]:
 def test_metadata_and_ranks(strategy: str) -> None:
     docs = DebiasedRetriever(memory_store(), strategy=strategy, k=4).invoke(QUERY)
     assert [d.metadata["rank"] for d in docs] == list(range(1, len(docs) + 1))
-    expected_variants = {"topk": {"neutral"}, "context": {"debiased"}}.get(strategy, {"female", "male"})
+    # balanced / dynamic search once with the plain query; paper once per concept variant.
+    expected_variants = {"context": {"debiased"}, "paper": {"female", "male"}}.get(strategy, {"neutral"})
     assert {d.metadata["variant"] for d in docs} <= expected_variants
     assert all(isinstance(d.metadata["score"], float) and -1.0 <= d.metadata["score"] <= 1.0 for d in docs)
     assert all(d.metadata["gender"] in ("female", "male", "none") for d in docs)  # original metadata kept
-    if strategy != "balanced":  # balanced interleaves two rankings, so its scores need not descend
-        scores = [d.metadata["score"] for d in docs]
-        assert scores == sorted(scores, reverse=True)
+    scores = [d.metadata["score"] for d in docs]
+    assert scores == sorted(scores, reverse=True)  # every strategy reports its picks best first
+    if strategy in ("balanced", "dynamic"):  # they report each document's inferred group (debiasrag.groups)
+        assert [d.metadata["group"] for d in docs] == [d.metadata["gender"] for d in docs]
+    else:
+        assert all("group" not in d.metadata for d in docs)
 
 
 def test_store_documents_are_not_mutated() -> None:
@@ -106,11 +111,17 @@ def test_k_at_construction_and_per_call() -> None:
 
 def test_dynamic_k_is_a_cap() -> None:
     """Uncapped, dynamic keeps the ten engineer chunks and stops before the distractors (fewer than k=15);
-    so in the standard suite (k = 1, 3) it is the cap that decides the count."""
+    so in the standard suite (k = 1, 3) it is the cap that decides the count. Within a cap it still balances
+    the groups: plain top-3 is three "he" chunks, dynamic's 3 are drawn from the same ten, 2 he + 1 she."""
     retriever = DebiasedRetriever(memory_store(), strategy="dynamic", k=15)
     docs = retriever.invoke(QUERY)
     assert len(docs) == 10 and {d.metadata["topic"] for d in docs} == {"eng"}
-    assert summary(retriever.invoke(QUERY, k=3)) == summary(docs[:3])
+    assert Counter(d.metadata["group"] for d in docs) == {"female": 5, "male": 5}
+    capped = retriever.invoke(QUERY, k=3)
+    assert len(capped) == 3 and {d.id for d in capped} <= {d.id for d in docs}
+    assert Counter(d.metadata["group"] for d in capped) == {"male": 2, "female": 1}
+    plain = DebiasedRetriever(memory_store(), strategy="topk", k=3).invoke(QUERY)
+    assert [d.metadata["gender"] for d in plain] == ["male"] * 3
 
 
 @pytest.mark.asyncio
@@ -148,8 +159,9 @@ class BarrierStore(InMemoryVectorStore):
 async def test_async_runs_variants_concurrently_on_the_async_api() -> None:
     store = BarrierStore(parties=2)
     store.add_documents(gendered_corpus()[1])
-    docs = await DebiasedRetriever(store, strategy="balanced", k=4).ainvoke(QUERY)
+    docs = await DebiasedRetriever(store, strategy=Interleave(), k=4).ainvoke(QUERY)  # two variants, one pass
     assert len(docs) == 4 and {d.metadata["variant"] for d in docs} == {"female", "male"}
+    assert store.arrived == 2
     assert store.sync_calls == 0  # the async path used the store's async search, not an executor hop
 
 
@@ -172,8 +184,12 @@ def assert_variant_children(recorder: Recorder) -> None:
 
 def test_child_callbacks_are_passed_down() -> None:
     recorder = Recorder()
-    DebiasedRetriever(memory_store(), strategy="balanced", k=2).invoke(QUERY, {"callbacks": [recorder]})
+    DebiasedRetriever(memory_store(), strategy=Interleave(), k=2).invoke(QUERY, {"callbacks": [recorder]})
     assert_variant_children(recorder)
+
+    recorder = Recorder()  # balanced searches once, with the plain query: one child run
+    DebiasedRetriever(memory_store(), strategy="balanced", k=2).invoke(QUERY, {"callbacks": [recorder]})
+    assert recorder.children == [("debiasrag_search[neutral]", recorder.retriever_runs[0])]
 
     recorder = Recorder()
     DebiasedRetriever(index(), embedder=minilm(), k=2).invoke(QUERY, {"callbacks": [recorder]})
@@ -183,7 +199,7 @@ def test_child_callbacks_are_passed_down() -> None:
 @pytest.mark.asyncio
 async def test_child_callbacks_are_passed_down_async() -> None:
     recorder = Recorder()
-    await DebiasedRetriever(memory_store(), strategy="balanced", k=2).ainvoke(QUERY, {"callbacks": [recorder]})
+    await DebiasedRetriever(memory_store(), strategy=Interleave(), k=2).ainvoke(QUERY, {"callbacks": [recorder]})
     assert_variant_children(recorder)
 
 
