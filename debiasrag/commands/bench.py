@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name == "list":
         for name, module in discover_benchmarks().items():
             summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+            summary = re.sub(r"``([^`]*)``: ", "", summary).replace("``", "")  # plain text, not reST
             print(f"{name}\t{summary}")
         return 0
     names = resolve_names(args.name)  # unknown name: InputError before any model loads

@@ -348,3 +348,11 @@ def test_bench_out_onto_a_file_fails_before_running(tmp_path):
     assert_one_line_error(proc, "exists and is not a folder")
     assert precious.read_bytes() == b"keep me"
     assert "sts on" not in proc.stderr.decode()  # refused before any benchmark ran
+
+
+def test_bench_list_is_plain_text():
+    proc = run("bench", "list")
+    assert proc.returncode == 0
+    lines = proc.stdout.decode().splitlines()
+    assert {line.split("\t")[0] for line in lines} >= {"mitigate", "retrieval", "sts", "weat"}
+    assert "``" not in proc.stdout.decode()
