@@ -231,3 +231,17 @@ def test_embeddings_adapter_matches_the_core_embedder() -> None:
     for row, expected in zip(minilm().embed_documents(["a nurse", "an engineer"]), core.tolist()):
         assert row == pytest.approx(expected, abs=1e-6)
     assert minilm().embed_query("a nurse") == pytest.approx(core[0].tolist(), abs=1e-6)
+
+
+def test_user_group_labels_override_inference() -> None:
+    """A ``debiasrag_group`` metadata label wins over the text: labelled all neutral, balanced is plain top-k."""
+    _, docs = gendered_corpus()
+    labelled = in_memory_store(
+        [d.model_copy(update={"metadata": {**d.metadata, "debiasrag_group": "neutral"}}) for d in docs]
+    )
+    balanced = DebiasedRetriever(labelled, strategy="balanced", k=4).invoke(QUERY)
+    plain = DebiasedRetriever(labelled, strategy="topk", k=4).invoke(QUERY)
+    assert [d.id for d in balanced] == [d.id for d in plain]
+    assert [d.metadata["group"] for d in balanced] == ["neutral"] * 4
+    inferred = DebiasedRetriever(memory_store(), strategy="balanced", k=4).invoke(QUERY)
+    assert [d.id for d in inferred] != [d.id for d in plain]  # without labels the text's groups are balanced
