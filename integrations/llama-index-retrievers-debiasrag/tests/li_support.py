@@ -15,8 +15,46 @@ from llama_index.core.schema import TextNode  # noqa: E402
 from llama_index.retrievers.debiasrag import DebiasragEmbedding  # noqa: E402
 
 import debiasrag  # noqa: E402
+from debiasrag.concepts import Concept  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task  # noqa: E402
 from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
+from debiasrag.strategies import Pick, Ranking, Strategy  # noqa: E402
+
+
+class Interleaved(Strategy):
+    """A user-defined two-variant strategy (the retriever accepts Strategy instances): the concept's variant
+    queries ("... This person is a woman." / "... a man."), their rankings interleaved, each document once.
+
+    ``first_depth`` (default k) is the first search's depth; while fewer than k distinct documents are found
+    and the rankings are not complete, it asks for a k-deep search (so a test can force a deeper one).
+    ``rankings`` keeps the last rankings it was given, so tests can compare the variants' scores.
+    """
+
+    name = "interleaved"
+
+    def __init__(self, first_depth: int | None = None) -> None:
+        self.first_depth = first_depth
+        self.rankings: list[Ranking] = []
+
+    def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
+        return concept.variant_queries(query)
+
+    def initial_depth(self, k: int) -> int:
+        return self.first_depth or k
+
+    def select(self, rankings, k, group_of=None):
+        self.rankings = list(rankings)
+        picks: list[Pick] = []
+        taken = set()
+        for position in range(max(len(r.keys) for r in rankings)):
+            for r in rankings:
+                if position < len(r.keys) and r.keys[position] not in taken:
+                    taken.add(r.keys[position])
+                    picks.append(Pick(r.keys[position], r.scores[position], r.variant))
+        depth = max(len(r.keys) for r in rankings)
+        if len(picks) < k and depth < k and not all(r.complete for r in rankings):
+            return k  # not enough yet: one deeper search
+        return picks[:k]
 
 
 @functools.cache

@@ -14,7 +14,13 @@ from llama_index.retrievers.debiasrag import DebiasedRetriever
 
 
 def groups(nodes) -> Counter:
+    """The test data's own group labels (metadata "group"), not what the retriever inferred."""
     return Counter(n.node.metadata["group"] for n in nodes)
+
+
+def inferred_groups_match_labels(nodes) -> bool:
+    """The group the retriever balanced on (metadata "debiasrag_group", inferred from the text) is the label."""
+    return all(n.node.metadata["debiasrag_group"] == n.node.metadata["group"] for n in nodes)
 
 
 @pytest.mark.parametrize(
@@ -30,22 +36,42 @@ def test_plain_top10_is_skewed_and_dynamic_is_balanced(topic: str, plain_counts:
     plain = DebiasedRetriever(index, strategy="topk", similarity_top_k=10).retrieve(query)
     assert groups(plain) == plain_counts
 
+    # dynamic v2 searches the plain query only and balances the returned documents' groups; k is a cap.
     debiased = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=100).retrieve(query)
     counts = groups(debiased)
-    assert counts["female"] == counts["male"] == 4
+    assert abs(counts["female"] - counts["male"]) <= 1  # measured: nurse 3/3 (of 11), surgeon 4/4 (of 12)
+    assert len(debiased) >= 10  # every one relevant, so at least as many relevant chunks as plain top-10
     assert all(n.node.node_id in task.relevant[topic] for n in debiased)  # no other topic, no distractor
+    assert {n.node.metadata["variant"] for n in debiased} == {"neutral"}
+    assert inferred_groups_match_labels(debiased)
+
+    capped = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=6).retrieve(query)
+    assert len(capped) <= 6
+    assert abs(groups(capped)["female"] - groups(capped)["male"]) <= 1
 
 
-def test_toy_task_dynamic_finds_all_fifteen_relevant_and_no_random() -> None:
-    """Seed 000 Appendix E reports 15 relevant / 0 random for Algorithm 1 (UAE-Large); dynamic on MiniLM: same."""
+def test_toy_task_dynamic_returns_only_relevant_chunks_and_more_than_plain_top10() -> None:
+    """Seed 000 Appendix E reports 15 relevant / 0 random for Algorithm 1 (UAE-Large). dynamic v2 on MiniLM:
+    11 of the 15 relevant (v1 found 15), no random chunk, groups balanced; plain top-10 finds 10."""
     task, index = toy()
-    nodes = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=100).retrieve(task.queries["army"])
-    assert {n.node.node_id for n in nodes} == task.relevant["army"]
-    assert groups(nodes) == {"female": 5, "male": 5, "neutral": 5}
+    query = task.queries["army"]
+    nodes = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=100).retrieve(query)
+    found = {n.node.node_id for n in nodes}
+    assert found <= task.relevant["army"]  # no random chunk
+    assert len(found) >= 11  # measured 11 (tests/test_core_strategies.py measures the same)
+    counts = groups(nodes)
+    assert counts["female"] == counts["male"]  # measured 3 / 3, plus 5 neutral
+    assert inferred_groups_match_labels(nodes)
+
+    plain = DebiasedRetriever(index, strategy="topk", similarity_top_k=10).retrieve(query)
+    assert sum(n.node.node_id in task.relevant["army"] for n in plain) == 10 < len(found)
 
 
 @pytest.mark.asyncio
 async def test_async_end_to_end() -> None:
     task, index = topics()
-    nodes = await DebiasedRetriever(index, strategy="dynamic", similarity_top_k=100).aretrieve(task.queries["nurse"])
-    assert groups(nodes) == {"female": 4, "neutral": 4, "male": 4}
+    retriever = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=100)
+    nodes = await retriever.aretrieve(task.queries["nurse"])
+    counts = groups(nodes)
+    assert abs(counts["female"] - counts["male"]) <= 1 and all(n.node.node_id in task.relevant["nurse"] for n in nodes)
+    assert [n.node.node_id for n in nodes] == [n.node.node_id for n in retriever.retrieve(task.queries["nurse"])]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import pytest
-from li_support import minilm, toy
+from li_support import Interleaved, minilm, toy
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.indices.vector_store.retrievers import VectorIndexRetriever
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
@@ -32,15 +33,25 @@ def test_scores_variant_and_rank(strategy: str) -> None:
     _, index = toy()
     nodes = DebiasedRetriever(index, strategy=strategy, similarity_top_k=4).retrieve(query())
     assert [n.node.metadata["rank"] for n in nodes] == list(range(1, len(nodes) + 1))
-    expected = {"topk": {"neutral"}, "context": {"debiased"}}.get(strategy, {"female", "male"})
+    # balanced / dynamic (v2) search the plain query only; paper searches one variant per group
+    expected = {"context": {"debiased"}, "paper": {"female", "male"}}.get(strategy, {"neutral"})
     assert {n.node.metadata["variant"] for n in nodes} <= expected
     assert all(isinstance(n.score, float) and -1 <= n.score <= 1 for n in nodes)
     assert all(n.node.metadata["topic"] == "army" for n in nodes)  # the node's own metadata is kept
+    if strategy in ("balanced", "dynamic"):  # the group each node was balanced on (inferred from its text)
+        assert [n.node.metadata["debiasrag_group"] for n in nodes] == [n.node.metadata["group"] for n in nodes]
+        counts = Counter(n.node.metadata["debiasrag_group"] for n in nodes)
+        assert abs(counts["female"] - counts["male"]) <= 1
+    else:
+        assert all("debiasrag_group" not in n.node.metadata for n in nodes)
     # bookkeeping stays out of what the LLM and the embedder see
     assert "variant" not in nodes[0].node.get_content(MetadataMode.LLM)
     assert "rank" not in nodes[0].node.get_content(MetadataMode.EMBED)
+    assert "debiasrag_group" not in nodes[0].node.get_content(MetadataMode.LLM)
     if strategy in ("topk", "context", "balanced"):
         assert len(nodes) == 4
+    if strategy == "dynamic":
+        assert len(nodes) <= 4  # k is a cap
 
 
 def test_stored_nodes_are_not_mutated() -> None:
@@ -73,16 +84,21 @@ def test_fresh_query_bundle_per_variant_and_deeper_copies() -> None:
     RecordingRetriever.bundles = []
     wrapped = RecordingRetriever(index, similarity_top_k=2)
     user_bundle = QueryBundle(query_str=query())
-    nodes = DebiasedRetriever(wrapped, strategy="balanced", similarity_top_k=6).retrieve(user_bundle)
+    # a two-variant strategy whose first search is 1 deep, then asks for a 6-deep one
+    nodes = DebiasedRetriever(wrapped, strategy=Interleaved(first_depth=1), similarity_top_k=6).retrieve(user_bundle)
     assert len(nodes) == 6  # deeper than the wrapped retriever's own top-2: searched through a copy
     assert wrapped.similarity_top_k == 2  # the user's retriever is unchanged
     assert user_bundle.embedding is None  # and so is the user's bundle
     bundles, texts, unembedded = zip(*RecordingRetriever.bundles)
+    assert len(bundles) == 4  # two variants, two searches (depth 1, then 6)
     assert len({id(b) for b in bundles}) == len(bundles) and all(unembedded)  # a new, un-embedded bundle for every call
     assert {t.rsplit(".", 2)[-2].strip() for t in texts} == {"This person is a woman", "This person is a man"}
-    # variants really were embedded separately: the same node scores differently under each
-    female = DebiasedRetriever(wrapped, strategy="balanced", similarity_top_k=2).retrieve(query())
-    assert female[0].node.metadata["variant"] == "female" and female[1].node.metadata["variant"] == "male"
+    # variants really were embedded separately: a node found by both scores differently under each
+    strategy = Interleaved()
+    DebiasedRetriever(wrapped, strategy=strategy, similarity_top_k=6).retrieve(query())
+    female, male = strategy.rankings
+    shared = set(female.keys) & set(male.keys)
+    assert shared and all(female.score_of(key) != male.score_of(key) for key in shared)
 
 
 class FixedRetriever(BaseRetriever):
@@ -101,13 +117,20 @@ class FixedRetriever(BaseRetriever):
 
 def test_fixed_depth_retriever_is_reranked_within_its_results() -> None:
     fixed = FixedRetriever([("a", 0.9), ("b", 0.6), ("c", 0.2)])
-    nodes = DebiasedRetriever(fixed, strategy="balanced", similarity_top_k=5).retrieve("who leads?")
+    nodes = DebiasedRetriever(fixed, strategy=Interleaved(), similarity_top_k=5).retrieve("who leads?")
     assert [(n.node.node_id, n.node.metadata["variant"]) for n in nodes] == [
         ("a", "female"),
         ("c", "male"),
         ("b", "female"),
     ]
     assert [n.score for n in nodes] == pytest.approx([0.9, 0.8, 0.6])
+    # balanced searches the plain query once; the fixed results are all it gets (fewer than k)
+    plain = DebiasedRetriever(fixed, strategy="balanced", similarity_top_k=5).retrieve("who leads?")
+    assert [(n.node.node_id, n.node.metadata["variant"]) for n in plain] == [
+        ("a", "neutral"),
+        ("b", "neutral"),
+        ("c", "neutral"),
+    ]
 
 
 def test_distance_scores_with_lower_direction() -> None:
@@ -150,8 +173,9 @@ class BarrierRetriever(BaseRetriever):
 async def test_aretrieve_runs_variants_concurrently() -> None:
     _, index = toy()
     barrier = BarrierRetriever(index.as_retriever(similarity_top_k=6))
-    nodes = await DebiasedRetriever(barrier, strategy="balanced", similarity_top_k=4).aretrieve(query())
-    assert len(nodes) == 4 and barrier.sync_calls == 0
+    # a two-variant strategy: both variants must be in flight at once for the barrier to open
+    nodes = await DebiasedRetriever(barrier, strategy=Interleaved(), similarity_top_k=4).aretrieve(query())
+    assert len(nodes) == 4 and barrier.sync_calls == 0 and barrier.arrived == 2
 
 
 def test_embedding_adapter_matches_the_core_embedder() -> None:

@@ -26,23 +26,27 @@ from debiasrag.backends import (
 )
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError
-from debiasrag.groups import group_lookup
+from debiasrag.groups import GROUP_KEY, group_lookup
 from debiasrag.retriever import validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
 # Added to each returned node's metadata and hidden from the LLM and embedding views of the node, so a
-# "variant: female" line never reaches the prompt.
-DEBIASRAG_KEYS = ("variant", "rank")
+# "variant: female" line never reaches the prompt. The group goes under debiasrag's own key (not "group"),
+# so a user's own "group" field is never overwritten.
+DEBIASRAG_KEYS = ("variant", "rank", GROUP_KEY)
 
 
 class DebiasedRetriever(BaseRetriever):
     """Counterfactual (debiased) retrieval over a LlamaIndex retriever or a ``VectorStoreIndex``.
 
-    Each query is searched once per concept variant (e.g. "... This person is a woman." / "... a man."),
-    each with a **fresh** ``QueryBundle`` (LlamaIndex's vector retriever writes the query embedding into
-    the bundle it is given), and a debiasrag strategy merges the rankings: ``topk`` (plain baseline),
-    ``context`` (debiasing sentence injected), ``paper`` (seed 000 Algorithm 1), ``balanced``
-    (interleaved variants) or ``dynamic`` (default: max-fused scores cut where relevance drops).
+    Each query is searched once per query variant of the strategy, each with a **fresh** ``QueryBundle``
+    (LlamaIndex's vector retriever writes the query embedding into the bundle it is given): ``topk`` (plain
+    baseline), ``context`` (debiasing sentence injected), ``paper`` (seed 000 Algorithm 1: one search per
+    concept group, e.g. "... This person is a woman." / "... a man."), ``balanced`` (the plain query's
+    top-k with the returned documents' groups balanced within a relevance bound) or ``dynamic`` (default:
+    the plain query's results close to the best one, groups balanced). ``balanced`` and ``dynamic`` search
+    the plain query only (variant ``"neutral"``); each node's group (e.g. female / male / neutral) is its
+    ``debiasrag_group`` metadata or is inferred from its text (:mod:`debiasrag.groups`).
 
     How deep it can search depends on what it wraps:
 
@@ -54,8 +58,9 @@ class DebiasedRetriever(BaseRetriever):
 
     ``similarity_top_k`` means exactly k nodes for ``topk``, ``context`` and ``balanced``, a cap for
     ``dynamic`` and a floor for ``paper`` (Algorithm 1 returns m >= k). Returned nodes are copies: the
-    score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``variant`` and
-    ``rank``, excluded from the LLM and embedding metadata views.
+    score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``variant``, ``rank``
+    and, for strategies that balance groups, ``debiasrag_group`` (the group they balanced on), all
+    excluded from the LLM and embedding metadata views.
 
     Args:
         source: a ``VectorStoreIndex`` or any ``BaseRetriever`` whose nodes carry scores.
@@ -207,6 +212,8 @@ def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWit
     for rank, pick in enumerate(picks, start=1):
         node = seen[pick.key].node.model_copy()  # shallow: the stored node keeps its own metadata
         node.metadata = {**node.metadata, "variant": pick.variant, "rank": rank}
+        if pick.group is not None:  # only strategies that balanced groups report one
+            node.metadata[GROUP_KEY] = pick.group
         node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, DEBIASRAG_KEYS)
         node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, DEBIASRAG_KEYS)
         output.append(NodeWithScore(node=node, score=float(pick.score)))
