@@ -30,7 +30,7 @@ from debiasrag.backends import (
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError
-from debiasrag.groups import group_lookup
+from debiasrag.groups import GROUP_KEY, group_lookup
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k
@@ -69,7 +69,7 @@ class DebiasedRetriever(BaseRetriever):
 
     Each returned Document is a copy whose metadata gains ``score`` (higher = more similar), ``variant``
     (the query variant that found it), ``rank`` (1-based) and, for strategies that balance groups,
-    ``group`` (the document's group they balanced on).
+    ``debiasrag_group`` (the document's group they balanced on).
 
     Args:
         vectorstore: any LangChain ``VectorStore`` implementing ``similarity_search_with_score`` (and
@@ -317,7 +317,7 @@ class DebiasedRetriever(BaseRetriever):
 def _with_scores(doc: Document, score: float, variant: str, rank: int, group: str | None) -> Document:
     added: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
     if group is not None:  # only strategies that balanced groups report one
-        added["group"] = group
+        added[GROUP_KEY] = group
     return doc.model_copy(update={"metadata": {**doc.metadata, **added}})
 
 

@@ -40,7 +40,7 @@ def test_plain_results_are_skewed_and_debiased_ones_are_not(kind: str) -> None:
     assert genders(retriever(kind, strategy="topk", k=4).invoke(QUERY)) == ["male"] * 4
     balanced = retriever(kind, strategy="balanced", k=4).invoke(QUERY)
     assert Counter(genders(balanced)) == {"female": 2, "male": 2}
-    assert [d.metadata["group"] for d in balanced] == genders(balanced)
+    assert [d.metadata["debiasrag_group"] for d in balanced] == genders(balanced)
     assert {d.metadata["topic"] for d in balanced} == {"eng"}  # balanced among relevant chunks
     assert {d.metadata["variant"] for d in balanced} == {"neutral"}  # one search, the plain query
 

@@ -56,9 +56,9 @@ def test_metadata_and_ranks(strategy: str) -> None:
     scores = [d.metadata["score"] for d in docs]
     assert scores == sorted(scores, reverse=True)  # every strategy reports its picks best first
     if strategy in ("balanced", "dynamic"):  # they report each document's inferred group (debiasrag.groups)
-        assert [d.metadata["group"] for d in docs] == [d.metadata["gender"] for d in docs]
+        assert [d.metadata["debiasrag_group"] for d in docs] == [d.metadata["gender"] for d in docs]
     else:
-        assert all("group" not in d.metadata for d in docs)
+        assert all("debiasrag_group" not in d.metadata for d in docs)
 
 
 def test_store_documents_are_not_mutated() -> None:
@@ -116,10 +116,10 @@ def test_dynamic_k_is_a_cap() -> None:
     retriever = DebiasedRetriever(memory_store(), strategy="dynamic", k=15)
     docs = retriever.invoke(QUERY)
     assert len(docs) == 10 and {d.metadata["topic"] for d in docs} == {"eng"}
-    assert Counter(d.metadata["group"] for d in docs) == {"female": 5, "male": 5}
+    assert Counter(d.metadata["debiasrag_group"] for d in docs) == {"female": 5, "male": 5}
     capped = retriever.invoke(QUERY, k=3)
     assert len(capped) == 3 and {d.id for d in capped} <= {d.id for d in docs}
-    assert Counter(d.metadata["group"] for d in capped) == {"male": 2, "female": 1}
+    assert Counter(d.metadata["debiasrag_group"] for d in capped) == {"male": 2, "female": 1}
     plain = DebiasedRetriever(memory_store(), strategy="topk", k=3).invoke(QUERY)
     assert [d.metadata["gender"] for d in plain] == ["male"] * 3
 
@@ -242,6 +242,6 @@ def test_user_group_labels_override_inference() -> None:
     balanced = DebiasedRetriever(labelled, strategy="balanced", k=4).invoke(QUERY)
     plain = DebiasedRetriever(labelled, strategy="topk", k=4).invoke(QUERY)
     assert [d.id for d in balanced] == [d.id for d in plain]
-    assert [d.metadata["group"] for d in balanced] == ["neutral"] * 4
+    assert [d.metadata["debiasrag_group"] for d in balanced] == ["neutral"] * 4
     inferred = DebiasedRetriever(memory_store(), strategy="balanced", k=4).invoke(QUERY)
     assert [d.id for d in inferred] != [d.id for d in plain]  # without labels the text's groups are balanced
