@@ -19,7 +19,7 @@ from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import positive_int, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
-from debiasrag.fileio import atomic_write_json, refuse_same_file
+from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -137,6 +137,11 @@ def _count_lines(path: str) -> int | None:
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag anonymize``; returns the exit status."""
     refuse_same_file(args.input, args.output)  # the output replaces its file: never the input being read
+    if args.mapping_out:  # checked before anything is written, so a bad mapping path never leaves half a run
+        refuse_same_file(args.input, args.mapping_out)
+        if str(args.output) != "-" and Path(args.mapping_out).resolve() == Path(args.output).resolve():
+            raise InputError(f"--mapping-out {args.mapping_out} is the output file; choose another path")
+        check_output_path(args.mapping_out)
     anonymizer = build_anonymizer(args)
     report = JsonlReport()
     stats = {"rows": 0, "entities": 0, "fallbacks": 0}

@@ -356,3 +356,16 @@ def test_bench_list_is_plain_text():
     lines = proc.stdout.decode().splitlines()
     assert {line.split("\t")[0] for line in lines} >= {"mitigate", "retrieval", "sts", "weat"}
     assert "``" not in proc.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    "mapping, fragment",
+    [("in.jsonl", "is the input file"), ("out.jsonl", "is the output file"), ("no/map.json", "does not exist")],
+)
+def test_anonymize_mapping_out_never_clobbers_input_or_output(tmp_path, mapping, fragment):
+    write(tmp_path / "in.jsonl", row(id=1, text="Alice met Bob in Paris.") + row(id=2, text="Carol went home."))
+    write(tmp_path / "out.jsonl", b"previous output\n")
+    before = snapshot(tmp_path)
+    proc = run("anonymize", "in.jsonl", "out.jsonl", "--strategy", "replace", "--mapping-out", mapping, cwd=tmp_path)
+    assert_one_line_error(proc, fragment)
+    assert snapshot(tmp_path) == before
