@@ -1,7 +1,7 @@
 """Name and place lists used by the NER anonymizer to type and confirm proper nouns.
 
-Shipped data (``debiasrag/data/names/``), built once from public packages by :func:`build` (run
-``python -m debiasrag.anonymize.gazetteer``):
+Shipped data (``debiasrag/data/names/``), built once from public packages by the maintainer script
+``scripts/build_gazetteer.py``:
 
 * ``given_names.txt.gz`` / ``surnames.txt.gz``: names ranked in the top 1,000 of at least one of 105 countries
   in the ``names-dataset`` package (v3, Facebook-derived), minus English stop words. The lists are noisy
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,23 +23,6 @@ from pathlib import Path
 from debiasrag.resources import data_path
 
 _DATA = "names"  # under debiasrag/data/
-_RANK_LIMIT = 1000
-_CONTINENTS = [
-    "Africa",
-    "Antarctica",
-    "Asia",
-    "Europe",
-    "North America",
-    "South America",
-    "Oceania",
-    "Australia",
-    "Central America",
-    "Latin America",
-    "Middle East",
-    "Scandinavia",
-    "Caribbean",
-    "Balkans",
-]
 
 
 def _data_path(name: str) -> Path:
@@ -119,53 +100,3 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
         frozenset(w.casefold() for w in non.get("landmark_heads", [])),
         excluded,
     )
-
-
-def _clean_names(names: Iterable[str], stop_words: set[str]) -> list[str]:
-    # Letters, apostrophes and hyphens only; no single letters; no English function words ("The", "And").
-    keep = re.compile(r"^[^\W\d_][^\W\d_'\u2019-]*(?:['\u2019-][^\W\d_]+)*$")
-    return sorted({n for n in names if len(n) > 1 and keep.match(n) and n.casefold() not in stop_words})
-
-
-def build(out_dir: Path | None = None, rank_limit: int = _RANK_LIMIT) -> dict[str, int]:
-    """Regenerate the shipped lists from the installed ``names-dataset`` and ``pycountry`` packages."""
-    import pickle
-
-    import names_dataset
-    import pycountry
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    out = out_dir or _data_path("")
-    base = Path(names_dataset.__file__).parent / "v3"
-    counts: dict[str, int] = {}
-    for source, target in (("first_names.pkl.gz", "given_names.txt.gz"), ("last_names.pkl.gz", "surnames.txt.gz")):
-        with gzip.open(base / source, "rb") as handle:
-            table = pickle.load(handle)  # the package's own data file, shipped in its wheel
-        names = [n for n, info in table.items() if info.get("rank") and min(info["rank"].values()) <= rank_limit]
-        cleaned = _clean_names(names, set(STOP_WORDS))
-        header = (
-            f"# names-dataset {getattr(names_dataset, '__version__', 'v3')}: names ranked <= {rank_limit} "
-            "in at least one country, stop words removed\n"
-        )
-        with gzip.open(out / target, "wt", encoding="utf-8", compresslevel=9) as handle:
-            handle.write(header + "\n".join(cleaned) + "\n")
-        counts[target] = len(cleaned)
-    places = set(_CONTINENTS)
-    for country in pycountry.countries:
-        for attr in ("name", "common_name", "official_name"):
-            value = getattr(country, attr, None)
-            if value:
-                places.add(value)
-    for sub in pycountry.subdivisions:
-        places.add(sub.name)
-    places = {p for p in places if "," not in p and "(" not in p}
-    (out / "places.txt").write_text(
-        "# pycountry countries and ISO 3166-2 subdivisions, plus continents\n" + "\n".join(sorted(places)) + "\n",
-        encoding="utf-8",
-    )
-    counts["places.txt"] = len(places)
-    return counts
-
-
-if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    print(build())
