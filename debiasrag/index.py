@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -73,7 +73,8 @@ class FaissIndex:
         self.texts: list[str] = []
         self.metadatas: list[dict[str, Any]] = []
         self._position: dict[str | int, int] = {}
-        self._index: faiss.Index | None = None if kind == "ivf" else self._new_index()
+        # FAISS's Python types are partial (IVF/HNSW attributes are not on faiss.Index): Any, checked on load.
+        self._index: Any = None if kind == "ivf" else self._new_index()
 
     # -- building ---------------------------------------------------------------------------------
     def _new_index(self, n_train: int = 0) -> faiss.Index:
@@ -87,9 +88,9 @@ class FaissIndex:
         nlist = max(1, min(nlist, n_train // 39 or 1))
         self.nlist = nlist
         quantizer = faiss.IndexFlatIP(self.dimension)
-        index = faiss.IndexIVFFlat(quantizer, self.dimension, nlist, faiss.METRIC_INNER_PRODUCT)
-        index.nprobe = min(self.nprobe, nlist)
-        return index
+        ivf = faiss.IndexIVFFlat(quantizer, self.dimension, nlist, faiss.METRIC_INNER_PRODUCT)
+        ivf.nprobe = min(self.nprobe, nlist)
+        return ivf
 
     def add(self, documents: Sequence[Document], vectors: np.ndarray) -> None:
         """Add documents with their (normalised) vectors. Ids must be new."""
@@ -177,7 +178,7 @@ class FaissIndex:
         positions = np.asarray(positions, dtype=np.int64)
         if len(positions) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._index.reconstruct_batch(positions)  # type: ignore[union-attr]
+        return self._index.reconstruct_batch(positions)
 
     def document(self, position: int) -> Document:
         return Document(self.ids[position], self.texts[position], self.metadatas[position])
@@ -220,7 +221,10 @@ class FaissIndex:
                 lines.append((line + "\n").encode("utf-8"))
             except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
                 lines.append((json.dumps(row, allow_nan=False) + "\n").encode("ascii"))
-        payload = {_INDEX_FILE: [faiss.serialize_index(self._index)], _DOCS_FILE: lines}
+        payload: dict[str, Iterable[bytes | memoryview]] = {
+            _INDEX_FILE: [faiss.serialize_index(self._index).data],
+            _DOCS_FILE: lines,
+        }
         return storage.publish(directory, payload, self._manifest())
 
     @classmethod
@@ -239,7 +243,7 @@ class FaissIndex:
             index._index = faiss.deserialize_index(np.frombuffer(files[_INDEX_FILE], dtype=np.uint8))
         except RuntimeError as exc:
             raise IndexLoadError(f"{folder}/{_INDEX_FILE} cannot be read: {str(exc).splitlines()[0]}") from exc
-        expected_type = {"flat": faiss.IndexFlat, "ivf": faiss.IndexIVF, "hnsw": faiss.IndexHNSW}[index.kind]
+        expected_type: Any = {"flat": faiss.IndexFlat, "ivf": faiss.IndexIVF, "hnsw": faiss.IndexHNSW}[index.kind]
         if not isinstance(index._index, expected_type):
             raise IndexLoadError(
                 f"{folder}: manifest says kind {index.kind!r} but {_INDEX_FILE} holds a {type(index._index).__name__}"
@@ -269,7 +273,7 @@ class FaissIndex:
 
 
 def _is_positive_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0
+    return bool(isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0)
 
 
 def _no_constant(name: str) -> Any:

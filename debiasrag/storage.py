@@ -80,7 +80,7 @@ def _sha256_file(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def write_verified(path: Path, chunks: Iterable[bytes]) -> tuple[str, int]:
+def write_verified(path: Path, chunks: Iterable[bytes | memoryview]) -> tuple[str, int]:
     """Write ``chunks`` to a new file, flush + fsync, then re-read it: ``(sha256, size)`` as verified on disk.
 
     Uses the built-in ``open`` so every write error (disk full, file too big) surfaces here as ``OSError``.
@@ -153,7 +153,7 @@ def writer_lock(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def publish(target: str | Path, payload: dict[str, Iterable[bytes]], manifest: dict[str, Any]) -> Path:
+def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]], manifest: dict[str, Any]) -> Path:
     """Write ``payload`` (file name → byte chunks) as a new version of the index folder ``target``.
 
     ``manifest`` gets the version, checksums and sizes; it is published last, atomically. On any
