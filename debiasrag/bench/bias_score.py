@@ -8,6 +8,8 @@ stereotype label, which lets us check that female-leaning sentences come from fe
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from debiasrag.bench._common import context_embedder, md_table
@@ -82,6 +84,52 @@ def _glove_variant(texts: list[str], labels: np.ndarray, result: BenchResult) ->
     ]  # fmt: skip
 
 
+def _transformer_metrics(
+    scorer: Any, texts: list[str], lab: np.ndarray, female: np.ndarray, male: np.ndarray, absolute: np.ndarray
+) -> dict[str, float | int | str]:
+    """Stereotype agreement of the top-leaning sentences, mean net scores and seed-example direction agreement."""
+    order_f = np.argsort(-female, kind="stable")[:TOP]
+    order_m = np.argsort(male, kind="stable")[:TOP]
+    examples, expected = _seed_examples()
+    return {
+        "available": "yes",
+        "n_sentences": len(texts),
+        "fit_pairs": int(scorer.n_fit_pairs_),
+        "direction_explained_variance": round(float(scorer.explained_variance_ratio_[0]), 6),
+        f"top{TOP}_female_from_female_stereotype": round(float(np.mean(lab[order_f] == "female")), 6),
+        f"top{TOP}_male_from_male_stereotype": round(float(np.mean(lab[order_m] == "male")), 6),
+        "mean_net_score_female_stereotype": round(float(np.mean((female + male)[lab == "female"])), 6),
+        "mean_net_score_male_stereotype": round(float(np.mean((female + male)[lab == "male"])), 6),
+        "mean_abs_score": round(float(absolute.mean()), 6),
+        "seed001_examples_direction_agreement": round(_direction_agreement(scorer.score_array(examples), expected), 6),
+    }
+
+
+def _top_tables(
+    texts: list[str], labels: list[str], scores: list[Any], female: np.ndarray, male: np.ndarray
+) -> list[str]:
+    """The TOP most female-leaning and most male-leaning sentences with their strongest words."""
+    order_f = np.argsort(-female, kind="stable")[:TOP]
+    order_m = np.argsort(male, kind="stable")[:TOP]
+    tables = []
+    for title, order, column in (("female-leaning (Eq. 1)", order_f, female), ("male-leaning (Eq. 2)", order_m, male)):
+        rows = [
+            [
+                rank + 1,
+                round(float(column[i]), 4),
+                labels[i],
+                texts[i],
+                ", ".join(f"{w} {b:+.3f}" for w, b in scores[i].top_words(3)),
+            ]
+            for rank, i in enumerate(order)
+        ]
+        tables.append(
+            f"**Top {TOP} {title}**\n\n"
+            + md_table(["rank", "score", "topic stereotype", "sentence", "top words"], rows, digits=4)
+        )
+    return tables
+
+
 def run(ctx: BenchContext) -> BenchResult:
     """Seed 001 sentence bias scores on the bundled neutral corpus and the seed's own examples."""
     embedder = context_embedder(ctx)
@@ -101,41 +149,9 @@ def run(ctx: BenchContext) -> BenchResult:
     female = np.array([s.female for s in scores])
     male = np.array([s.male for s in scores])
     absolute = np.array([s.absolute for s in scores])
-    order_f = np.argsort(-female, kind="stable")[:TOP]
-    order_m = np.argsort(male, kind="stable")[:TOP]
     lab = np.array(labels)
-    result.metrics.update(
-        {
-            "available": "yes",
-            "n_sentences": len(texts),
-            "fit_pairs": int(scorer.n_fit_pairs_),
-            "direction_explained_variance": round(float(scorer.explained_variance_ratio_[0]), 6),
-            f"top{TOP}_female_from_female_stereotype": round(float(np.mean(lab[order_f] == "female")), 6),
-            f"top{TOP}_male_from_male_stereotype": round(float(np.mean(lab[order_m] == "male")), 6),
-            "mean_net_score_female_stereotype": round(float(np.mean((female + male)[lab == "female"])), 6),
-            "mean_net_score_male_stereotype": round(float(np.mean((female + male)[lab == "male"])), 6),
-            "mean_abs_score": round(float(absolute.mean()), 6),
-        }
-    )
-    examples, expected = _seed_examples()
-    result.metrics["seed001_examples_direction_agreement"] = round(
-        _direction_agreement(scorer.score_array(examples), expected), 6
-    )
-    for title, order, column in (("female-leaning (Eq. 1)", order_f, female), ("male-leaning (Eq. 2)", order_m, male)):
-        rows = [
-            [
-                rank + 1,
-                round(float(column[i]), 4),
-                labels[i],
-                texts[i],
-                ", ".join(f"{w} {b:+.3f}" for w, b in scores[i].top_words(3)),
-            ]
-            for rank, i in enumerate(order)
-        ]
-        result.tables.append(
-            f"**Top {TOP} {title}**\n\n"
-            + md_table(["rank", "score", "topic stereotype", "sentence", "top words"], rows, digits=4)
-        )
+    result.metrics.update(_transformer_metrics(scorer, texts, lab, female, male, absolute))
+    result.tables += _top_tables(texts, labels, scores, female, male)
     glove_rows = _glove_variant(texts, lab, result)
     if glove_rows:
         result.tables.append(

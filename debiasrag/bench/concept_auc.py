@@ -8,11 +8,15 @@ with p̂ from 10⁴ seeded random projections. AUC < 0.8 is flagged "concept not
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from debiasrag.bench._common import context_embedder, md_table, seed000_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.concepts import load_concept
+from debiasrag.embedders import Embedder
 from debiasrag.metrics import AUC_CAPTURED, concept_direction, projection_correlation, random_projection_pvalue
 from debiasrag.metrics.geometry import significance_stars
 
@@ -22,58 +26,76 @@ CONTEXTS = ("neutral", "debiasing", "positive", "negative")
 N_RANDOM = 10_000
 
 
+def _measure_concept(
+    ctx: BenchContext,
+    embedder: Embedder,
+    concept_name: str,
+    seed: dict[str, Any] | None,
+    result: BenchResult,
+    advance: Callable[[], None],
+) -> tuple[float, dict[str, float], list[list[object]]]:
+    """One concept: its direction's AUC, then ρ and p̂ per context; metrics and notes go into ``result``."""
+    concept = load_concept(concept_name)
+    words1 = [a for a, _ in concept.pairs]
+    words2 = [b for _, b in concept.pairs]
+    vectors = embedder.encode(words1 + words2)
+    direction = concept_direction(vectors[: len(words1)], vectors[len(words1) :])
+    prefix = f"{concept_name}."
+    result.metrics[prefix + "auc"] = round(direction.auc, 6)
+    result.metrics[prefix + "first_auc"] = round(direction.first_auc, 6)
+    result.metrics[prefix + "component"] = direction.component
+    result.metrics[prefix + "captured"] = "yes" if direction.captured else "no"
+    rho_by_context: dict[str, float] = {}
+    rows: list[list[object]] = []
+    if not direction.captured:
+        result.notes.append(
+            f"{concept_name}: concept not captured (AUC {direction.auc:.3f} < {AUC_CAPTURED}); "
+            "its ρ values are unreliable (seed 000 §2.1.1)"
+        )
+    names = list(concept.attributes)
+    labels = np.array([concept.attributes[n] for n in names])
+    for context in CONTEXTS:
+        texts = [concept.templates[context].format(attribute=n) for n in names]
+        attributes = embedder.encode(texts)
+        rho = projection_correlation(attributes, labels, direction.direction)
+        p_hat = random_projection_pvalue(attributes, labels, rho, n=N_RANDOM, seed=ctx.seed)
+        key = f"{prefix}{context}."
+        result.metrics[key + "rho"] = round(rho, 6)
+        result.metrics[key + "abs_rho"] = round(abs(rho), 6)
+        result.metrics[key + "p_hat"] = p_hat
+        rho_by_context[context] = rho
+        figure = seed["table9_abs_rho"].get(concept_name, {}).get(context) if seed else None
+        if figure is not None:
+            result.seed_figures[key + "abs_rho"] = figure
+        rows.append(
+            [
+                concept_name,
+                context,
+                direction.auc,
+                direction.component + 1,
+                f"{abs(rho):.2f}{significance_stars(p_hat)}",
+                p_hat,
+                "" if figure is None else f"{figure:.2f}",
+            ]
+        )
+        advance()
+    return direction.auc, rho_by_context, rows
+
+
 def run(ctx: BenchContext) -> BenchResult:
     """Seed 000 Table 9: how well each concept direction separates its labels (AUC, |rho|), beside the seed."""
     embedder = context_embedder(ctx)
     seed = seed000_figures(embedder.name)
     result = BenchResult(NAME)
-    rows, auc_by_concept, rho_by_concept = [], {}, {}
+    rows: list[list[object]] = []
+    auc_by_concept: dict[str, float] = {}
+    rho_by_concept: dict[str, dict[str, float]] = {}
     with ctx.progress("concept-auc", len(CONCEPTS) * len(CONTEXTS)) as advance:
         for concept_name in CONCEPTS:
-            concept = load_concept(concept_name)
-            words1 = [a for a, _ in concept.pairs]
-            words2 = [b for _, b in concept.pairs]
-            vectors = embedder.encode(words1 + words2)
-            direction = concept_direction(vectors[: len(words1)], vectors[len(words1) :])
-            prefix = f"{concept_name}."
-            result.metrics[prefix + "auc"] = round(direction.auc, 6)
-            result.metrics[prefix + "first_auc"] = round(direction.first_auc, 6)
-            result.metrics[prefix + "component"] = direction.component
-            result.metrics[prefix + "captured"] = "yes" if direction.captured else "no"
-            auc_by_concept[concept_name] = direction.auc
-            rho_by_concept[concept_name] = {}
-            if not direction.captured:
-                result.notes.append(
-                    f"{concept_name}: concept not captured (AUC {direction.auc:.3f} < {AUC_CAPTURED}); "
-                    "its ρ values are unreliable (seed 000 §2.1.1)"
-                )
-            names = list(concept.attributes)
-            labels = np.array([concept.attributes[n] for n in names])
-            for context in CONTEXTS:
-                texts = [concept.templates[context].format(attribute=n) for n in names]
-                attributes = embedder.encode(texts)
-                rho = projection_correlation(attributes, labels, direction.direction)
-                p_hat = random_projection_pvalue(attributes, labels, rho, n=N_RANDOM, seed=ctx.seed)
-                key = f"{prefix}{context}."
-                result.metrics[key + "rho"] = round(rho, 6)
-                result.metrics[key + "abs_rho"] = round(abs(rho), 6)
-                result.metrics[key + "p_hat"] = p_hat
-                rho_by_concept[concept_name][context] = rho
-                figure = seed["table9_abs_rho"].get(concept_name, {}).get(context) if seed else None
-                if figure is not None:
-                    result.seed_figures[key + "abs_rho"] = figure
-                rows.append(
-                    [
-                        concept_name,
-                        context,
-                        direction.auc,
-                        direction.component + 1,
-                        f"{abs(rho):.2f}{significance_stars(p_hat)}",
-                        p_hat,
-                        "" if figure is None else f"{figure:.2f}",
-                    ]
-                )
-                advance()
+            auc, rhos, concept_rows = _measure_concept(ctx, embedder, concept_name, seed, result, advance)
+            auc_by_concept[concept_name] = auc
+            rho_by_concept[concept_name] = rhos
+            rows += concept_rows
     result.tables.append(
         md_table(
             ["concept", "context", "AUC", "component (1 = first)", "|ρ| (stars: p̂)", "p̂", "seed |ρ|"],

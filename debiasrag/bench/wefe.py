@@ -128,11 +128,10 @@ def before_after(lookup: Callable[[list[str]], np.ndarray], sets: WordSets, *, s
     return {"before": before, "after": after, "explained_variance": float(debias.explained_variance_ratio_[0])}
 
 
-def run(ctx: BenchContext) -> BenchResult:
-    """WEFE metrics before and after hard debiasing, on the sentence model and on GloVe 6B 50d when installed."""
-    embedder = context_embedder(ctx)
-    sets = load_word_sets()
-    result = BenchResult(NAME)
+def _spaces(
+    ctx: BenchContext, encode: Callable[[list[str]], np.ndarray], result: BenchResult
+) -> dict[str, Callable[[list[str]], np.ndarray]]:
+    """Word lookups to measure: GloVe 6B 50d when installed (a note says why not), then the sentence model."""
     spaces: dict[str, Callable[[list[str]], np.ndarray]] = {}
     try:
         from debiasrag.glove import GloveVectors
@@ -141,13 +140,12 @@ def run(ctx: BenchContext) -> BenchResult:
         spaces["glove"] = glove.lookup
     except Exception as exc:  # noqa: BLE001 - GloVe is optional; say why it was skipped
         result.notes.append(f"GloVe 6B 50d skipped: {exc}")
-    spaces["sentence"] = embedder.encode
-    measured = {}
-    with ctx.progress("wefe", len(spaces)) as advance:
-        for space, lookup in spaces.items():
-            measured[space] = before_after(lookup, sets, seed=ctx.seed)
-            advance()
-    metric_names = list(measured["sentence"]["before"])
+    spaces["sentence"] = encode
+    return spaces
+
+
+def _record_metrics(result: BenchResult, measured: dict[str, dict], metric_names: list[str]) -> None:
+    """Before, after and delta of every metric per space, plus the hard-debias direction's variance share."""
     for space, values in measured.items():
         for metric in metric_names:
             b, a = values["before"][metric], values["after"][metric]
@@ -155,9 +153,12 @@ def run(ctx: BenchContext) -> BenchResult:
             result.metrics[f"{space}.after.{metric}"] = round(a, 6)
             result.metrics[f"{space}.delta.{metric}"] = round(a - b, 6)
         result.metrics[f"{space}.hd_direction_explained_variance"] = round(values["explained_variance"], 6)
+
+
+def _before_after_table(measured: dict[str, dict], metric_names: list[str], model_name: str) -> str:
     headers = ["metric", "goal"]
     for space in measured:
-        label = "GloVe 6B 50d" if space == "glove" else embedder.name.split("/")[-1]
+        label = "GloVe 6B 50d" if space == "glove" else model_name.split("/")[-1]
         headers += [f"{label} before", f"{label} after HD", f"{label} Δ"]
     rows = []
     for metric in metric_names:
@@ -167,8 +168,11 @@ def run(ctx: BenchContext) -> BenchResult:
             b, a = values["before"][metric], values["after"][metric]
             row += [b, a, a - b]
         rows.append(row)
-    result.tables.append(md_table(headers, rows, digits=4))
-    result.notes += [
+    return md_table(headers, rows, digits=4)
+
+
+def _method_notes(sets: WordSets) -> list[str]:
+    return [
         f"Word sets: {len(sets.target_pairs)} target pairs and {len(sets.definition_pairs)} bias-definition pairs "
         "(seed 003 Table 2, alternating ranks); seed 003 Table 3 rules checked, no leakage.",
         "WEAT effect size uses the sample standard deviation (ddof=1) as Caliskan et al.; the *_ddof0 rows use "
@@ -181,6 +185,9 @@ def run(ctx: BenchContext) -> BenchResult:
         "Seed 003 reports GloVe-wiki-gigaword-300 with WEFE's query sets, so its numbers are not comparable to these "
         "and no seed figure is shown.",
     ]
+
+
+def _plot(ctx: BenchContext, result: BenchResult, measured: dict[str, dict], model_name: str) -> None:
     path = ctx.plot_path("wefe_before_after.png")
     if path is not None:
         from debiasrag.bench._plots import grouped_bars
@@ -189,6 +196,24 @@ def run(ctx: BenchContext) -> BenchResult:
             m: {f"{s} {state}": measured[s][state][m] for s in measured for state in ("before", "after")}
             for m in ("career_family.weat_effect_size", "math_arts.weat_effect_size", "ect", "ripa_abs", "rnsb")
         }
-        title = f"WEFE before/after hard debias — {embedder.name.split('/')[-1]}"
+        title = f"WEFE before/after hard debias — {model_name.split('/')[-1]}"
         result.plots.append(grouped_bars(path, summary, title, "metric value"))
+
+
+def run(ctx: BenchContext) -> BenchResult:
+    """WEFE metrics before and after hard debiasing, on the sentence model and on GloVe 6B 50d when installed."""
+    embedder = context_embedder(ctx)
+    sets = load_word_sets()
+    result = BenchResult(NAME)
+    spaces = _spaces(ctx, embedder.encode, result)
+    measured = {}
+    with ctx.progress("wefe", len(spaces)) as advance:
+        for space, lookup in spaces.items():
+            measured[space] = before_after(lookup, sets, seed=ctx.seed)
+            advance()
+    metric_names = list(measured["sentence"]["before"])
+    _record_metrics(result, measured, metric_names)
+    result.tables.append(_before_after_table(measured, metric_names, embedder.name))
+    result.notes += _method_notes(sets)
+    _plot(ctx, result, measured, embedder.name)
     return result
