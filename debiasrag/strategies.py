@@ -259,7 +259,7 @@ class DynamicCutoff:
         s = np.asarray(scores, dtype=np.float64)
         if len(s) == 0:
             return 0
-        keep = self.window(s)
+        keep = self.window(scores)
         if self.rule == "gap" and keep < len(s):
             drops = s[:keep] - s[1 : keep + 1]
             keep = int(np.argmax(drops)) + 1
