@@ -73,7 +73,7 @@ class GroupDetector:
         words: dict[str, str] = {}
         table = _group_words()
         # A user's own concept with the same groups as a bundled one (e.g. female / male) reuses its evidence.
-        data = table.get(self.concept.name) or next(
+        data: dict[str, Any] = table.get(self.concept.name) or next(
             (entry for entry in table.values() if all(group in entry for group in self.groups)), {}
         )
 
