@@ -105,7 +105,9 @@ def group_counts(groups: Sequence[str]) -> dict[str, float]:
     return {**counts, "female_minus_male": diff, "abs_female_minus_male": abs(diff)}
 
 
-def rank_bias(female: Sequence[float], male: Sequence[float], cutoff: int) -> dict[str, float]:
+def rank_bias(
+    female: Sequence[float] | np.ndarray, male: Sequence[float] | np.ndarray, cutoff: int
+) -> dict[str, float]:
     """RaB@t and ARaB@t (Rekabsaz & Schedl 2020) of one ranked list; positive = more male than female.
 
     ``female[i]`` / ``male[i]`` are the gender magnitudes of the document at rank i + 1 (e.g. from
@@ -136,7 +138,11 @@ def rank_bias(female: Sequence[float], male: Sequence[float], cutoff: int) -> di
 
 
 def document_neutrality(
-    female: Sequence[float], male: Sequence[float], *, threshold: float = 0.0, portion: float = 0.5
+    female: Sequence[float] | np.ndarray,
+    male: Sequence[float] | np.ndarray,
+    *,
+    threshold: float = 0.0,
+    portion: float = 0.5,
 ) -> np.ndarray:
     """Neutrality ω(d) of each document (Rekabsaz, Kopeinik & Schedl 2021, eq. 1).
 
@@ -154,7 +160,9 @@ def document_neutrality(
     return np.where(total > threshold, omega, 1.0)
 
 
-def nfairr(neutrality: Sequence[float], background: Sequence[float], cutoff: int) -> dict[str, float]:
+def nfairr(
+    neutrality: Sequence[float] | np.ndarray, background: Sequence[float] | np.ndarray, cutoff: int
+) -> dict[str, float]:
     """FaiRR@t and NFaiRR@t (Rekabsaz, Kopeinik & Schedl 2021) of one ranked list.
 
     ``neutrality`` holds ω of the returned documents in rank order; ``background`` holds ω of the documents the
