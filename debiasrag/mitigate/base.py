@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -99,8 +99,12 @@ class BaseDebias(BaseEstimator):
     short_name: ClassVar[str] = ""
     normalizes: ClassVar[bool] = False
 
-    def fit(self, model: WordEmbeddings, **fit_params: object) -> BaseDebias:  # pragma: no cover - abstract
-        """Learn the bias subspace (and what else the algorithm needs) from ``model``."""
+    def fit(self, model: WordEmbeddings, *args: Any, **fit_params: Any) -> BaseDebias:  # pragma: no cover - abstract
+        """Learn the bias subspace (and what else the algorithm needs) from ``model``.
+
+        Each algorithm declares its own fit arguments (definitional pairs, sets, ...); the open signature here lets
+        a subclass narrow it while :meth:`fit_transform` and the comparison pass them through.
+        """
         raise NotImplementedError
 
     def transform(
