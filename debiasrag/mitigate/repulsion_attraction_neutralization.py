@@ -31,7 +31,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from debiasrag.errors import InputError
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, centred_pair_matrix, pca_components, unit_rows
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, centred_pair_matrix, pca_components
+
+
+def _unit_rows_native(x: np.ndarray) -> np.ndarray:
+    """Rows divided by their L2 norm in the matrix's own dtype, as gensim (and so WEFE) normalises.
+
+    RAN's output is ill-conditioned in its input (Adam on |·| terms), so the unit vectors must be bit-identical
+    to WEFE's for the results to agree: normalising float32 vectors in float64 and rounding back differs from
+    WEFE's float32 division by one ulp in some coordinates, which moved outputs by up to 0.02.
+    """
+    norms = np.linalg.norm(x, axis=1)[:, None]
+    return x / np.where(norms == 0, 1, norms).astype(x.dtype)
 
 
 class RepulsionAttractionNeutralization(BaseDebias):
@@ -163,7 +174,7 @@ class RepulsionAttractionNeutralization(BaseDebias):
         """
         self._check_fitted("bias_direction_")
         model = self._check_model(model)
-        unit = unit_rows(model.vectors).astype(model.vectors.dtype)
+        unit = _unit_rows_native(model.vectors)
         rows = self._target_rows(model, target, None)
         if ignore:
             rows = np.setdiff1d(rows, model.rows(ignore))

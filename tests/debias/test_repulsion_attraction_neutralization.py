@@ -6,6 +6,7 @@ from conftest import TOLERANCE
 
 from debiasrag.errors import InputError
 from debiasrag.mitigate import RepulsionAttractionNeutralization
+from debiasrag.mitigate.repulsion_attraction_neutralization import _unit_rows_native
 
 
 def test_matches_wefe_step_by_step(glove_input, reference):
@@ -26,18 +27,30 @@ def test_matches_wefe_step_by_step(glove_input, reference):
     np.testing.assert_allclose(optimised, reference["RAN_output"], atol=TOLERANCE)
 
 
-def test_full_transform_agrees_with_wefe_up_to_its_conditioning(glove_input, reference):
-    """End to end only to 0.05: WEFE's RAN moves outputs by up to ~1e-2 when an input moves by one float32 ulp
-    (measured: homemaker's vector changes by 0.008 when its unit vector changes by 1.5e-8), so bit-level
-    differences in normalisation and PCA between two numpy/BLAS builds cannot be held to 1e-6 end to end."""
+def test_full_transform_agrees_with_wefe_given_its_bias_direction(glove_input, reference):
+    """The whole transform (normalisation, neighbours, repulsion sets, optimisation, untouched rows) agrees with
+    WEFE within 1e-6 once it uses WEFE's bias direction; our own fitted direction differs from WEFE's by ~1e-7
+    (WEFE fits the PCA in float32: the same float32 computation differs by 1.1e-7 between LAPACK builds), and
+    RAN amplifies that (Adam on |w·d| near zero) to 3.5e-3 end to end (measured; bound 1e-2)."""
     settings = reference["settings"]
+    target = settings["ran"]["target"]
     ran = RepulsionAttractionNeutralization().fit(glove_input, definitional_pairs=settings["definitional_pairs"])
-    result = ran.transform(glove_input, target=settings["ran"]["target"])
     words = [str(w) for w in reference["sample_words"]]
-    ours = np.stack([result[w] for w in words])
-    np.testing.assert_allclose(ours, reference["RAN_sample"], atol=0.05)
-    untouched = [i for i, w in enumerate(words) if w not in settings["ran"]["target"]]
-    np.testing.assert_allclose(ours[untouched], reference["RAN_sample"][untouched], atol=TOLERANCE)
+    own = ran.transform(glove_input, target=target)
+    np.testing.assert_allclose(np.stack([own[w] for w in words]), reference["RAN_sample"], atol=1e-2)
+    ran.bias_direction_ = reference["RAN_direction"]
+    result = ran.transform(glove_input, target=target)
+    np.testing.assert_allclose(np.stack([result[w] for w in words]), reference["RAN_sample"], atol=TOLERANCE)
+    sums = np.asarray(result.vectors, dtype=np.float64).sum(axis=0)
+    np.testing.assert_allclose(sums, reference["RAN_column_sums"], atol=TOLERANCE * len(target))
+
+
+def test_unit_vectors_are_bit_identical_to_gensims_float32_normalisation(glove_input, reference):
+    """RAN normalises in the model's dtype like gensim; float64-then-round differed by one ulp (outputs by 0.02)."""
+    unit = _unit_rows_native(glove_input.vectors)
+    rows = glove_input.rows(reference["settings"]["ran"]["target"])
+    np.testing.assert_array_equal(unit[rows], reference["RAN_unit"])
+    np.testing.assert_array_equal(_unit_rows_native(np.zeros((2, 3), dtype=np.float32)), 0.0)
 
 
 def test_batches_do_not_change_the_result_and_bias_drops(glove_input, reference):
