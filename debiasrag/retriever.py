@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, SupportsInt, cast, overload
 
 import numpy as np
 
@@ -67,7 +67,13 @@ class RetrievalResult(Sequence[Hit]):
     def __len__(self) -> int:
         return len(self.hits)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> Hit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Hit]: ...
+
+    def __getitem__(self, i: int | slice) -> Hit | list[Hit]:
         return self.hits[i]
 
     def __iter__(self) -> Iterator[Hit]:
@@ -155,7 +161,7 @@ class DebiasedRetriever:
         k = validate_k(k)
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
-        groups = GroupOf(self.concept.groups, lambda key: self.group_of(int(key))) if chosen.uses_groups else None
+        groups = GroupOf(self.concept.groups, lambda key: self.group_of(_row(key))) if chosen.uses_groups else None
         picks = run_strategy(
             chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index), group_of=groups
         )
@@ -176,9 +182,14 @@ class DebiasedRetriever:
     def _hits(self, picks: list[Pick]) -> list[Hit]:
         hits = []
         for rank, pick in enumerate(picks, start=1):
-            doc = self.index.document(int(pick.key))  # type: ignore[arg-type]
+            doc = self.index.document(_row(pick.key))
             hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, dict(doc.metadata), pick.group))
         return hits
+
+
+def _row(key: Hashable) -> int:
+    """A ranking key of :class:`DebiasedRetriever`: the document's FAISS row (an int)."""
+    return int(cast(SupportsInt, key))
 
 
 __all__ = ["DebiasedRetriever", "DynamicCutoff", "Hit", "RetrievalResult"]
