@@ -16,6 +16,7 @@ import shlex
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 from debiasrag.errors import DebiasragError
 from debiasrag.extras import EXTRA_OF_MODULE, missing_extra
@@ -25,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage first otherwise)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage first otherwise)
         # Every error line starts with "debiasrag: error:", a subcommand's too; its --help is named instead.
         help_hint = f" (see {self.prog} --help)" if self.prog != "debiasrag" else ""
         self.exit(2, f"debiasrag: error: {printable(message)}{help_hint}\n")
