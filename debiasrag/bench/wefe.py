@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -23,6 +23,14 @@ NAME = "wefe"
 WORD_SETS_FILE = "wefe_gender.json"
 # desired direction of change per metric (seed 003 Table 5 arrows); "abs" metrics are judged by magnitude
 DIRECTION = {"weat": "↓|x|", "weat_effect_size": "↓|x|", "rnd": "↓|x|", "rnsb": "↓", "ripa_abs": "↓", "ect": "↑"}
+
+
+class BeforeAfter(TypedDict):
+    """One space's metrics before and after hard debias, and the share of variance its bias direction explains."""
+
+    before: dict[str, float]
+    after: dict[str, float]
+    explained_variance: float
 
 
 @dataclass(frozen=True)
@@ -114,7 +122,7 @@ def measure(vectors: dict[str, np.ndarray], sets: WordSets, *, seed: int) -> dic
     return out
 
 
-def before_after(lookup: Callable[[list[str]], np.ndarray], sets: WordSets, *, seed: int) -> dict[str, dict]:
+def before_after(lookup: Callable[[list[str]], np.ndarray], sets: WordSets, *, seed: int) -> BeforeAfter:
     """Metrics on the original space and after hard debias (lengths restored)."""
     words = sets.all_words()
     matrix = np.asarray(lookup(words), dtype=np.float64)
@@ -144,7 +152,7 @@ def _spaces(
     return spaces
 
 
-def _record_metrics(result: BenchResult, measured: dict[str, dict], metric_names: list[str]) -> None:
+def _record_metrics(result: BenchResult, measured: dict[str, BeforeAfter], metric_names: list[str]) -> None:
     """Before, after and delta of every metric per space, plus the hard-debias direction's variance share."""
     for space, values in measured.items():
         for metric in metric_names:
@@ -155,7 +163,7 @@ def _record_metrics(result: BenchResult, measured: dict[str, dict], metric_names
         result.metrics[f"{space}.hd_direction_explained_variance"] = round(values["explained_variance"], 6)
 
 
-def _before_after_table(measured: dict[str, dict], metric_names: list[str], model_name: str) -> str:
+def _before_after_table(measured: dict[str, BeforeAfter], metric_names: list[str], model_name: str) -> str:
     headers = ["metric", "goal"]
     for space in measured:
         label = "GloVe 6B 50d" if space == "glove" else model_name.split("/")[-1]
@@ -187,7 +195,7 @@ def _method_notes(sets: WordSets) -> list[str]:
     ]
 
 
-def _plot(ctx: BenchContext, result: BenchResult, measured: dict[str, dict], model_name: str) -> None:
+def _plot(ctx: BenchContext, result: BenchResult, measured: dict[str, BeforeAfter], model_name: str) -> None:
     path = ctx.plot_path("wefe_before_after.png")
     if path is not None:
         from debiasrag.bench._plots import grouped_bars
@@ -206,7 +214,7 @@ def run(ctx: BenchContext) -> BenchResult:
     sets = load_word_sets()
     result = BenchResult(NAME)
     spaces = _spaces(ctx, embedder.encode, result)
-    measured = {}
+    measured: dict[str, BeforeAfter] = {}
     with ctx.progress("wefe", len(spaces)) as advance:
         for space, lookup in spaces.items():
             measured[space] = before_after(lookup, sets, seed=ctx.seed)
