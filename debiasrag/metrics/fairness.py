@@ -28,12 +28,16 @@ Group labels are ``"female"``, ``"male"`` and ``"neutral"``. Where a metric need
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import TypeVar
 
 import numpy as np
 
 from debiasrag.errors import InputError
 
 GROUPS = ("female", "male", "neutral")
+# A document id: any hashable (str, int, ...), the same type throughout one call.
+DocId = TypeVar("DocId", bound=Hashable)
 
 
 def attention(n: int) -> np.ndarray:
@@ -180,7 +184,7 @@ def nfairr(
     return {"fairr": fairr, "ideal_fairr": ideal_fairr, "nfairr": fairr / ideal_fairr if ideal_fairr > 0 else 0.0}
 
 
-def group_exposure(ranked_ids: Sequence[Hashable], pool_groups: Mapping[Hashable, str]) -> dict[str, float]:
+def group_exposure(ranked_ids: Sequence[DocId], pool_groups: Mapping[DocId, str]) -> dict[str, float]:
     """Attention-weighted exposure per group (Singh & Joachims 2018) over a pool of documents.
 
     ``ranked_ids`` are the returned documents, best first; ``pool_groups`` maps each document of the pool (e.g.
@@ -201,12 +205,12 @@ def group_exposure(ranked_ids: Sequence[Hashable], pool_groups: Mapping[Hashable
 
 
 def query_report(
-    ranked_ids: Sequence[Hashable],
-    groups: Mapping[Hashable, str],
-    relevant: set[Hashable] | frozenset[Hashable],
+    ranked_ids: Sequence[DocId],
+    groups: Mapping[DocId, str],
+    relevant: AbstractSet[DocId],
     *,
     cutoff: int,
-    background: Sequence[Hashable] | None = None,
+    background: Sequence[DocId] | None = None,
 ) -> dict[str, float]:
     """Every metric of this module for one query's returned list, as one flat dict.
 
