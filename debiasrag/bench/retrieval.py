@@ -15,6 +15,7 @@ gendered multi-topic set, reporting ``exposure_<group>`` = the share of the rele
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -191,7 +192,7 @@ def legacy_tables(result: BenchResult, embedder: Embedder, advance: Callable[...
         )
 
 
-def toy_similarity(embedder, out_path) -> object:
+def toy_similarity(embedder: Embedder, out_path: Path) -> tuple[Path, np.ndarray]:
     """Seed 000 Fig. 2: cosine of the four toy queries against the 20 chunks (rows = queries)."""
     from debiasrag.bench._plots import similarity_heatmap
 
