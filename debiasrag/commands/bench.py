@@ -63,7 +63,8 @@ def _command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag bench``; returns the exit status."""
-    from debiasrag.bench.base import discover_benchmarks
+    from debiasrag.bench._common import context_embedder
+    from debiasrag.bench.base import BenchContext, discover_benchmarks
     from debiasrag.bench.report import (
         make_context,
         render_markdown,
@@ -106,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     for ctx in contexts:
         ctx.data = args.data
-    unique: dict[str, object] = {}
+    unique: dict[str, BenchContext] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
-        unique.setdefault(ctx.embedder.name, ctx)
+        unique.setdefault(context_embedder(ctx).name, ctx)
     contexts = list(unique.values())
 
     def done(model: str, name: str, status: str, elapsed: float) -> None:
