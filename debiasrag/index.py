@@ -181,9 +181,11 @@ class FaissIndex:
         return self._index.reconstruct_batch(positions)
 
     def document(self, position: int) -> Document:
+        """The document stored at FAISS row ``position``."""
         return Document(self.ids[position], self.texts[position], self.metadatas[position])
 
     def position_of(self, doc_id: str | int) -> int:
+        """The FAISS row of the document with id ``doc_id``; an :class:`InputError` when there is none."""
         try:
             return self._position[doc_id]
         except KeyError:

@@ -38,6 +38,7 @@ def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
 
 
 def gold_spans(row: dict[str, Any], kinds: Sequence[str] = KINDS) -> list[tuple[int, int]]:
+    """Sorted (start, end) spans of every whole-word occurrence of the row's gold names of the given ``kinds``."""
     spans: set[tuple[int, int]] = set()
     for kind in kinds:
         for name in row.get(kind, []):
@@ -103,4 +104,5 @@ def sts_auc(
 
 
 def triplet_names(triplets: Sequence[Triplet]) -> set[str]:
+    """Every name the ``triplets`` mention, over all their name kinds."""
     return {name for t in triplets for names in t["names"].values() for name in names}

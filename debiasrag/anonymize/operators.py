@@ -41,6 +41,7 @@ class Operator(Protocol):
     name: str
 
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:  # pragma: no cover
+        """``text`` with ``entities`` transformed, and the placeholder -> original name mapping it used."""
         ...
 
 
@@ -126,6 +127,7 @@ class Remove:
     name = "remove"
 
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
+        """``text`` with every entity (and its title / clause-final preposition stub) removed; no mapping."""
         if not entities:
             return text, {}
         title, preposition = _stub_patterns()
@@ -161,6 +163,7 @@ class PlaceholderMapping:
         self._lock = threading.Lock()  # LLM anonymization may call from worker threads
 
     def placeholder_for(self, label: str, name: str) -> str:
+        """The placeholder of ``name`` (an entity of type ``label``): the same name gets the same id every time."""
         prefix = PLACEHOLDER_PREFIX.get(label, label)
         key = (prefix, " ".join(name.split()).casefold())
         with self._lock:
@@ -208,6 +211,7 @@ class Replace:
         self.shared = mapping
 
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
+        """``text`` with each entity replaced by its placeholder, and the placeholders this text used."""
         mapping = self.shared if self.shared is not None else PlaceholderMapping()
         pieces: list[str] = []
         used: dict[str, str] = {}
@@ -223,6 +227,7 @@ class Replace:
 
 
 def get_operator(strategy: str, mapping: PlaceholderMapping | None = None) -> Operator:
+    """The operator for ``strategy`` ("remove" or "replace"; ``mapping`` shares placeholders, replace only)."""
     from debiasrag.errors import InputError
 
     if strategy == "remove":

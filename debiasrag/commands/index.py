@@ -13,6 +13,7 @@ from debiasrag.storage import check_writable_target
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``index`` subcommand."""
     parser = sub.add_parser("index", help="embed a JSONL corpus and save a FAISS index folder")
     parser.add_argument(
         "corpus", help='JSONL file of {"id": ..., "text": ..., other fields -> metadata}; - reads stdin'
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--anonymize`` and its options (strategy, entities, LLM model and timeout ...) to ``parser``."""
     from debiasrag.commands.anonymize import positive_float
 
     parser.add_argument(
@@ -83,6 +85,7 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``debiasrag index``; returns the exit status."""
     check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
