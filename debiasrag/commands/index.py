@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--anonymize`` and its options (strategy, entities, LLM model and timeout ...) to ``parser``."""
+    """Add ``--anonymize`` and its options (``--anonymize-strategy``, ``--entities``, ``--timeout``) to ``parser``."""
     from debiasrag.commands.anonymize import positive_float
 
     parser.add_argument(
