@@ -90,10 +90,27 @@ def test_bundled_bench_reports_every_strategy_and_k(bundled):
             assert m[f"{split}.oracle.best.f1"] >= m[f"{split}.topk.k{k}.f1"] - 1e-9
             assert m[f"{split}.topk.k{k}.abs_female_minus_male"] >= abs(m[f"{split}.topk.k{k}.female_minus_male"])
         assert m[f"{split}.dynamic.k10.returned"] <= 10
+        for k in (6, 10):  # balanced evens out the documents' groups (gold labels) at top-k's recall
+            assert m[f"{split}.balanced.k{k}.abs_female_minus_male"] < m[f"{split}.topk.k{k}.abs_female_minus_male"]
+            assert m[f"{split}.balanced.k{k}.recall_vs_topk"] >= -0.01
     # MiniLM finds most relevant documents in its top 3 on our set (measured 0.92); a broken run would not
     assert m["fairness.topk.k3.recall"] > 0.8
     assert "toy.topk.k10.relevant_found" in m  # the seed toy task still runs without --data
     assert any(t.startswith("**fairness-main: 60 queries") for t in bundled.tables)
+
+
+def test_compare_divides_by_the_oracle_and_subtracts_topk_recall():
+    # F1 / oracle = 0.5 / 0.8 = 0.625; recall − topk's at the same k = 0.6 − 0.9 = −0.3
+    scores = {
+        ("topk", "6"): {"f1": 0.4, "oracle_f1": 0.8, "recall": 0.9},
+        ("balanced", "6"): {"f1": 0.5, "oracle_f1": 0.8, "recall": 0.6},
+        ("oracle", "best"): {"f1": 0.8, "oracle_f1": 0.8, "recall": 1.0},
+    }
+    bench.compare(scores)
+    assert scores["balanced", "6"]["f1_vs_oracle"] == pytest.approx(0.625)
+    assert scores["balanced", "6"]["recall_vs_topk"] == pytest.approx(-0.3)
+    assert scores["topk", "6"]["recall_vs_topk"] == 0.0
+    assert scores["oracle", "best"]["f1_vs_oracle"] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "single-jsonl", "single-csv"])

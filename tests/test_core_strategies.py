@@ -154,6 +154,29 @@ def test_dynamic_on_held_out_set_meets_f1_and_parity_targets(holdout):
     assert gap <= 0.20
 
 
+def test_dynamic_is_adaptive_on_held_out_queries(holdout):
+    # 144 documents: a typical query needs one shallow store call (depth 50), never the whole corpus.
+    task, retriever = holdout
+    index = retriever.index
+    depths: list[list[int]] = []
+    real_search = index.search
+
+    def counting(vectors, depth):
+        depths[-1].append(depth)
+        return real_search(vectors, depth)
+
+    index.search = counting
+    try:
+        for query in task.queries.values():
+            depths.append([])
+            retriever.retrieve(query, strategy="dynamic", k=10)
+    finally:
+        del index.search  # back to the class method
+    assert all(len(calls) <= 2 for calls in depths)
+    assert np.mean([len(calls) for calls in depths]) <= 1.2  # measured 1.00
+    assert all(calls[0] == 50 < len(index) for calls in depths)
+
+
 def test_dynamic_on_toy_returns_only_relevant_chunks_with_parity(toy_retriever, toy_task):
     result = toy_retriever.retrieve(toy_task.queries["army"], strategy="dynamic")
     assert all(hit.id in toy_task.relevant["army"] for hit in result)
