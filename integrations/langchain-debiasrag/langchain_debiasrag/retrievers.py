@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -89,7 +90,14 @@ class DebiasedRetriever(BaseRetriever):
             cosine-like mapping when the store has none (e.g. ``lambda d: 1 - d / 2`` for squared L2
             between unit vectors).
         search_kwargs: passed to every store search (e.g. ``{"filter": ...}``); extra ``invoke``
-            keyword arguments are merged in.
+            keyword arguments are merged in (they win over ``search_kwargs``). The store's ``k`` is never
+            taken from here: the strategy sets each search's depth from ``k`` (above), so a ``"k"`` key
+            is refused with an error instead of silently changing the strategy's depth.
+        max_fetch: with a filter (a ``filter`` / ``where`` / ``expr`` search argument), a store that
+            applies it after a shallow search (LanceDB without ``prefilter=True``) returns fewer results
+            than asked; the wrapper then asks again 4x deeper, up to ``max_fetch`` results, until enough
+            survive the filter. Stores that filter first (Chroma, Qdrant, PGVector, in-memory) already
+            return enough; they pay extra calls only when fewer than the depth match. ``0`` turns it off.
         query_transform: applied to each query first (e.g. an anonymizer, so queries match an
             anonymized corpus).
     """
@@ -105,6 +113,7 @@ class DebiasedRetriever(BaseRetriever):
     relevance_fn: Callable[[float], float] | None = None
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     query_transform: Callable[[str], str] | None = None
+    max_fetch: int = 1000
 
     _concept: Concept = PrivateAttr()
     _strategy: Strategy = PrivateAttr()
@@ -112,8 +121,19 @@ class DebiasedRetriever(BaseRetriever):
     _detected_direction: str | None = PrivateAttr(default=None)
 
     def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
+        unknown = sorted(set(kwargs) - set(type(self).model_fields))
+        if unknown:
+            raise InputError(f"unknown DebiasedRetriever argument(s): {', '.join(unknown)}")
         if "k" in kwargs:
             validate_k(kwargs["k"])  # before pydantic, which would turn True into 1 and "3" into 3
+        if "k" in (kwargs.get("search_kwargs") or {}):
+            raise InputError(
+                "search_kwargs must not set 'k': the strategy sets each search's depth from k; "
+                "pass DebiasedRetriever(k=...) or invoke(query, k=...)"
+            )
+        max_fetch = kwargs.get("max_fetch", 1000)
+        if isinstance(max_fetch, bool) or not isinstance(max_fetch, int) or max_fetch < 0:
+            raise InputError(f"max_fetch must be a non-negative integer, got {max_fetch!r}")
         super().__init__(vectorstore=vectorstore, **kwargs)  # type: ignore[call-arg]  # a pydantic field
         # Checked here rather than in a pydantic validator so the user sees our one-line InputError.
         self._concept = load_concept(self.concept)
@@ -226,22 +246,36 @@ class DebiasedRetriever(BaseRetriever):
     # -- store calls, each traced as a child run ----------------------------------------------------
     def _variant_runnable(self, label: str) -> RunnableLambda:
         store = self.vectorstore
-
         name = self.store_name
+        max_fetch = self.max_fetch
 
         def search(args: dict[str, Any]) -> Scored:
             args = dict(args)
-            query = args.pop("query")
-            return call_variant(
-                name, label, lambda: store.similarity_search_with_score(query, **args), method=SCORED_SEARCH
-            )
+            query, depth = args.pop("query"), args.pop("k")
+
+            def once(k: int) -> Any:
+                return store.similarity_search_with_score(query, k=k, **args)
+
+            fetch = depth
+            while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
+                pairs = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
+                fetch = _deeper(pairs, depth, fetch, max_fetch, args)
+                if not fetch:
+                    return _first(pairs, depth)
 
         async def asearch(args: dict[str, Any]) -> Scored:
             args = dict(args)
-            query = args.pop("query")
-            return await acall_variant(
-                name, label, lambda: store.asimilarity_search_with_score(query, **args), method=SCORED_SEARCH
-            )
+            query, depth = args.pop("query"), args.pop("k")
+
+            async def once(k: int) -> Any:
+                return await store.asimilarity_search_with_score(query, k=k, **args)
+
+            fetch = depth
+            while True:
+                pairs = await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
+                fetch = _deeper(pairs, depth, fetch, max_fetch, args)
+                if not fetch:
+                    return _first(pairs, depth)
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
 
@@ -312,6 +346,23 @@ class DebiasedRetriever(BaseRetriever):
             return self.vectorstore._select_relevance_score_fn()
         except NotImplementedError:
             return lambda distance: -distance
+
+
+FILTER_ARGS = ("filter", "where", "expr")
+
+
+def _deeper(pairs: Any, depth: int, fetch: int, max_fetch: int, args: Mapping[str, Any]) -> int:
+    """The next, deeper ``k`` to ask a store for, or 0 when these results are final: enough of them, no
+    filter in ``args`` (so fewer results mean the store holds fewer), or ``max_fetch`` reached."""
+    filtered = any(args.get(key) is not None for key in FILTER_ARGS)
+    if not isinstance(pairs, list | tuple) or len(pairs) >= depth or not filtered or fetch >= max_fetch:
+        return 0
+    return min(fetch * 4, max_fetch)
+
+
+def _first(pairs: Any, depth: int) -> Any:
+    """The best ``depth`` results of a deepened search (anything else is left for the score checks)."""
+    return pairs[:depth] if isinstance(pairs, list | tuple) else pairs
 
 
 def _with_scores(doc: Document, score: float, variant: str, rank: int, group: str | None) -> Document:
