@@ -240,7 +240,7 @@ def load_labelled_set(path: str | Path, *, name: str | None = None) -> Retrieval
         for where, row in _read_rows(path):
             builder.add(_field(where, row, "kind").lower(), where, row)
     else:
-        raise InputError(f"--data {path}: no such file or folder")
+        raise InputError(f"{path}: no such file or folder")
     return builder.task()
 
 

@@ -271,8 +271,10 @@ class LlmAnonymizer:
         key = api_key or os.environ.get(API_KEY_VARIABLE)
         if not key:
             raise InputError(
-                f"the LLM anonymizer needs an Anthropic API key: set {API_KEY_VARIABLE} "
-                "(or use --method ner, which runs offline)"
+                f"the LLM anonymizer needs an Anthropic API key: set {API_KEY_VARIABLE}",
+                hint="instead, which runs offline",
+                option="method",
+                value="ner",
             )
         if fallback not in ("ner", "error"):
             raise InputError("fallback must be 'ner' or 'error'")

@@ -55,7 +55,7 @@ def make_context(
     benchmark starts (as an :class:`InputError`).
     """
     if anonymize not in (None, "ner", "llm"):
-        raise InputError(f"--anonymize must be 'ner' or 'llm', got {anonymize!r}")
+        raise InputError(f"anonymize must be 'ner' or 'llm', got {anonymize!r}")
     embedder = CachedEmbedder.for_model(model, cache_dir)
     if load_now and embedder._dimension is None:
         try:
