@@ -136,3 +136,30 @@ def test_llamahub_metadata_names_the_exported_classes() -> None:
     import llama_index.retrievers.debiasrag as package
 
     assert set(hub["class_authors"]) == set(package.__all__)
+
+
+PACKAGES = {  # pyproject folder -> (package-data key, the folder of that package)
+    ".": ("debiasrag", "debiasrag"),
+    "integrations/langchain-debiasrag": ("langchain_debiasrag", "langchain_debiasrag"),
+    "integrations/llama-index-retrievers-debiasrag": (
+        "llama_index.retrievers.debiasrag",
+        "llama_index/retrievers/debiasrag",
+    ),
+}
+
+
+@pytest.mark.parametrize("folder", PACKAGES)
+def test_every_package_states_license_typing_classifiers_and_urls(folder: str) -> None:
+    """Each distribution: SPDX ``MIT`` with its LICENSE file, ships ``py.typed``, is classified and has URLs."""
+    base = ROOT / folder
+    config = tomllib.loads((base / "pyproject.toml").read_text(encoding="utf-8"))
+    meta = config["project"]
+    assert meta["license"] == "MIT"
+    assert meta["license-files"] == ["LICENSE"] and (base / "LICENSE").read_text().startswith("MIT License")
+    key, package = PACKAGES[folder]
+    assert "py.typed" in config["tool"]["setuptools"]["package-data"][key]
+    assert (base / package / "py.typed").is_file()
+    assert "Typing :: Typed" in meta["classifiers"]
+    assert any(c.startswith("Programming Language :: Python :: 3") for c in meta["classifiers"])
+    assert not any(c.startswith("License ::") for c in meta["classifiers"])  # PEP 639: the SPDX field only
+    assert {"Homepage", "Source"} <= set(meta["urls"]) and all(u.startswith("https://") for u in meta["urls"].values())
