@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from debiasrag.bench._common import context_embedder, md_table, seed000_figures
+from debiasrag.bench._common import add_seed_figures, context_embedder, md_table, seed000_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.concepts import load_concept
 from debiasrag.embedders import Embedder
@@ -65,8 +65,7 @@ def _measure_concept(
         result.metrics[key + "p_hat"] = p_hat
         rho_by_context[context] = rho
         figure = seed["table9_abs_rho"].get(concept_name, {}).get(context) if seed else None
-        if figure is not None:
-            result.seed_figures[key + "abs_rho"] = figure
+        add_seed_figures(result, {key + "abs_rho": figure})
         rows.append(
             [
                 concept_name,
