@@ -7,7 +7,7 @@ k of Table 1 (k1 for neutral, max(k1, k2) for debiasing, k2 for positive and neg
 
 from __future__ import annotations
 
-from debiasrag.bench._common import context_embedder, md_table, seed000_figures
+from debiasrag.bench._common import add_seed_figures, context_embedder, md_table, seed000_figures
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.concepts import load_concept
 from debiasrag.metrics import SCENARIOS, scenario_test, significance_stars, weat_counts
@@ -42,8 +42,7 @@ def run(ctx: BenchContext) -> BenchResult:
                     result.metrics[key + "p_value_k2_greater"] = test["p_value_k2_greater"]
                     result.metrics[key + "over_compensating"] = test["over_compensating"]
                 figure = seed["table4_p_hat"].get(concept_name, {}).get(scenario) if seed else None
-                if figure is not None:
-                    result.seed_figures[key + "p_hat"] = figure
+                add_seed_figures(result, {key + "p_hat": figure})
                 cells[scenario] = (test, figure)
                 advance()
             deb = cells["debiasing"][0]
