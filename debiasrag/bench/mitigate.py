@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from debiasrag.bench._common import bench_data, md_table
+from debiasrag.bench._common import add_seed_figures, bench_data, md_table
 from debiasrag.bench.base import BenchContext, BenchResult
 
 NAME = "mitigate"
@@ -68,21 +68,21 @@ def compare(measured: dict[str, Any], result: BenchResult) -> None:
         for metric, value in values.items():
             key = f"table4.{state}.{metric}"
             result.metrics[key] = round(value, 6)
-            result.seed_figures[key] = figures["table4"][state][metric]
+            add_seed_figures(result, {key: figures["table4"][state][metric]})
     for name, summary in measured["settings"].items():
         paper = figures["settings"][name]
         for metric, by_algorithm in summary["deltas"].items():
             for algorithm, delta in by_algorithm.items():
                 key = f"{name}.delta.{metric}.{algorithm}"
                 result.metrics[key] = round(delta, 6)
-                result.seed_figures[key] = paper["deltas"][metric][algorithm]
+                add_seed_figures(result, {key: paper["deltas"][metric][algorithm]})
             result.metrics[f"{name}.sigma.{metric}"] = round(summary["sigma"][metric], 6)
-            result.seed_figures[f"{name}.sigma.{metric}"] = paper["sigma"][metric]
+            add_seed_figures(result, {f"{name}.sigma.{metric}": paper["sigma"][metric]})
         result.metrics[f"{name}.mean_sigma"] = round(summary["mean_sigma"], 6)
-        result.seed_figures[f"{name}.mean_sigma"] = paper["mean_sigma"]
+        add_seed_figures(result, {f"{name}.mean_sigma": paper["mean_sigma"]})
         if "p_value" in summary:
             result.metrics[f"{name}.p_value"] = round(summary["p_value"], 6)
-            result.seed_figures[f"{name}.p_value"] = paper["p_value"]
+            add_seed_figures(result, {f"{name}.p_value": paper["p_value"]})
 
 
 def render(measured: dict[str, Any], result: BenchResult, ctx: BenchContext) -> None:
