@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from debiasrag.bench._common import context_embedder, md_table
+from debiasrag.bench._common import add_seed_figures, context_embedder, md_table
 from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.datasets import (
     RetrievalTask,
@@ -178,9 +178,12 @@ def legacy_tables(result: BenchResult, embedder: Embedder, advance: Callable[...
         result.tables.append(f"**{title}**\n\n" + md_table(headers, rows))
     paper = toy_data()["paper_results"]
     if embedder.name == PAPER_MODEL:
-        result.seed_figures["toy.topk.k10.relevant_found"] = float(paper["topk_neutral_k10_relevant"])
-        result.seed_figures["toy.paper.k10.relevant_found"] = float(paper["algorithm1_k10_relevant"])
-        result.seed_figures["toy.paper.k10.irrelevant_found"] = float(paper["algorithm1_k10_random"])
+        figures = {
+            "toy.topk.k10.relevant_found": paper["topk_neutral_k10_relevant"],
+            "toy.paper.k10.relevant_found": paper["algorithm1_k10_relevant"],
+            "toy.paper.k10.irrelevant_found": paper["algorithm1_k10_random"],
+        }
+        add_seed_figures(result, figures)
     else:
         m = result.metrics
         result.notes.append(
