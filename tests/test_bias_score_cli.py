@@ -35,6 +35,7 @@ def test_bias_score_json_ranks_both_directions(tmp_path: Path, capsys: pytest.Ca
     assert result["sentences"] == 8
     assert result["fit_pairs"] == 104
     assert result["explained_variance"] == pytest.approx(0.595, abs=0.02)
+    assert result["signs"].startswith("the gender direction points from male to female, so + leans female")
     assert [r["id"] for r in result["female"]] == ["s4", "s1"]  # pageant 0.113, nurse 0.106 (library test values)
     assert [r["id"] for r in result["male"]] == ["s2", "s5"]  # soldier -0.094, mechanic -0.060
     assert result["female"][0]["line"] == 5 and result["female"][0]["female"] > result["female"][1]["female"] > 0
@@ -52,6 +53,9 @@ def test_bias_score_table_fit_on_corpus(tmp_path: Path, capsys: pytest.CaptureFi
     assert "most male-leaning (Eq. 2): top 1 of 10" in captured.out
     # three rows have swappable gendered words: the direction is fitted on those three pairs
     assert "gender direction: 3 sentence pairs" in captured.err
+    assert "signs: the gender direction points from male to female, so + leans female and - leans male" in (
+        " ".join(captured.err.split())
+    )
 
 
 def test_bias_score_bad_rows_stop_before_loading_a_model(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

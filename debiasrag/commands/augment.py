@@ -196,6 +196,13 @@ def run_augment(args: argparse.Namespace) -> int:
     return 0
 
 
+BIAS_SIGNS = (
+    "the gender direction points from male to female, so + leans female and - leans male: 'female' (Eq. 1) "
+    "is >= 0, 'male' (Eq. 2) is <= 0, 'absolute' (Eq. 3) = female - male; each top word's value is its "
+    "cosine with the direction (+ female, - male)"
+)
+
+
 def run_bias_score(args: argparse.Namespace) -> int:
     """Run ``debiasrag bias-score``; returns the exit status."""
     from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
@@ -231,6 +238,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
                 "sentences": len(texts),
                 "fit_pairs": scorer.n_fit_pairs_,
                 "explained_variance": float(scorer.explained_variance_ratio_[0]),
+                "signs": BIAS_SIGNS,
                 "female": [entry(i, r) for i, r in ranking.female],
                 "male": [entry(i, r) for i, r in ranking.male],
                 "absolute": [entry(i, r) for i, r in ranking.absolute],
@@ -256,6 +264,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
                 cell(result.text),
             )
         out_console.print(table)
+    say(f"signs: {BIAS_SIGNS}")
     say(
         f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
         f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})"
