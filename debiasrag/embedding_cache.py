@@ -8,6 +8,7 @@ The wrapped model is loaded lazily: a run whose texts are all cached never loads
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
+
+logger = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
@@ -89,6 +92,7 @@ class CachedEmbedder:
     def inner(self) -> Embedder:
         """The real embedder (loaded on first use)."""
         if self._inner is None:
+            logger.info("loading %s (texts not in the embedding cache %s)", self.name, self.path)
             self._inner = self._load()
             self._dimension = self._inner.dimension
         return self._inner
@@ -122,6 +126,7 @@ class CachedEmbedder:
         missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in found]
         self.hits += sum(1 for k in keys if k in found)
         self.misses += len(missing)
+        logger.debug("%s: %d of %d texts from the cache", self.name, len(keys) - len(missing), len(keys))
         if missing:
             vectors = np.asarray(self.inner.encode([t for _, t in missing]), dtype=np.float32)
             rows = [(k, vectors[i].tobytes()) for i, (k, _) in enumerate(missing)]
