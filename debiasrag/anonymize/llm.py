@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
@@ -44,6 +45,8 @@ from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occ
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
 from debiasrag.errors import DebiasragError, InputError
 from debiasrag.resources import data_file
+
+logger = logging.getLogger(__name__)
 
 # Listed in Anthropic's models overview and in the SDK's ``anthropic.types.ModelParam`` (checked by a test).
 DEFAULT_LLM_MODEL = "claude-sonnet-5"
@@ -378,6 +381,7 @@ class LlmAnonymizer:
                 continue
             results.append(self._transform(text, entities))
         if failed:
+            logger.info("%d text(s) fall back to NER, e.g. text %d: %s", len(failed), failed[0][0], failed[0][1])
             self.stats["fallbacks"] += len(failed)
             fallback = self._fallback_anonymizer()
             for (index, problem), result in zip(failed, fallback.anonymize_batch([texts[i] for i, _ in failed])):
@@ -465,8 +469,8 @@ class LlmAnonymizer:
                 if isinstance(answer, str):
                     self.stats["cache_hits"] += 1
                     return answer, "", True
-            except (OSError, ValueError, KeyError, TypeError):
-                pass  # a corrupt cache entry is simply asked again
+            except (OSError, ValueError, KeyError, TypeError) as exc:  # a corrupt cache entry is simply asked again
+                logger.info("ignoring unreadable LLM cache entry %s: %s", path, exc)
         if self._setup_error is not None:
             return "", "not sent", False
         import anthropic
@@ -519,5 +523,5 @@ class LlmAnonymizer:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump({"model": self.model, "answer": answer}, handle)
             os.replace(tmp, path)
-        except OSError:
-            pass  # the cache is an optimisation; a read-only disk must not fail the run
+        except OSError as exc:  # the cache is an optimisation; a read-only disk must not fail the run
+            logger.info("could not write the LLM cache entry %s: %s", path, exc)
