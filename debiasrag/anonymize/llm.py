@@ -42,7 +42,7 @@ from debiasrag.anonymize.base import (
     parse_entity_types,
 )
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occurrences, split_for_spacy
-from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
+from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import DebiasragError, InputError
 from debiasrag.resources import data_file
 
@@ -434,9 +434,7 @@ class LlmAnonymizer:
         return filter_entities(entities, frozenset(labels), self.allow_list, self.deny_list)
 
     def _transform(self, text: str, entities: list[Entity]) -> AnonymizedText:
-        kept = self._kept(text, entities)
-        new_text, mapping = self.operator.apply(text, kept)
-        return AnonymizedText(new_text, kept, mapping, self.method, None)
+        return compose(text, self._kept(text, entities), self.operator, self.method)
 
     def _fallback_anonymizer(self) -> NerAnonymizer:
         if self._fallback is None:

@@ -31,7 +31,7 @@ from debiasrag.anonymize.base import (
     resolve_overlaps,
 )
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
-from debiasrag.anonymize.operators import Operator, PlaceholderMapping, get_operator
+from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError
 from debiasrag.fileio import encodable
 
@@ -300,8 +300,7 @@ class NerAnonymizer:
 
     def transform(self, text: str, entities: Sequence[Entity]) -> AnonymizedText:
         """Apply this anonymizer's operator to already detected (and filtered) entities."""
-        new_text, mapping = self.operator.apply(text, entities)
-        return AnonymizedText(new_text, list(entities), mapping, self.method, None)
+        return compose(text, entities, self.operator, self.method)
 
     def detect(self, text: str) -> list[Entity]:
         """The name entities of one text (offsets into the text)."""

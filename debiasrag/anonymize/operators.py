@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from debiasrag.anonymize.base import Entity
+from debiasrag.anonymize.base import AnonymizedText, Entity
 from debiasrag.resources import read_json
 
 # A possessive right after a removed name goes with it: "Nikolai's heart" -> "heart", not "'s heart".
@@ -224,6 +224,15 @@ class Replace:
             position = ent.end
         pieces.append(text[position:])
         return "".join(pieces), used
+
+
+def compose(text: str, entities: Sequence[Entity], operator: Operator, method: str) -> AnonymizedText:
+    """Detection + operator = result: ``operator`` applied to ``entities`` found in ``text`` by ``method``.
+
+    The one composer of the NER and LLM anonymizers (Presidio's analyzer -> anonymizer step).
+    """
+    new_text, mapping = operator.apply(text, entities)
+    return AnonymizedText(new_text, list(entities), mapping, method, None)
 
 
 def get_operator(strategy: str, mapping: PlaceholderMapping | None = None) -> Operator:
