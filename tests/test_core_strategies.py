@@ -149,7 +149,7 @@ def test_balanced_balances_document_groups_on_held_out_set_at_topk_recall(holdou
 def test_dynamic_on_held_out_set_meets_f1_and_parity_targets(holdout):
     task, retriever = holdout
     _, f1, gap = measure(task, retriever, "dynamic", 10)
-    # benchmarks/dynamic_k_design.py (MiniLM, rule chosen on fairness_main): F1 0.917, |#F - #M| 0.08.
+    # benchmarks/dynamic_k_design.py (MiniLM, rule chosen without this set): F1 0.880, |#F - #M| 0.04.
     assert f1 >= 0.85
     assert gap <= 0.20
 
