@@ -16,8 +16,6 @@ retried by the engine, or the same corpus written twice) raise :class:`~debiasra
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ import numpy as np
 
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
+from debiasrag.fileio import atomic_write
 from debiasrag.index import FaissIndex
 
 SHARD_FORMAT = 1
@@ -46,19 +45,6 @@ class Shard:
 
     def __len__(self) -> int:
         return len(self.documents)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_shard(
@@ -97,8 +83,8 @@ def write_shard(
         except (TypeError, ValueError) as exc:
             raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from exc
     buffer = _npy_bytes(vectors)
-    _atomic_write(folder / f"{stem}.npy", buffer)
-    _atomic_write(folder / f"{stem}.jsonl", "".join(lines).encode("utf-8"))
+    atomic_write(folder / f"{stem}.npy", buffer)
+    atomic_write(folder / f"{stem}.jsonl", "".join(lines).encode("utf-8"))
     sidecar = {
         "format": SHARD_FORMAT,
         "model": model_name,
@@ -107,7 +93,7 @@ def write_shard(
         "preprocessing": dict(preprocessing or {}),
     }
     path = folder / f"{stem}.json"
-    _atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
+    atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
     return path
 
 
