@@ -111,6 +111,10 @@ def test_bad_source() -> None:
         DebiasedRetriever("my index")
     with pytest.raises(InputError, match="retriever_kwargs only apply to a VectorStoreIndex"):
         DebiasedRetriever(Scripted([]), retriever_kwargs={"filters": None})
+    with pytest.raises(InputError, match="retriever_kwargs must not set 'similarity_top_k'"):
+        DebiasedRetriever(toy()[1], retriever_kwargs={"similarity_top_k": 50})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'top_k'"):
+        DebiasedRetriever(toy()[1], top_k=3)  # unknown arguments are refused, never ignored
 
 
 @pytest.mark.asyncio

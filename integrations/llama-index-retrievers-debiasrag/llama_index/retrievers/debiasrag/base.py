@@ -71,7 +71,9 @@ class DebiasedRetriever(BaseRetriever):
             for a retriever that reports distances; those are negated unless ``relevance_fn`` is given.
         relevance_fn: maps a raw score to higher-is-better (optional).
         query_transform: applied to each query string first (e.g. an anonymizer).
-        retriever_kwargs: extra arguments for ``index.as_retriever`` (e.g. ``filters=``).
+        retriever_kwargs: extra arguments for ``index.as_retriever`` (e.g. ``filters=``). Not
+            ``similarity_top_k``: the strategy sets each search's depth from ``similarity_top_k`` above, so
+            that key is refused here.
     """
 
     def __init__(
@@ -95,6 +97,11 @@ class DebiasedRetriever(BaseRetriever):
             raise InputError(f"score_direction must be 'higher' or 'lower', got {score_direction!r}")
         if retriever_kwargs and not isinstance(source, VectorStoreIndex):
             raise InputError("retriever_kwargs only apply to a VectorStoreIndex; configure your retriever directly")
+        if "similarity_top_k" in (retriever_kwargs or {}):
+            raise InputError(
+                "retriever_kwargs must not set 'similarity_top_k': the strategy sets each search's depth; "
+                "pass DebiasedRetriever(similarity_top_k=...)"
+            )
         self.source = source
         self.concept = load_concept(concept)
         self.strategy = get_strategy(strategy)
