@@ -121,10 +121,16 @@ def test_weat_table4_minilm_reproduces(suite, key, seed_value):
 
 
 AGE_GAP = (
-    "does not reproduce and is not tuned: with A2 = Appendix A.3's 14 words minus 'adaptive' and 'innocent' (n = 29, "
-    "which makes the neutral cell reproduce: 15/29 = 0.517 vs 0.51) the debiasing cell is max(k1, k2)/n = "
+    "does not reproduce and is not tuned: with A2 = Appendix A.3's 14 words minus 'adaptive' and 'innocent' (n = "
+    "29; neutral 15/29 = 0.517, within 0.01 of 0.51 but 0.52 when rounded) the debiasing cell is max(k1, k2)/n = "
     "max(19, 17)/29 = 0.655 against the seed's 0.52 (gap +0.135); with the printed 31 words it is 20/31 = 0.645 "
-    "(and neutral 17/31 = 0.548). k1/29 = 15/29 would give 0.52, but our k1 is 19"
+    "(and neutral 17/31 = 0.548). scripts/table4_readings.py tries 96 readings x rounding/truncation (ASCII or "
+    "U+2019 apostrophe, n = 29 or 31, 'out-of-touch' or 'out of touch', T lists with or without duplicates, "
+    "attributes in the template / targets too / attributes alone, mean or summed cosines): at most 7/9 cells are "
+    "exact when rounded (6 readings, this benchmark's among them: gender and wealth all, age negative 2/29 = "
+    "0.07), 4/9 when truncated; debiasing as k1, k2 or min(k1, k2) instead of max gives 0.655, 0.586, 0.586. No "
+    "k/n with n <= 60 prints age 0.51, 0.52 and 0.07 under one convention, so no word set, template or count can "
+    "give the seed's age row exactly; no 1- or 2-word removal from the 31 words gives it either (diagnostic only)"
 )
 
 
