@@ -372,16 +372,30 @@ class NerAnonymizer:
     # -- detection --------------------------------------------------------------------------------------
     def _candidates(self, doc: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Token ranges of every candidate name, and of those the tagger and name lists leave open (a doubtful
-        sentence start, or a name that is neither a known person nor a known place): where NER has a say."""
+        sentence start, a name that is neither a known person nor a known place, or one next to another
+        capitalised word): where NER has a say."""
         every, undecided = [], []
         for start, end, name, label in self._spans_in_doc(doc, 0):
             span = doc.char_span(start, end)
             if span is None:  # pragma: no cover - spans are built from token boundaries
                 continue
             every.append((span.start, span.end))
-            if label == _WEAK or (label is None and self._guess_label(name) == "MISC"):
+            if (
+                label == _WEAK
+                or (label is None and self._guess_label(name) == "MISC")
+                or self._capitalised_neighbour(doc, span.start - 1)
+                or self._capitalised_neighbour(doc, span.end)
+            ):
                 undecided.append((span.start, span.end))
         return every, undecided
+
+    def _capitalised_neighbour(self, doc: Any, i: int) -> bool:
+        """A capitalised non-stop word next to a candidate makes it part of a longer phrase whose type only the
+        NER knows ("Christmas Eve" is a date, not the person Eve)."""
+        if not 0 <= i < len(doc):
+            return False
+        token = doc[i]
+        return token.text[:1].isupper() and token.is_alpha and token.lower_ not in self._openers
 
     def _windows(self, doc: Any) -> list[tuple[int, int]]:
         """Disjoint token windows for the NER: ``NER_MARGIN`` tokens around each undecided candidate, widened
