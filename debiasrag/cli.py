@@ -72,6 +72,23 @@ def error_line(exc: DebiasragError, parser: argparse.ArgumentParser | None = Non
     return f"debiasrag: error: {printable(message)}"
 
 
+class _PrintableFormatter(logging.Formatter):
+    """Log lines (``--verbose``) carry paths and user data: one line each, control characters escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
+def _for_command(exc: DebiasragError, parser: argparse.ArgumentParser | None) -> DebiasragError:
+    """A refused LLM model or key (``LlmSetupError``) says what to change with this command's flags."""
+    for_cli = getattr(exc, "for_cli", None)
+    if for_cli is None:
+        return exc
+    if getattr(exc, "kind", "") == "key" or _flag_for(parser, "llm_model", None) is not None:
+        return for_cli()
+    return for_cli("use --anonymize ner; this command has no --llm-model")
+
+
 def _fail(line: str) -> int:
     print(line, file=sys.stderr)
     return 2
@@ -90,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("debiasrag: %(name)s: %(message)s"))
+        handler.setFormatter(_PrintableFormatter("debiasrag: %(name)s: %(message)s"))
         package_logger = logging.getLogger("debiasrag")
         package_logger.addHandler(handler)
         package_logger.setLevel(logging.INFO)
@@ -104,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("optional dependency missing: %s", exc)
         return _fail(error_line(missing_extra(exc, f"debiasrag {args.command}"), command_parser))
     except DebiasragError as exc:
-        return _fail(error_line(exc, command_parser))
+        return _fail(error_line(_for_command(exc, command_parser), command_parser))
     except (OSError, UnicodeError) as exc:
         return _fail(f"debiasrag: error: {printable(exc)}")
     except KeyboardInterrupt:

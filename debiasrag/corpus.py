@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from debiasrag.errors import InputError
-from debiasrag.fileio import atomic_write, dumps_strict, loads_strict
+from debiasrag.fileio import atomic_write, dumps_strict, loads_strict, terminal_safe_json
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +187,12 @@ def iter_rows(
     else:
         if on_error not in ("stop", "skip"):
             raise InputError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
-        rows = enumerate(source, start=1)
+        try:
+            rows = enumerate(source, start=1)
+        except TypeError:
+            raise InputError(
+                f"expected a JSONL path, '-', an open file or an iterable of dicts, got {type(source).__name__}"
+            ) from None
     for number, obj in rows:
         problem = "not a JSON object" if not isinstance(obj, dict) else None
         for rule in fields if problem is None else ():
@@ -252,9 +257,9 @@ def write_jsonl_atomic(rows: Iterable[dict[str, Any]], target: str | Path) -> in
             yield dumps_strict(row) + "\n"
             count += 1
 
-    if str(target) == "-":
+    if str(target) == "-":  # a terminal, maybe: C1 and bidi controls as \uXXXX escapes (the same JSON)
         for line in lines():
-            sys.stdout.write(line)
+            sys.stdout.write(terminal_safe_json(line))
         sys.stdout.flush()
         return count
     atomic_write(target, lines())

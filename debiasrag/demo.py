@@ -10,6 +10,7 @@ from pathlib import Path
 from debiasrag.corpus import write_jsonl_atomic
 from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_task
 from debiasrag.embedders import Embedder
+from debiasrag.fileio import atomic_write_text
 from debiasrag.index import FaissIndex
 from debiasrag.markdown import md_table
 from debiasrag.retriever import DebiasedRetriever
@@ -124,7 +125,5 @@ def run_demo(
     ]
     for title, rows in results.items():
         parts += ["", f"## {title}", "", markdown_table(rows)]
-    tmp = report.with_suffix(".md.tmp")
-    tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    tmp.replace(report)
+    atomic_write_text(report, "\n".join(parts) + "\n")  # on failure the old report stays, no temp file left
     return results, report

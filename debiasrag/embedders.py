@@ -121,6 +121,7 @@ class SentenceTransformerEmbedder:
             :meth:`encode_documents` (e.g. ``"query: "`` / ``"passage: "`` for e5 models). By default the
             model's own prompts named ``query`` and ``document`` (or ``passage``) are used when it has them.
         lazy: load the model on first use instead of now (the dimension is then read from the model then).
+        local_files_only: load only from this machine (a local path or the Hugging Face cache), never download.
 
     Pickling keeps the settings and drops the model (a few hundred bytes instead of ~90 MB), so the
     embedder can be shipped to Ray or multiprocessing workers; each copy loads the model on first use.
@@ -136,9 +137,11 @@ class SentenceTransformerEmbedder:
         query_prompt: str | None = None,
         document_prompt: str | None = None,
         lazy: bool = False,
+        local_files_only: bool = False,
     ) -> None:
         self.name, self._target = resolve_model(model)
         self._requested = model
+        self.local_files_only = local_files_only
         self.device = device
         self.batch_size = batch_size
         self.show_progress = show_progress
@@ -155,8 +158,20 @@ class SentenceTransformerEmbedder:
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
+        target = self._target
+        if getattr(self, "local_files_only", False) and not Path(target).exists():
+            # Load the cached snapshot as a plain folder: no hub call at all (not even the hub's telemetry).
+            target = _cached_snapshot(target) or ""
+            if not target:
+                raise InputError(
+                    f"embedding model {self._requested or self.name!r} is not on this machine, "
+                    "and an index never makes debiasrag download one",
+                    hint="to download it",
+                    option="model",
+                    value=self._requested or self.name,
+                )
         try:
-            model = SentenceTransformer(self._target, device=self.device)
+            model = SentenceTransformer(target, device=self.device)
         except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model
             raise InputError(
                 f"cannot load embedding model {self._requested or self.name!r}: {exc}".splitlines()[0]
@@ -296,6 +311,28 @@ class E5Embedder:
 
     def __repr__(self) -> str:
         return f"E5Embedder(name={self.name!r})"
+
+
+def _cached_snapshot(repo_id: str) -> str | None:
+    """The folder of ``repo_id`` in the local Hugging Face cache, or None; reads the disk only."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except (ImportError, ValueError):  # not a hub id (e.g. a path from another machine)
+        return None
+    return str(Path(found).parent) if isinstance(found, str) else None
+
+
+def index_embedder(model: str | None) -> Embedder:
+    """The embedder an index's manifest names, loaded from this machine only.
+
+    A saved index never triggers a download: a model that is neither packaged, a local path, nor in the
+    Hugging Face cache is an :class:`InputError` whose hint names the ``model`` option (pass it to download).
+    """
+    if model is None or model.startswith(E5_PREFIX):
+        return load_embedder(model)  # packaged: nothing to download
+    return SentenceTransformerEmbedder(model, local_files_only=True)
 
 
 def load_embedder(model: str | Embedder | None = None, **kwargs: Any) -> Embedder:

@@ -60,6 +60,18 @@ def printable(value: Any, *, one_line: bool = True) -> str:
     return pattern.sub(_escape, str(value))
 
 
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal acts on: DEL, C1 controls, bidi controls.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe_json(text: str) -> str:
+    """JSON text with DEL, C1 and bidirectional controls written as ``\\uXXXX`` escapes (the same JSON value).
+
+    For JSON printed to a terminal: ``json.dumps`` already escapes the C0 controls (ESC, BEL, ...) itself.
+    """
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -263,4 +275,5 @@ __all__ = [
     "printable",
     "read_text",
     "refuse_same_file",
+    "terminal_safe_json",
 ]

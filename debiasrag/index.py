@@ -94,9 +94,14 @@ class FaissIndex:
 
     def add(self, documents: Sequence[Document], vectors: np.ndarray) -> None:
         """Add documents with their (normalised) vectors. Ids must be new."""
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        try:
+            vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise InputError(f"vectors must be an array of numbers, got {type(vectors).__name__}") from None
         if vectors.ndim != 2 or vectors.shape[1] != self.dimension:
             raise InputError(f"vectors must have shape (n, {self.dimension}), got {vectors.shape}")
+        if not np.isfinite(vectors).all():
+            raise InputError("vectors contain NaN or infinity")
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
         self._check_documents(documents)
@@ -121,6 +126,11 @@ class FaissIndex:
                 raise InputError(f"expected Document objects, got {type(doc).__name__}")
             if not isinstance(doc.id, (str, int)) or isinstance(doc.id, bool):
                 raise InputError(f"document ids must be strings or integers, got {type(doc.id).__name__} {doc.id!r}")
+            if isinstance(doc.id, int) and doc.id.bit_length() > 14_000:  # ~4,200 digits: maybe past str()'s limit
+                try:
+                    str(doc.id)
+                except ValueError:
+                    raise InputError("a document id is an integer too long to write (4300 digits or more)") from None
             if not isinstance(doc.text, str):
                 raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
             if not isinstance(doc.metadata, dict):
@@ -139,11 +149,29 @@ class FaissIndex:
         progress: Callable[[int], None] | None = None,
         **options: Any,
     ) -> FaissIndex:
-        """Embed ``documents`` in batches and index them; ``progress(n)`` is called after each batch."""
+        """Embed ``documents`` in batches and index them; ``progress(n)`` is called after each batch.
+
+        ``documents`` may be any iterable of :class:`Document`; ``options`` go to :class:`FaissIndex`.
+        """
+        if documents is None or isinstance(documents, (str, bytes, dict)):
+            documents = [documents] if documents else []  # type: ignore[list-item]  # refused below
+        try:
+            documents = list(documents)
+        except TypeError:
+            raise InputError(f"documents must be an iterable of Document, got {type(documents).__name__}") from None
         if not documents:
             raise InputError("the corpus is empty: no documents to index")
         if not _is_positive_int(batch_size):
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if isinstance(embedder, str) or not isinstance(embedder, Embedder):
+            raise InputError(
+                f"embedder must be an Embedder (name, dimension, encode()), got {type(embedder).__name__}; "
+                "build one with debiasrag.load_embedder(name)"
+            )
+        unknown = sorted(set(options) - {"kind", "nlist", "nprobe", "hnsw_m", "ef_search"})
+        if unknown:
+            known = "kind, nlist, nprobe, hnsw_m, ef_search"
+            raise InputError(f"unknown index option(s) {', '.join(unknown)}; known: {known}")
         index = cls(embedder.dimension, model_name=embedder.name, **options)
         index._check_documents(documents)  # before embedding, which would fail on them less clearly
         parts = []
@@ -235,8 +263,8 @@ class FaissIndex:
 
         With ``embedder``, also check it is the model (and dimension) the index was built with.
         """
+        manifest, files = storage.read_current(directory)  # a bad path is an InputError there
         folder = Path(directory)
-        manifest, files = storage.read_current(folder)
         if embedder is not None:
             check_model(manifest, embedder, folder)
         index = cls(manifest["dimension"], model_name=manifest["model"], kind=manifest["kind"], **manifest["options"])

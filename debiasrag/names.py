@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict
+from debiasrag.fileio import read_text as read_file
 from debiasrag.resources import read_text
 
 STS_ROLES = ("query", "positive", "negative")
@@ -83,20 +84,35 @@ class Triplet:
         return iter((*STS_ROLES, "names"))
 
 
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def load_sts_triplets(path: str | Path | None = None) -> list[Triplet]:
     """Read the packaged ``data/bench/sts_triplets.json`` (or a file with the same schema)."""
+    source = path or "data/bench/sts_triplets.json"
     try:
-        text = read_text(*STS_TRIPLETS_FILE) if path is None else Path(path).read_text(encoding="utf-8")
+        text = read_text(*STS_TRIPLETS_FILE) if path is None else read_file(path, what="STS triplets file")
     except OSError as exc:
-        raise InputError(f"cannot read the STS triplets ({path or 'data/bench/sts_triplets.json'}): {exc}") from exc
-    data = json.loads(text)
+        raise InputError(f"cannot read the STS triplets ({source}): {exc}") from exc
+    try:
+        data = loads_strict(text)
+    except InputError as exc:
+        raise InputError(f"STS triplets {source}: {exc.message}") from None
+    rows = data.get("triplets", []) if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise InputError(f"STS triplets {source}: expected an object with a 'triplets' list")
     triplets = []
-    for number, row in enumerate(data.get("triplets", []), 1):
-        missing = [k for k in (*STS_ROLES, "names") if k not in row]
+    for number, row in enumerate(rows, 1):
+        missing = [k for k in (*STS_ROLES, "names") if not isinstance(row, dict) or k not in row]
         if missing:
             raise InputError(f"STS triplet {number}: missing {', '.join(missing)}")
-        names = {role: tuple(row["names"].get(role, ())) for role in STS_ROLES}
-        triplets.append(Triplet(row["query"], row["positive"], row["negative"], names))
+        texts, names = [row[role] for role in STS_ROLES], row["names"]
+        lists = [names.get(role, []) for role in STS_ROLES] if isinstance(names, dict) else [None]
+        if not all(isinstance(t, str) for t in texts) or not all(_is_str_list(found) for found in lists):
+            raise InputError(f"STS triplet {number}: texts must be strings, 'names' a map of roles to lists of names")
+        names_of = {role: tuple(found or ()) for role, found in zip(STS_ROLES, lists)}
+        triplets.append(Triplet(texts[0], texts[1], texts[2], names_of))
     if not triplets:
         raise InputError("the STS triplets file holds no triplets")
     return triplets

@@ -9,7 +9,7 @@ from typing import Any, SupportsInt, cast, overload
 import numpy as np
 
 from debiasrag.concepts import Concept, load_concept
-from debiasrag.embedders import Embedder, embed_queries, load_embedder
+from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.groups import GroupDetector, detector
 from debiasrag.index import FaissIndex
@@ -107,7 +107,8 @@ class DebiasedRetriever:
 
     Args:
         index: the :class:`FaissIndex` to search.
-        embedder: the model the index was built with (default: loads ``index.model_name``).
+        embedder: the model the index was built with (default: ``index.model_name``, loaded from this
+            machine only; pass the name or an embedder to allow a download).
         concept: bundled concept name, path to a concept JSON, or a :class:`Concept`.
         strategy: default strategy name or instance.
         k: default number of results; for ``dynamic`` it is a cap and defaults to ``max_k``.
@@ -128,8 +129,11 @@ class DebiasedRetriever:
         k: int = 10,
         query_transform: Callable[[str], str] | None = None,
     ) -> None:
+        if not isinstance(index, FaissIndex):
+            raise InputError(f"index must be a FaissIndex, got {type(index).__name__}")
         self.index = index
-        self.embedder = load_embedder(embedder if embedder is not None else index.model_name)
+        # The model the index names is only loaded from this machine: an index never triggers a download.
+        self.embedder = load_embedder(embedder) if embedder is not None else index_embedder(index.model_name)
         if self.embedder.dimension != index.dimension:
             raise InputError(
                 f"embedder {self.embedder.name} has dimension {self.embedder.dimension}, index has {index.dimension}"

@@ -123,6 +123,8 @@ class ShardWriter:
             for row, (doc_id, text) in enumerate(zip(ids, texts))
         ]
         to_embed = texts
+        if self.anonymizer is not None and "anonymized_text" in others:  # never overwrite the user's own field
+            raise InputError("the batch has an 'anonymized_text' column, which anonymization would overwrite")
         if self.anonymizer is not None:
             results = self.anonymizer.anonymize_batch(texts)
             to_embed = [r.text for r in results]

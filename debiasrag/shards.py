@@ -26,7 +26,7 @@ import numpy as np
 
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
-from debiasrag.fileio import atomic_write
+from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.index import FaissIndex
 
 SHARD_FORMAT = 1
@@ -61,13 +61,20 @@ def write_shard(
     ``name`` defaults to a random unique stem, so concurrent workers never collide. Rows must match
     ``vectors`` one to one; ids must be unique within the shard.
     """
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    try:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise InputError(f"vectors must be an array of numbers, got {type(vectors).__name__}") from None
     if vectors.ndim != 2:
         raise InputError(f"vectors must be a 2-D array, got shape {vectors.shape}")
     if len(documents) != len(vectors):
         raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
     if not np.isfinite(vectors).all():
         raise InputError("vectors contain NaN or infinity")
+    for doc in documents:
+        valid_id = isinstance(doc, Document) and isinstance(doc.id, (str, int)) and not isinstance(doc.id, bool)
+        if not (valid_id and isinstance(doc.text, str) and isinstance(doc.metadata, dict)):
+            raise InputError(f"expected Documents with a str/int id, str text and dict metadata, got {doc!r:.80}")
     ids = [doc.id for doc in documents]
     if len(set(ids)) != len(ids):
         duplicate = next(i for i in ids if ids.count(i) > 1)
@@ -79,12 +86,16 @@ def write_shard(
     for doc in documents:
         try:
             row = {"id": doc.id, "text": doc.text, "metadata": dict(doc.metadata)}
-            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from exc
+            line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from None
+        try:
+            lines.append(line.encode("utf-8"))
+        except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
+            lines.append((json.dumps(row, allow_nan=False) + "\n").encode("ascii"))
     buffer = _npy_bytes(vectors)
     atomic_write(folder / f"{stem}.npy", buffer)
-    atomic_write(folder / f"{stem}.jsonl", "".join(lines).encode("utf-8"))
+    atomic_write(folder / f"{stem}.jsonl", b"".join(lines))
     sidecar = {
         "format": SHARD_FORMAT,
         "model": model_name,
@@ -119,17 +130,26 @@ def read_shard(path: str | Path) -> Shard:
     stem = path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name
     base = path.parent / stem
     try:
-        meta = json.loads(Path(f"{base}.json").read_text(encoding="utf-8"))
+        meta = loads_strict(Path(f"{base}.json").read_bytes())  # strict JSON: every problem is an InputError
         vectors = np.load(f"{base}.npy", allow_pickle=False)
-        rows = [json.loads(line) for line in Path(f"{base}.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        rows = [loads_strict(line) for line in Path(f"{base}.jsonl").read_bytes().splitlines() if line.strip()]
     except FileNotFoundError as exc:
         raise InputError(f"shard {base} is incomplete: {Path(exc.filename).name} is missing") from exc
-    except (ValueError, OSError) as exc:
-        raise InputError(f"shard {base} is corrupted: {str(exc).splitlines()[0]}") from exc
+    except InputError as exc:
+        raise InputError(f"shard {base} is corrupted: {exc.message}") from None
+    except (ValueError, OSError, EOFError) as exc:
+        raise InputError(f"shard {base} is corrupted: {(str(exc) or type(exc).__name__).splitlines()[0]}") from exc
     if not isinstance(meta, dict) or meta.get("format") != SHARD_FORMAT:
         raise InputError(
             f"shard {base}: unsupported shard format {meta.get('format') if isinstance(meta, dict) else meta!r}"
         )
+    count, dimension, model = meta.get("count"), meta.get("dimension"), meta.get("model")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (count, dimension)):
+        raise InputError(f"shard {base}: the sidecar's 'count' and 'dimension' must be integers")
+    if not (model is None or isinstance(model, str)) or not isinstance(meta.get("preprocessing") or {}, dict):
+        raise InputError(f"shard {base}: the sidecar's 'model' must be a string and 'preprocessing' an object")
+    if not np.issubdtype(vectors.dtype, np.number) or not np.isfinite(vectors).all():
+        raise InputError(f"shard {base}: the vectors must be finite numbers")
     if vectors.ndim != 2 or vectors.shape != (meta["count"], meta["dimension"]) or len(rows) != meta["count"]:
         raise InputError(
             f"shard {base}: {len(rows)} documents and vectors of shape {vectors.shape}, "
@@ -137,7 +157,9 @@ def read_shard(path: str | Path) -> Shard:
         )
     documents = []
     for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or "id" not in row or not isinstance(row.get("text"), str):
+        doc_id = row.get("id") if isinstance(row, dict) else None
+        valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
+        if not (valid_id and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)):
             raise InputError(f"shard {base}.jsonl line {number} is corrupted")
         documents.append(Document(row["id"], row["text"], dict(row.get("metadata") or {})))
     return Shard(

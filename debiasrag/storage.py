@@ -110,8 +110,16 @@ def _is_ours(entry: Path) -> bool:
     )
 
 
+def _folder_path(directory: Any) -> Path:
+    """``directory`` as a Path; a value that is not a path, or holds a NUL byte, is an :class:`InputError`."""
+    if not isinstance(directory, (str, os.PathLike)) or "\x00" in str(os.fspath(directory)):
+        raise InputError(f"an index folder must be a path (str or os.PathLike) without NUL bytes, got {directory!r}")
+    return Path(directory)
+
+
 def check_writable_target(target: Path) -> None:
     """Refuse to write over anything that is not an index folder, an empty folder, or a new path."""
+    target = _folder_path(target)
     if target.is_symlink():
         raise InputError(f"{target} is a symbolic link; refusing to write an index through it (pass the real folder)")
     if not target.exists():
@@ -145,7 +153,12 @@ def writer_lock(folder: Path) -> Iterator[None]:
     if fcntl is None:  # pragma: no cover
         yield
         return
-    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:  # e.g. the lock file was replaced by a symbolic link (never followed)
+        raise IndexWriteError(
+            f"cannot lock {folder / LOCK_FILE}: {exc.strerror or exc}; the previous index is unchanged"
+        ) from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -160,7 +173,7 @@ def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]]
     failure the previous index stays current and :class:`~debiasrag.errors.IndexWriteError` (or
     :class:`~debiasrag.errors.InputError` for a refused target) is raised.
     """
-    target = Path(target)
+    target = _folder_path(target)
     check_writable_target(target)
     try:
         target.mkdir(exist_ok=True)
@@ -168,7 +181,7 @@ def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]]
         raise IndexWriteError(f"cannot create index folder {target}: {exc.strerror or exc}") from exc
     with writer_lock(target):
         check_writable_target(target)  # another writer may have changed it while we waited
-        previous = _current_version(target)
+        previous, previous_format = _current_version(target)
         version = f"debiasrag-data-{_new_version()}"
         version_dir = target / version
         manifest_tmp = target / f".manifest-{version[len('debiasrag-data-') :]}.tmp"
@@ -197,27 +210,33 @@ def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]]
             with contextlib.suppress(OSError):
                 manifest_tmp.unlink()
             raise
-        _remove_leftovers(target, keep={version, previous})
+        _remove_leftovers(target, keep={version, previous}, upgraded_format_1=previous_format == 1)
     return target
 
 
-def _current_version(folder: Path) -> str | None:
+def _current_version(folder: Path) -> tuple[str | None, int | None]:
+    """The current manifest's version folder and format, ``(None, None)`` when there is no valid one."""
     try:
-        return read_manifest(folder).get("version")
+        manifest = read_manifest(folder)
     except IndexLoadError:
-        return None
+        return None, None
+    return manifest.get("version"), manifest["format"]
 
 
-def _remove_leftovers(folder: Path, keep: set[str | None]) -> None:
-    """Delete versions older than the previous one, temp manifests and format-1 files; only our own names."""
+def _remove_leftovers(folder: Path, keep: set[str | None], *, upgraded_format_1: bool = False) -> None:
+    """Delete versions older than the previous one, temp manifests and format-1 files; only our own names.
+
+    The top-level ``index.faiss`` / ``documents.jsonl`` of a format-1 index are removed only by the save
+    that replaced that format-1 index: in a format-2 folder a file of that name is someone else's.
+    """
     for entry in folder.iterdir():
         try:
             if _VERSION_RE.match(entry.name) and entry.name not in keep and not entry.is_symlink():
                 shutil.rmtree(entry)
             elif _MANIFEST_TMP_RE.match(entry.name) and not entry.is_dir():
                 entry.unlink()
-            elif entry.name in DATA_FILES and entry.is_file() and not entry.is_symlink():
-                entry.unlink()  # a format-1 index this save upgraded
+            elif upgraded_format_1 and entry.name in DATA_FILES and entry.is_file() and not entry.is_symlink():
+                entry.unlink()  # the format-1 index this save upgraded
         except OSError as exc:  # a leftover we cannot remove is harmless; the next save retries
             logger.warning("could not remove leftover %s: %s", entry, exc)
     pattern = re.compile(_LEGACY_SIBLING_RE.format(name=re.escape(folder.name)))
@@ -230,7 +249,7 @@ def _remove_leftovers(folder: Path, keep: set[str | None]) -> None:
 # -- reading ------------------------------------------------------------------------------------------
 def read_manifest(directory: str | Path) -> dict[str, Any]:
     """The validated manifest of an index folder (to pick the right embedder before loading)."""
-    folder = Path(directory)
+    folder = _folder_path(directory)
     if not folder.is_dir():
         raise IndexLoadError(f"index folder not found: {folder}")
     try:
@@ -332,6 +351,14 @@ def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None
         or (isinstance(entities, list) and all(isinstance(e, str) for e in entities))
     ):
         raise _fail(folder, "preprocessing.anonymize.entities", "null, a string or a list of strings", entities)
+    if entities is not None:  # the names query-time anonymization would be built with
+        from debiasrag.anonymize.base import parse_entity_types
+
+        try:
+            parse_entity_types(entities)
+        except InputError as exc:
+            expected = f"known entity types ({exc.message})"
+            raise _fail(folder, "preprocessing.anonymize.entities", expected, entities) from None
     for key, value in settings.items():
         if not (value is None or isinstance(value, (str, int, float, bool, list))):
             raise _fail(folder, f"preprocessing.anonymize.{key}", "a plain value", value)
@@ -368,7 +395,7 @@ def read_current(directory: str | Path) -> tuple[dict[str, Any], dict[str, bytes
 
     Retries when a concurrent save replaced the version between reading the manifest and its files.
     """
-    folder = Path(directory)
+    folder = _folder_path(directory)
     for _ in range(_LOAD_ATTEMPTS):
         manifest = read_manifest(folder)
         paths = data_paths(folder, manifest)

@@ -21,13 +21,15 @@ naming the setting to change, instead of quietly falling back for every document
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -48,8 +50,9 @@ from debiasrag.resources import data_file
 
 logger = logging.getLogger(__name__)
 
-# Listed in Anthropic's models overview and in the SDK's ``anthropic.types.ModelParam`` (checked by a test).
-DEFAULT_LLM_MODEL = "claude-sonnet-5"
+# The current Sonnet in Anthropic's models overview (platform.claude.com/docs/en/about-claude/models/overview;
+# claude-sonnet-5 is listed there as legacy) and in the SDK's ``anthropic.types.ModelParam`` (checked by a test).
+DEFAULT_LLM_MODEL = "claude-sonnet-5-5"
 # Seconds per request attempt; the SDK's own default is 600 s, far too long to notice a hung gateway.
 DEFAULT_TIMEOUT = 60.0
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -236,6 +239,46 @@ def surviving_names(detected: Sequence[Entity], removed: Sequence[Entity]) -> li
     return left
 
 
+def _client(*, api_key: str, base_url: str | None, max_retries: int, timeout: Any) -> Any:
+    """The SDK client, each of whose request attempts ends about ``timeout`` seconds after it was sent.
+
+    The HTTP library's timeouts apply to each socket read, so a server that trickles its answer a few bytes at
+    a time would never time out; a response hook also caps the time until the whole body is read.
+    """
+    import anthropic
+
+    seconds = float(getattr(timeout, "read", None) or timeout)  # pickled clients carry a Timeout object
+
+    def start(request: Any) -> None:
+        request.extensions["debiasrag_deadline"] = time.monotonic() + seconds
+
+    def cap(response: Any) -> None:
+        deadline = response.request.extensions.get("debiasrag_deadline", time.monotonic() + seconds)
+        response.stream = _deadline_stream(response.stream, response.request, deadline, seconds)
+
+    http_client = anthropic.DefaultHttpxClient(event_hooks={"request": [start], "response": [cap]})
+    return anthropic.Anthropic(
+        api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout, http_client=http_client
+    )
+
+
+def _deadline_stream(stream: Any, request: Any, deadline: float, seconds: float) -> Any:
+    """``stream`` (a response body) raising the HTTP library's ``ReadTimeout`` once ``deadline`` has passed."""
+    http = importlib.import_module(type(request).__module__.partition(".")[0])  # httpx or httpx2, as the SDK uses
+
+    class DeadlineStream(http.SyncByteStream):  # type: ignore[name-defined]
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in stream:
+                if time.monotonic() > deadline:
+                    raise http.ReadTimeout(f"no complete answer within {seconds:g} s", request=request)
+                yield chunk
+
+        def close(self) -> None:
+            stream.close()
+
+    return DeadlineStream()
+
+
 class LlmAnonymizer:
     """Anonymize with an Anthropic model; rejected answers and failed requests fall back to :class:`NerAnonymizer`.
 
@@ -286,7 +329,7 @@ class LlmAnonymizer:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
             raise InputError(f"timeout must be a positive number of seconds, not {timeout!r}", option="timeout")
         try:
-            import anthropic
+            import anthropic  # noqa: F401 - the llm extra must be installed
         except ImportError as exc:  # pragma: no cover - declared in the llm extra
             raise InputError("the LLM anonymizer needs the anthropic SDK: pip install 'debiasrag[llm]'") from exc
         self.model = model
@@ -308,7 +351,7 @@ class LlmAnonymizer:
         self.cache_dir = (
             None if cache_dir is None else (default_cache_dir() if cache_dir == "default" else Path(cache_dir))
         )
-        self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
+        self.client = _client(api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout)
         self.stats = {"requests": 0, "cache_hits": 0, "fallbacks": 0}
         self._setup_error: LlmSetupError | None = None
         self._setup_lock = threading.Lock()
@@ -328,12 +371,10 @@ class LlmAnonymizer:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        import anthropic
-
         options = state.pop("_client_options")
         self.__dict__.update(state)
         self._setup_lock = threading.Lock()
-        self.client = anthropic.Anthropic(**options)  # cheap: no connection is opened until the first request
+        self.client = _client(**options)  # cheap: no connection is opened until the first request
 
     @staticmethod
     def _choose_prompt(strategy: str, types: set[str]) -> tuple[str, bool]:

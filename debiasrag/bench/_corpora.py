@@ -7,12 +7,14 @@ importing another benchmark.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict
+from debiasrag.fileio import read_text as read_file
 from debiasrag.resources import read_jsonl, read_text
 
 UNIVERSES_FILE = ("names", "seed002_universes.json")
@@ -38,18 +40,32 @@ class NameUniverses:
 
 def load_universes(path: str | Path | None = None) -> NameUniverses:
     """Load ``data/names/seed002_universes.json`` (or a file with the same schema)."""
-    if path is None:
-        text = read_text(*UNIVERSES_FILE)
-    else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read name universes {path}: {exc.strerror}") from exc
-    data = json.loads(text)
+    text = read_text(*UNIVERSES_FILE) if path is None else read_file(path, what="name universes file")
+    try:
+        data = loads_strict(text)
+    except InputError as exc:
+        raise InputError(f"name universes {path}: {exc.message}") from None
+
+    def words(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+    by_country = data.get("by_country", {}) if isinstance(data, dict) else None
+    if not (
+        isinstance(data, dict)
+        and words(data.get("person_names"))
+        and words(data.get("country_names"))
+        and isinstance(by_country, dict)
+        and all(words(v) for v in by_country.values())
+        and isinstance(data.get("source", ""), str)
+    ):
+        raise InputError(
+            f"name universes {path}: expected an object with 'person_names' and 'country_names' lists of names "
+            "(and optional 'by_country' of lists, 'source' string)"
+        )
     return NameUniverses(
         person_names=tuple(data["person_names"]),
         country_names=tuple(data["country_names"]),
-        by_country={k: tuple(v) for k, v in data.get("by_country", {}).items()},
+        by_country={k: tuple(v) for k, v in by_country.items()},
         source=data.get("source", ""),
     )
 

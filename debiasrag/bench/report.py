@@ -29,6 +29,7 @@ from debiasrag.bench.base import (
 )
 from debiasrag.embedding_cache import CachedEmbedder
 from debiasrag.errors import DebiasragError, InputError
+from debiasrag.fileio import atomic_write_text, dumps_strict
 
 ProgressFactory = Callable[[str, int | None], AbstractContextManager[Callable[..., None]]]
 
@@ -247,9 +248,7 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # the old file stays intact if writing fails
+    atomic_write_text(path, text)  # fsynced; on failure the old file stays intact and no temp file is left
 
 
 CONCEPTS = ("gender", "age", "wealth")
@@ -299,6 +298,7 @@ def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, P
     if figure is not None:
         document["figure1_plot"] = str(figure)
     json_path, md_path = out / "results.json", out / "report.md"
-    _write_atomic(json_path, json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+    plain = json.loads(json.dumps(document, default=str))  # paths and other objects as strings
+    _write_atomic(json_path, dumps_strict(plain, indent=1, sort_keys=True) + "\n")  # NaN/inf as null: strict JSON
     _write_atomic(md_path, render_markdown(document, out))
     return md_path, json_path

@@ -15,7 +15,6 @@ optionally ``id`` / ``text``. Without it the benchmark returns a result whose no
 from __future__ import annotations
 
 import gzip
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from debiasrag.bench.base import BenchContext, BenchResult
 from debiasrag.corpus import iter_jsonl
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict, read_text
 
 NAME = "summeval"
 ENV_SUMMEVAL = "DEBIASRAG_SUMMEVAL"
@@ -60,6 +60,8 @@ class SummevalDocument:
 
 
 def _check_row(row: dict[str, Any], where: str) -> SummevalDocument:
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: a document must be a JSON object")
     for key in ("machine_summaries", "human_summaries", "relevance"):
         if not isinstance(row.get(key), list) or not row[key]:
             raise InputError(f"{where}: '{key}' must be a non-empty list")
@@ -86,10 +88,11 @@ def load_summeval(path: str | Path) -> list[SummevalDocument]:
         raise InputError(f"SummEval file not found: {path}")
     docs: list[SummevalDocument] = []
     if path.suffix == ".json":
+        text = read_text(path, what="SummEval file")
         try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read {path} as JSON: {exc}".splitlines()[0]) from exc
+            rows = loads_strict(text)  # strict: no NaN, no nesting deeper than Python follows
+        except InputError as exc:
+            raise InputError(f"cannot read {path} as JSON: {exc.message}") from None
         if not isinstance(rows, list):
             raise InputError(f"{path}: expected a JSON list of documents")
         docs = [_check_row(row, f"{path}: document {i}") for i, row in enumerate(rows, 1)]

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
-from debiasrag.fileio import dumps_strict, printable
+from debiasrag.fileio import dumps_strict, printable, terminal_safe_json
 
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
 # soft_wrap: a long warning stays one line in logs instead of being cut at 80 columns.
@@ -42,8 +42,8 @@ def warn(message: str) -> None:
 
 
 def print_json(data: Any, *, indent: int | None = None, sort_keys: bool = False) -> None:
-    """Print ``data`` to stdout as strict JSON (no NaN; lone surrogates escaped), whatever stdout's encoding."""
-    text = dumps_strict(data, indent=indent, sort_keys=sort_keys)
+    """Print ``data`` to stdout as strict JSON (no NaN; lone surrogates and terminal controls escaped)."""
+    text = terminal_safe_json(dumps_strict(data, indent=indent, sort_keys=sort_keys))  # no raw C1/bidi
     try:
         sys.stdout.write(text + "\n")
     except UnicodeEncodeError:  # stdout cannot encode some character (e.g. an ASCII locale): escape them all

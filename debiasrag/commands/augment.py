@@ -99,7 +99,16 @@ class _CounterpartIds:
     """Hands out ``"<id>-swapped"`` ids, refusing one that an input row or an earlier counterpart has."""
 
     def __init__(self, rows: list[tuple[int, dict[str, Any]]]):
-        self.taken = {obj["id"]: number for number, obj in rows if "id" in obj}
+        self.taken: dict[str | int, int] = {}
+        for number, obj in rows:
+            if "id" not in obj:
+                continue
+            if obj["id"] in self.taken:  # a counterpart's counterfactual_of would not say which row it came from
+                raise InputError(
+                    f"line {number}: duplicate id {obj['id']!r} (first seen on line {self.taken[obj['id']]}); "
+                    "counterparts refer to their original row by id"
+                )
+            self.taken[obj["id"]] = number
         self.given: dict[str, int] = {}
 
     def new(self, number: int, original: str | int) -> str:
@@ -156,7 +165,7 @@ def run_augment(args: argparse.Namespace) -> int:
     report = JsonlReport()
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
-    ids = _CounterpartIds(rows)
+    ids = _CounterpartIds(rows if args.keep_original else [])  # ids are only read (and checked) for counterparts
     selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer)
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
@@ -181,6 +190,12 @@ def run_augment(args: argparse.Namespace) -> int:
                         continue
                     yield obj
                     if changed:
+                        if "counterfactual_of" in obj:  # never overwrite a user's own field
+                            raise InputError(
+                                f"line {number}: the row already has a 'counterfactual_of' field, "
+                                "which its counterpart would overwrite",
+                                hint="rename that field, or augment without --keep-original",
+                            )
                         if "id" in obj:
                             counterpart["id"] = ids.new(number, obj["id"])
                             counterpart["counterfactual_of"] = obj["id"]

@@ -9,6 +9,8 @@ import shlex
 from pathlib import Path
 
 from debiasrag.commands._common import print_json, progress_bar, say
+from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict, printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +40,37 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="retrieval only: your labelled set (folder or .jsonl/.csv file; format in the README)",
     )
     parser.set_defaults(func=run)
+
+
+_REPORT_FILES = {"report.md", "results.json", "plots"}
+_REPORT_TEMP = re.compile(r"^\.(report\.md|results\.json)\..*tmp$")
+
+
+def _is_report(path: Path) -> bool:
+    """Whether ``path`` is a ``results.json`` written by ``debiasrag bench`` (not a user's file of that name)."""
+    try:
+        document = loads_strict(path.read_bytes())
+    except (OSError, InputError):
+        return False
+    return (
+        isinstance(document, dict)
+        and str(document.get("command", "")).startswith("debiasrag bench ")
+        and isinstance(document.get("results"), dict)
+    )
+
+
+def check_report_folder(folder: Path) -> None:
+    """Refuse an ``--out`` holding anything but an earlier report: the report replaces those files."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--out {folder} exists and is not a folder; the report needs a folder")
+    entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
+    foreign = sorted(name for name in entries - _REPORT_FILES if not _REPORT_TEMP.match(name))
+    if entries and (foreign or not _is_report(folder / "results.json")):
+        shown = f" (it holds {foreign[0]!r}{' and more' if len(foreign) > 1 else ''})" if foreign else ""
+        raise InputError(
+            f"--out {folder} is not empty and is not an earlier benchmark report{shown}; "
+            "refusing to write the report into it (choose a new folder)"
+        )
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -83,15 +116,12 @@ def run(args: argparse.Namespace) -> int:
     names = resolve_names(args.name)  # unknown name: InputError before any model loads
     if args.data is not None:  # a bad file fails here, before any model loads
         from debiasrag.datasets import load_labelled_set
-        from debiasrag.errors import InputError
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
         load_labelled_set(args.data)
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        from debiasrag.errors import InputError
-
-        raise InputError(f"--out {args.out} exists and is not a folder; the report needs a folder")
+    if args.out is not None:
+        check_report_folder(args.out)  # before any model loads
     models = args.model or [None]
     contexts = [
         make_context(
@@ -123,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"wrote {md_path} and {json_path}")
     if args.json:
         print_json(json.loads(json.dumps(document, default=str)), indent=1, sort_keys=True)
-    else:
-        print(render_markdown(document, args.out))
+    else:  # paths and model names typed by the user are in it: no raw control characters to the terminal
+        print(printable(render_markdown(document, args.out), one_line=False))
     failed = [f"{n} ({m})" for m, by_name in results.items() for n, r in by_name.items() if r["status"] == "error"]
     if failed:
         say(f"failed: {', '.join(failed)}", style="red")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from rich.table import Table
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 _DEMO_FILES = {"sample_corpus.jsonl", "report.md", "index"}
+_DEMO_TEMP = re.compile(r"^\.(sample_corpus\.jsonl|report\.md)\.[0-9a-f]{8}\.tmp$")  # fileio.atomic_write's
 
 
 def check_demo_folder(folder: Path) -> None:
@@ -33,6 +35,7 @@ def check_demo_folder(folder: Path) -> None:
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} exists and is not a folder")
     entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
+    entries = {name for name in entries if not _DEMO_TEMP.match(name)}  # our own interrupted writes
     earlier_demo = (folder / "index" / "manifest.json").is_file()
     if entries and (entries - _DEMO_FILES or not earlier_demo):
         raise InputError(

@@ -8,6 +8,7 @@ from pathlib import Path
 from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
+from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex
 from debiasrag.storage import check_writable_target
 
@@ -91,6 +92,13 @@ def run(args: argparse.Namespace) -> int:
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
     if report.skipped:
         warn(report.summary())
+    if args.anonymize:  # the anonymized text is stored there: never overwrite a field of the user's own
+        clash = next((d for d in documents if "anonymized_text" in d.metadata), None)
+        if clash is not None:
+            raise InputError(
+                f"document {clash.id!r} already has an 'anonymized_text' field, which --anonymize would overwrite",
+                hint="rename that field first",
+            )
     embedder = load_embedder(args.model)
     settings = None
     if args.anonymize:

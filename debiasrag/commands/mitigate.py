@@ -12,12 +12,11 @@ says how many words changed and their mean |cos| with the first definitional pai
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from debiasrag.commands._common import positive_int, print_json, say, warn
 from debiasrag.errors import InputError
-from debiasrag.fileio import check_output_path, read_text, refuse_same_file
+from debiasrag.fileio import check_output_path, loads_strict, read_text, refuse_same_file
 
 RAN_WARN_WORDS = 50_000
 
@@ -58,9 +57,9 @@ def _word_list(path: str, what: str) -> list[str]:
     text = read_text(path, what=what)
     if text.lstrip().startswith("["):
         try:
-            words = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{what} {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+            words = loads_strict(text)  # also refuses NaN and nesting deeper than Python can follow
+        except InputError as exc:
+            raise InputError(f"{what} {path}: {exc.message}") from None
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
             raise InputError(f"{what} {path}: expected a JSON list of words")
         return words
@@ -70,9 +69,9 @@ def _word_list(path: str, what: str) -> list[str]:
 def _definitional(path: str) -> list[list[str]]:
     text = read_text(path, what="definitional file")
     try:
-        sets = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"definitional file {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        sets = loads_strict(text)
+    except InputError as exc:
+        raise InputError(f"definitional file {path}: {exc.message}") from None
     if (
         not isinstance(sets, list)
         or not sets

