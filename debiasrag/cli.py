@@ -13,6 +13,7 @@ import logging
 import os
 import pkgutil
 import shlex
+import sqlite3
 import sys
 import warnings
 from collections.abc import Sequence
@@ -124,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error_line(_for_command(exc, command_parser), command_parser))
     except (OSError, UnicodeError) as exc:
         return _fail(f"debiasrag: error: {printable(exc)}")
+    except sqlite3.Error as exc:  # the embedding cache (a corrupt file, a full disk)
+        return _fail(f"debiasrag: error: embedding cache: {printable(exc)}")
     except KeyboardInterrupt:
         print("debiasrag: interrupted", file=sys.stderr)
         return 130

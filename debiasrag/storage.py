@@ -54,6 +54,7 @@ _MANIFEST_TMP_RE = re.compile(r"^\.manifest-\d{8}T\d{6}-[0-9a-f]{8}\.tmp$")
 # Leftovers of format 1 (before versioned folders): sibling temp/old folders of an interrupted swap.
 _LEGACY_SIBLING_RE = r"^\.{name}\.[a-z0-9_]{{8}}\.(tmp|old)$"
 _LOAD_ATTEMPTS = 8
+_MANIFEST_LIMIT = 1 << 20
 _CHUNK = 1 << 22
 
 
@@ -254,7 +255,9 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
         raise IndexLoadError(f"index folder not found: {folder}")
     try:
         with open(folder / MANIFEST, "rb") as handle:
-            raw = handle.read()
+            raw = handle.read(_MANIFEST_LIMIT + 1)  # ours are a few hundred bytes; never read a runaway file whole
+        if len(raw) > _MANIFEST_LIMIT:
+            raise IndexLoadError(f"{folder}/{MANIFEST} is corrupted: larger than {_MANIFEST_LIMIT} bytes")
         manifest = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except FileNotFoundError:
         raise IndexLoadError(f"{folder} is not a debiasrag index (no {MANIFEST})") from None
@@ -377,14 +380,16 @@ class _VersionGone(IndexLoadError):
 
 
 def _read_verified(path: Path, manifest: dict[str, Any], name: str) -> bytes:
+    size = manifest.get("size", {}).get(name)
     try:
         with open(path, "rb") as handle:
+            if size is not None and os.fstat(handle.fileno()).st_size != size:  # before reading a wrong file whole
+                raise IndexLoadError(f"{path} is corrupted (size differs from the manifest)")
             data = handle.read()
     except FileNotFoundError:
         raise _VersionGone(f"{path.parent} is incomplete: {name} is missing") from None
     except OSError as exc:
         raise IndexLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
-    size = manifest.get("size", {}).get(name)
     if (size is not None and len(data) != size) or hashlib.sha256(data).hexdigest() != manifest["sha256"][name]:
         raise IndexLoadError(f"{path} is corrupted (checksum mismatch)")
     return data

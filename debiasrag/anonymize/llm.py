@@ -508,7 +508,7 @@ class LlmAnonymizer:
                 if isinstance(answer, str):
                     self.stats["cache_hits"] += 1
                     return answer, "", True
-            except (OSError, ValueError, KeyError, TypeError) as exc:  # a corrupt cache entry is simply asked again
+            except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:  # corrupt: asked again
                 logger.info("ignoring unreadable LLM cache entry %s: %s", path, exc)
         if self._setup_error is not None:
             return "", "not sent", False

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from debiasrag import DebiasedRetriever, Document, FaissIndex, IndexLoadError, IndexWriteError, InputError
-from debiasrag.storage import LOCK_FILE
+from debiasrag.storage import LOCK_FILE, data_paths
 
 DIM = 8
 
@@ -209,6 +209,21 @@ def test_manifest_with_unknown_entity_types_is_refused_at_load(tmp_path):
         (folder / "manifest.json").write_text(json.dumps(manifest))
         with pytest.raises(IndexLoadError, match="'preprocessing.anonymize.entities' must be known entity types"):
             FaissIndex.load(folder)
+
+
+def test_runaway_manifest_and_data_files_are_refused_before_being_read_whole(tmp_path):
+    folder = tmp_path / "ix"
+    build().save(folder)
+    good = (folder / "manifest.json").read_bytes()
+    (folder / "manifest.json").write_bytes(good[:-1] + b" " * (2 << 20) + b"}")  # valid JSON, 2 MB
+    with pytest.raises(IndexLoadError, match="larger than"):
+        FaissIndex.load(folder)
+    (folder / "manifest.json").write_bytes(good)
+    documents = data_paths(folder)["documents.jsonl"]
+    with open(documents, "ab") as handle:
+        handle.write(b"\n" * 1000)
+    with pytest.raises(IndexLoadError, match="size differs from the manifest"):
+        FaissIndex.load(folder)
 
 
 def test_a_loaded_index_never_downloads_its_model(tmp_path, monkeypatch):
@@ -406,3 +421,23 @@ def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
     assert result.method == "ner" and "Timeout" in result.fallback, result.fallback
     assert "Kashvi" not in result.text
     assert elapsed < 10  # two attempts of ~1 s and the SDK's backoff, not the minute the answer takes
+
+
+def test_a_corrupt_llm_cache_entry_is_asked_again(tmp_path, monkeypatch):
+    try:
+        from tests.test_llm_anonymizer import FakeMessagesAPI, message
+    except ImportError:  # pragma: no cover - depends on how pytest was started
+        from test_llm_anonymizer import FakeMessagesAPI, message
+    from debiasrag.anonymize import LlmAnonymizer
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    doc = "The weather was mild and nothing happened."
+    with FakeMessagesAPI(lambda text, attempt: message(text)) as server:
+        anonymizer = LlmAnonymizer("claude-test", base_url=server.url, cache_dir=tmp_path / "cache", max_retries=0)
+        path = anonymizer._cache_path(doc)
+        path.parent.mkdir(parents=True)
+        for junk in (b"[" * 100_000, b'{"answer": 5}', b"\xff", b"{"):
+            path.write_bytes(junk)
+            result = anonymizer.anonymize(doc)
+            assert result.method == "llm" and result.text == doc  # nothing to remove; the entry was asked again
+        assert server.calls[doc] == 4
