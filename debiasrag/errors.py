@@ -53,3 +53,10 @@ class OutputError(DebiasragError):
 
 class IndexWriteError(OutputError):
     """An index could not be written (disk full, file too big, permissions); the previous index is unchanged."""
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as a random seed every generator accepts (numpy, scikit-learn): an integer in [0, 2**32)."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__") or not 0 <= seed < 2**32:
+        raise InputError(f"seed must be an integer from 0 to {2**32 - 1}, got {seed!r}")
+    return int(seed)

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
+from debiasrag.errors import InputError, check_seed
 from debiasrag.fileio import dumps_strict, printable, terminal_safe_json
 
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
@@ -87,3 +88,11 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+def seed_int(text: str) -> int:
+    """argparse type: a random seed, an integer from 0 to 2**32 - 1 (what numpy and scikit-learn accept)."""
+    try:
+        return check_seed(int(text))
+    except (ValueError, InputError):
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {2**32 - 1}, got {text!r}") from None

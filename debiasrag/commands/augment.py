@@ -31,6 +31,7 @@ from debiasrag.commands._common import (
     print_json,
     progress_bar,
     say,
+    seed_int,
     warn,
 )
 from debiasrag.corpus import Field, JsonlReport, iter_rows, write_jsonl_atomic
@@ -79,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fit the gender direction on the corpus's own gendered sentences (default: the packaged sentences)",
     )
-    score.add_argument("--seed", type=int, default=0, help="random seed for fitting (default 0)")
+    score.add_argument("--seed", type=seed_int, default=0, help="random seed for fitting (default 0)")
     score.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
     score.set_defaults(func=run_bias_score)
 

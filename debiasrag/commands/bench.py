@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from debiasrag.commands._common import print_json, progress_bar, say
+from debiasrag.commands._common import print_json, progress_bar, say, seed_int
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")
     parser.add_argument(
         "--data",
         type=Path,

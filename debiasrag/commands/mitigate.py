@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from debiasrag.commands._common import positive_int, print_json, say, warn
+from debiasrag.commands._common import positive_int, print_json, say, seed_int, warn
 from debiasrag.errors import InputError
 from debiasrag.fileio import check_output_path, loads_strict, read_text, refuse_same_file
 
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="keep",
         help="reverse: give vectors their original length back after HD/RAN/MHD (seed 003 §4)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (DHD's k-means; default 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed (DHD's k-means; default 0)")
     p.add_argument("--limit", type=positive_int, default=None, help="with 'glove': only the N most frequent words")
     p.add_argument("--float64", action="store_true", help="read and compute in float64 (default float32)")
     p.add_argument("--n-components", type=positive_int, default=None, help="HD / MHD: PCA components (default 10)")

@@ -46,7 +46,7 @@ import numpy as np
 
 from debiasrag.counterfactual.gender_swap import GenderSwapper, load_gender_words
 from debiasrag.embedders import Embedder, load_embedder, normalize_rows
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_seed
 from debiasrag.fileio import encodable
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
@@ -161,9 +161,9 @@ class BiasScorer:
         n_components: int = 10,
         batch_size: int = 64,
     ) -> None:
+        self.seed = check_seed(seed)  # before any model loads
         self.embedder = load_embedder(embedder)
         self.swapper = swapper if swapper is not None else GenderSwapper()
-        self.seed = seed
         self.max_fit_sentences = max_fit_sentences
         self.n_components = n_components
         self.batch_size = batch_size

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_seed
 from debiasrag.fileio import atomic_write, read_text
 from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
 from debiasrag.mitigate.double_hard_debias import DoubleHardDebias
@@ -180,7 +180,7 @@ def debias(
     """
     sets = sets if sets is not None else default_sets()
     name = algorithm.upper()
-    estimator = estimator_for(name, normalization=normalization, seed=seed, options=options)
+    estimator = estimator_for(name, normalization=normalization, seed=check_seed(seed), options=options)
     estimator.fit(model, **_fit_arguments(name, sets))
     ignore = [w for w in sets.gender_specific if w in model]
     if target is not None:  # gender-specific words stay untouched whichever algorithm runs

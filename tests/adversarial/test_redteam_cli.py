@@ -47,6 +47,7 @@ def _user_folder(tmp_path: Path) -> Path:
 
 
 DEEP, TIMEOUT = b"[" * 100_000, "argument --timeout: expected a positive number"
+SEED = "argument --seed: expected an integer from 0 to 4294967295"
 MITIGATE = ["mitigate", "glove", "o.txt", "--algorithm", "hd"]
 TWO_X = rows({"id": "x", "text": "She ran."}, {"id": "x", "text": "He sat."})
 CASES = {
@@ -66,6 +67,9 @@ CASES = {
         "document 1 already has an 'anonymized_text' field, which --anonymize would overwrite",
     ),
     "bench-corrupt-embedding-cache": (lambda t: ["bench", "weat", "--cache-dir", _corrupt_cache(t)], "embedding cache"),
+    "bias-score-seed-negative": (lambda t: ["bias-score", _file(t, "c.jsonl", GOOD), "--seed", "-1"], SEED),
+    "mitigate-seed-huge": (lambda t: [*MITIGATE, "--algorithm", "dhd", "--seed", str(10**25)], SEED),
+    "bench-seed-negative": (lambda t: ["bench", "weat", "--seed", "-5"], SEED),
     "query-timeout-zero": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "0"], TIMEOUT),
     "query-timeout-nan": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "nan"], TIMEOUT),
 }

@@ -123,6 +123,19 @@ def test_shard_writer_never_overwrites_a_users_anonymized_text(tmp_path):
     assert not (tmp_path / "shards").exists() or list((tmp_path / "shards").iterdir()) == []
 
 
+@pytest.mark.parametrize("seed", [-1, 2**32, 10**30, 1.5, "0", True], ids=["neg", "2^32", "huge", "flt", "str", "bool"])
+def test_seeds_scikit_learn_would_refuse_are_our_error(seed):
+    from debiasrag.counterfactual import BiasScorer
+    from debiasrag.mitigate import WordEmbeddings
+    from debiasrag.mitigate.apply import debias
+
+    with pytest.raises(InputError, match="seed must be an integer from 0 to 4294967295"):
+        BiasScorer(Embedder(), seed=seed)  # refused before spaCy or a model loads
+    words = WordEmbeddings(["he", "she", "nurse"], np.eye(3, dtype=np.float32))
+    with pytest.raises(InputError, match="seed must be an integer"):
+        debias(words, "dhd", seed=seed)
+
+
 @pytest.mark.parametrize("path", [None, 5, ["ix"], "ix\x00evil"], ids=["none", "int", "list", "nul"])
 def test_index_paths_that_are_not_paths(tmp_path, path):
     with pytest.raises(InputError, match="an index folder must be a path"):
