@@ -5,6 +5,8 @@
 * the fairness set (:func:`load_fairness_set`): gender-neutral queries in bias-sensitive areas, each with one
   relevant and one close non-relevant document in female, male and neutral wording; format in
   ``debiasrag/data/retrieval/README.md``;
+* the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
+  wording), for rules that must estimate how many documents a query needs;
 * :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV).
 """
 
@@ -269,4 +271,28 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
         task.relevant = {q: task.relevant[q] for q in task.queries}
         task.areas = {q: task.areas[q] for q in task.queries}
         task.name += "-" + "+".join(sorted(areas))
+    return task
+
+
+def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
+    """Our wide-topic set: 16 gender-neutral queries (one per topic, ``areas`` = topic) with 3, 6, 9, 12 or 15
+    relevant documents (1 to 5 texts, each in female, male and neutral wording) and 6 close non-relevant ones each;
+    237 documents, one corpus. None of its topics is in the fairness sets or ``gendered_topics``.
+
+    Generated from ``data/retrieval/source/wide_topics.txt`` by ``scripts/build_wide_topics.py``. ``widths`` keeps
+    only the queries with that many relevant documents (the corpus stays whole).
+    """
+    builder = _SetBuilder("wide-topics")
+    with as_file("retrieval", "wide_topics") as local:
+        for kind, stem in (("query", "queries"), ("document", "documents")):
+            for where, row in _read_rows(Path(local) / f"{stem}.jsonl"):
+                builder.add(kind, where, row)
+    task = builder.task()
+    if widths is not None:
+        task.queries = {q: t for q, t in task.queries.items() if len(task.relevant[q]) in widths}
+        if not task.queries:
+            raise InputError(f"no wide topic has {sorted(widths)} relevant documents; widths are 3, 6, 9, 12, 15")
+        task.relevant = {q: task.relevant[q] for q in task.queries}
+        task.areas = {q: task.areas[q] for q in task.queries}
+        task.name += "-" + "+".join(str(w) for w in sorted(widths))
     return task

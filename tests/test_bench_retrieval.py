@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +13,7 @@ from debiasrag.bench import BenchContext
 from debiasrag.bench import retrieval as bench
 from debiasrag.bench.cache import CachedEmbedder
 from debiasrag.cli import main
-from debiasrag.datasets import load_fairness_set, load_labelled_set
+from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_labelled_set, load_wide_topics
 from debiasrag.embedders import DEFAULT_MODEL
 from debiasrag.errors import InputError
 from debiasrag.strategies import STRATEGIES
@@ -75,6 +77,39 @@ def test_fairness_set_shape():
         groups = sorted(d.metadata["group"] for d in main_set.documents if d.id in relevant)
         assert groups == ["female", "male", "neutral"], query
     assert set(load_fairness_set("main", areas={"career"}).areas.values()) == {"career"}
+
+
+def test_wide_topics_shape():
+    wide = load_wide_topics()
+    widths = sorted(len(ids) for ids in wide.relevant.values())
+    assert widths == [3] * 3 + [6] * 4 + [9] * 3 + [12] * 3 + [15] * 3
+    by_id = {d.id: d for d in wide.documents}
+    for query, relevant in wide.relevant.items():
+        groups = [by_id[i].metadata["group"] for i in relevant]
+        assert groups.count("female") == groups.count("male") == groups.count("neutral"), query
+        near_misses = [d for d in wide.documents if d.id.startswith(f"{query}-non")]
+        assert len(near_misses) == 6 and not relevant & {d.id for d in near_misses}, query
+    # New topics: none shared with the fairness sets' areas or gendered_topics' occupations.
+    others = set(load_fairness_set("all").areas.values()) | set(load_gendered_topics().queries)
+    assert not set(wide.areas.values()) & others
+    narrow = load_wide_topics({3, 15})
+    assert sorted(len(ids) for ids in narrow.relevant.values()) == [3, 3, 3, 15, 15, 15]
+    assert len(narrow.documents) == len(wide.documents)  # the corpus stays whole
+    with pytest.raises(InputError, match="widths are"):
+        load_wide_topics({4})
+
+
+def test_wide_topics_jsonl_is_built_from_its_source():
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build_wide_topics.py"
+    spec = importlib.util.spec_from_file_location("build_wide_topics", script)
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    queries, documents = build.parse(build.ROOT / "source" / "wide_topics.txt")
+    wide = load_wide_topics()
+    assert [(q["id"], q["text"]) for q in queries] == list(wide.queries.items())
+    shipped = [(d.id, d.text, d.metadata["group"]) for d in wide.documents]
+    assert [(d["id"], d["text"], d["group"]) for d in documents] == shipped
 
 
 def test_bundled_bench_reports_every_strategy_and_k(bundled):
