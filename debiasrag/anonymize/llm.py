@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from debiasrag.anonymize.base import (
     AnonymizedText,
@@ -239,6 +240,31 @@ def surviving_names(detected: Sequence[Entity], removed: Sequence[Entity]) -> li
     return left
 
 
+def _check_base_url(base_url: str | None) -> None:
+    """Refuse a base URL every request would fail on (not http(s), no host, a bad port, control characters)."""
+    from_env = base_url is None
+    url = os.environ.get("ANTHROPIC_BASE_URL") if from_env else base_url
+    if not url:
+        return
+    problem = "it holds spaces or control characters" if any(ord(c) < 0x21 or ord(c) == 0x7F for c in url) else ""
+    try:
+        parts = urlsplit(url)
+        if not (parts.scheme in ("http", "https") and parts.hostname):
+            problem = problem or "not an http(s) URL with a host"
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        problem = problem or str(exc)
+    if problem:
+        if from_env:
+            raise InputError(f"ANTHROPIC_BASE_URL {url!r} is not a usable URL ({problem})", hint="fix or unset it")
+        raise InputError(
+            f"the LLM base URL {url!r} is not usable ({problem})",
+            hint="for the API itself, or your gateway's http(s) URL",
+            option="base_url",
+            value="https://api.anthropic.com",
+        )
+
+
 def _client(*, api_key: str, base_url: str | None, max_retries: int, timeout: Any) -> Any:
     """The SDK client, each of whose request attempts ends about ``timeout`` seconds after it was sent.
 
@@ -314,6 +340,7 @@ class LlmAnonymizer:
         deny_list: Iterable[str] = (),
         mapping: PlaceholderMapping | None = None,
     ) -> None:
+        _check_base_url(base_url)
         key = api_key or os.environ.get(API_KEY_VARIABLE)
         if not key:
             raise InputError(

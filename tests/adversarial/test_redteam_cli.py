@@ -70,6 +70,10 @@ CASES = {
     "bias-score-seed-negative": (lambda t: ["bias-score", _file(t, "c.jsonl", GOOD), "--seed", "-1"], SEED),
     "mitigate-seed-huge": (lambda t: [*MITIGATE, "--algorithm", "dhd", "--seed", str(10**25)], SEED),
     "bench-seed-negative": (lambda t: ["bench", "weat", "--seed", "-5"], SEED),
+    "anonymize-bad-base-url": (
+        lambda t: ["anonymize", _file(t, "c.jsonl", GOOD), "o.jsonl", "--method", "llm", "--base-url", "http://[::1"],
+        "use --base-url https://api.anthropic.com for the API itself",
+    ),
     "query-timeout-zero": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "0"], TIMEOUT),
     "query-timeout-nan": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "nan"], TIMEOUT),
 }

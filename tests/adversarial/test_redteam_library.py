@@ -454,3 +454,27 @@ def test_a_corrupt_llm_cache_entry_is_asked_again(tmp_path, monkeypatch):
             result = anonymizer.anonymize(doc)
             assert result.method == "llm" and result.text == doc  # nothing to remove; the entry was asked again
         assert server.calls[doc] == 4
+
+
+@pytest.mark.parametrize(
+    "url, fragment",
+    [
+        ("not-a-url", "not an http(s) URL with a host"),
+        ("http://exa mple.com", "spaces or control characters"),
+        ("ftp://127.0.0.1:9", "not an http(s) URL with a host"),
+        ("http://[::1", "Invalid IPv6 URL"),
+        ("http://127.0.0.1:99999", "Port out of range"),
+        ("http://127.0.0.1:9/\x1b[2J", "spaces or control characters"),
+    ],
+)
+def test_an_unusable_llm_base_url_is_one_error_not_a_fallback_for_every_text(monkeypatch, url, fragment):
+    from debiasrag.anonymize import LlmAnonymizer
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    with pytest.raises(InputError, match="base URL") as info:
+        LlmAnonymizer(base_url=url, cache_dir=None)
+    assert fragment in str(info.value) and info.value.option == "base_url"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    with pytest.raises(InputError, match="ANTHROPIC_BASE_URL") as info:
+        LlmAnonymizer(cache_dir=None)
+    assert fragment in str(info.value)
