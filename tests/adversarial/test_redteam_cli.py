@@ -190,7 +190,7 @@ def test_bench_report_prints_no_raw_controls_and_writes_strict_json(tmp_path, ru
         ),
     )
     out = tmp_path / "rep[bold]\x1b]0;x\x07"
-    result = run_cli("bench", "retrieval", "--data", data, "--out", out)
+    result = run_cli("bench", "retrieval", "--data", data, "--out", out, "--cache-dir", tmp_path / "cache")
     assert result.returncode == 0, result.stderr[-2000:]
     assert no_raw_controls(result.stdout) and no_raw_controls(result.stderr)
     assert "set\\x1b[2J.jsonl" in result.stdout  # the command line in the report, escaped on the terminal
