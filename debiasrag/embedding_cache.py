@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -18,14 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
+from debiasrag.fileio import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
     """``$DEBIASRAG_CACHE_DIR`` or ``~/.cache/debiasrag``."""
-    env = os.environ.get("DEBIASRAG_CACHE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "debiasrag"
+    return user_cache_dir()
 
 
 def _text_key(text: str) -> str:

@@ -192,13 +192,20 @@ def refuse_same_file(source: str | Path, target: str | Path) -> None:
             )
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
+    """Fsync a folder so a rename or new entry in it survives a crash (quietly skipped where unsupported)."""
     with contextlib.suppress(OSError):  # not every filesystem lets a folder be fsynced
         fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def user_cache_dir() -> Path:
+    """debiasrag's cache folder: ``$DEBIASRAG_CACHE_DIR`` (``~`` expanded) or ``~/.cache/debiasrag``."""
+    env = os.environ.get("DEBIASRAG_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "debiasrag"
 
 
 def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes, *, encoding: str = "utf-8") -> Path:
@@ -233,7 +240,7 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}; it is unchanged") from exc
         raise
-    _fsync_folder(path.parent)
+    fsync_folder(path.parent)
     return path
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import IndexLoadError, IndexWriteError, InputError
+from debiasrag.fileio import fsync_folder
 
 try:  # POSIX; on other systems concurrent saves are not serialised
     import fcntl
@@ -63,15 +64,6 @@ def _new_version() -> str:
 
 
 # -- writing ------------------------------------------------------------------------------------------
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):  # not every filesystem lets a folder be fsynced
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def _sha256_file(path: Path) -> tuple[str, int]:
     digest, size = hashlib.sha256(), 0
     with open(path, "rb") as handle:
@@ -191,13 +183,13 @@ def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]]
             sha, sizes = {}, {}
             for name, chunks in payload.items():
                 sha[name], sizes[name] = write_verified(version_dir / name, chunks)
-            _fsync_dir(version_dir)
+            fsync_folder(version_dir)
             record = {**manifest, "format": FORMAT_VERSION, "producer": PRODUCER, "version": version}
             record.update(sha256=sha, size=sizes)
             text = json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
             write_verified(manifest_tmp, [text])
             os.replace(manifest_tmp, target / MANIFEST)  # the single step readers can observe
-            _fsync_dir(target)
+            fsync_folder(target)
         except OSError as exc:
             shutil.rmtree(version_dir, ignore_errors=True)
             with contextlib.suppress(OSError):

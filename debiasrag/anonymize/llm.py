@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +45,8 @@ from debiasrag.anonymize.base import (
 )
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occurrences, split_for_spacy
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
-from debiasrag.errors import DebiasragError, InputError
+from debiasrag.errors import DebiasragError, InputError, OutputError
+from debiasrag.fileio import atomic_write_json, user_cache_dir
 from debiasrag.resources import data_file
 
 logger = logging.getLogger(__name__)
@@ -130,8 +130,7 @@ def _error_type(exc: Exception) -> str:
 
 def default_cache_dir() -> Path:
     """The LLM answer cache folder: ``llm-anonymize`` under ``$DEBIASRAG_CACHE_DIR`` or ``~/.cache/debiasrag``."""
-    base = os.environ.get("DEBIASRAG_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "debiasrag")
-    return Path(base) / "llm-anonymize"
+    return user_cache_dir() / "llm-anonymize"
 
 
 def load_prompt(name: str) -> str:
@@ -585,9 +584,6 @@ class LlmAnonymizer:
     def _write_cache(self, path: Path, answer: str) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"model": self.model, "answer": answer}, handle)
-            os.replace(tmp, path)
-        except OSError as exc:  # the cache is an optimisation; a read-only disk must not fail the run
+            atomic_write_json(path, {"model": self.model, "answer": answer}, indent=None)
+        except (OSError, OutputError) as exc:  # the cache is an optimisation; a read-only disk must not fail the run
             logger.info("could not write the LLM cache entry %s: %s", path, exc)
