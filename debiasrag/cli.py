@@ -8,6 +8,7 @@ the option it suggests (the library itself names the Python parameter).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -95,8 +96,17 @@ def _fail(line: str) -> int:
     return 2
 
 
+def _stdout_closed() -> int:
+    """Exit as a process killed by SIGPIPE would (141), silently; later flushes go to /dev/null."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted)."""
+    """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted,
+    141 the reader of the output closed it)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if not sys.warnoptions:  # third-party warnings (joblib, torch, ...) would break the one-line contract
         warnings.simplefilter("ignore")
@@ -123,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error_line(missing_extra(exc, f"debiasrag {args.command}"), command_parser))
     except DebiasragError as exc:
         return _fail(error_line(_for_command(exc, command_parser), command_parser))
+    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours, so no message
+        return _stdout_closed()
     except (OSError, UnicodeError) as exc:
         return _fail(f"debiasrag: error: {printable(exc)}")
     except sqlite3.Error as exc:  # the embedding cache (a corrupt file, a full disk)

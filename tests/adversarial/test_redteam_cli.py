@@ -9,6 +9,9 @@ need spaCy, MiniLM or the fake LLM server run the same ``main`` in-process so th
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -282,3 +285,19 @@ def test_llm_refusal_in_a_command_without_llm_model_flag():
     assert error_line(_for_command(key, commands["bench"]), commands["bench"]).endswith(
         "(set a valid key in ANTHROPIC_API_KEY)"
     )
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_run_quietly() -> None:
+    """`debiasrag ... | head -0`: no traceback, no error line, the SIGPIPE exit status (141)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "debiasrag.cli", "bench", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    proc.stdout.close()  # before the child has imported anything, so its first write finds no reader
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 141, stderr.decode()
+    assert stderr.decode().strip() == ""
