@@ -208,6 +208,34 @@ def user_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "debiasrag"
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):  # alive under another user, or not ours to judge
+        return True
+    return True
+
+
+def _remove_dead_temps(path: Path) -> None:
+    """Remove temp files an earlier write of ``path`` left when its process was killed (kill -9, power loss).
+
+    Only our own names (``.<name>.<pid>-<8 hex>.tmp``) whose process is gone; a live writer's file is kept.
+    """
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)-[0-9a-f]{{8}}\.tmp$")
+    try:
+        siblings = list(path.parent.iterdir())
+    except OSError:
+        return
+    for entry in siblings:
+        match = pattern.match(entry.name)
+        if match and not _pid_alive(int(match.group(1))) and entry.is_file() and not entry.is_symlink():
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                logger.info("removed %s, left by an interrupted write", entry)
+
+
 def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes, *, encoding: str = "utf-8") -> Path:
     """Write ``chunks`` (text is encoded with ``encoding``) to ``target`` atomically; returns the path written.
 
@@ -215,12 +243,14 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
     in one :func:`os.replace`. If anything fails — a write, the disk filling up, an exception raised by
     the ``chunks`` generator itself — the temp file is removed and an existing ``target`` is unchanged.
     An existing file keeps its permissions; a new one gets the usual ones (0666 minus the umask).
-    Write failures raise :class:`OutputError`; exceptions of ``chunks`` propagate unchanged.
+    Write failures raise :class:`OutputError`; exceptions of ``chunks`` propagate unchanged. A temp file
+    that a killed earlier write of the same target left behind is removed first.
     """
     path = check_output_path(target)
     if isinstance(chunks, (str, bytes)):
         chunks = [chunks]
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    _remove_dead_temps(path)
+    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 _DEMO_FILES = {"sample_corpus.jsonl", "report.md", "index"}
-_DEMO_TEMP = re.compile(r"^\.(sample_corpus\.jsonl|report\.md)\.[0-9a-f]{8}\.tmp$")  # fileio.atomic_write's
+# fileio.atomic_write's temp names (``.<name>.<pid>-<hex>.tmp``; before 0.1.1 without the pid)
+_DEMO_TEMP = re.compile(r"^\.(sample_corpus\.jsonl|report\.md)\.(\d+-)?[0-9a-f]{8}\.tmp$")
 
 
 def check_demo_folder(folder: Path) -> None:

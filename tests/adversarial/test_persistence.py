@@ -451,3 +451,36 @@ def test_documents_with_nan_are_not_strict_json(tmp_path):
     (folder / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(IndexLoadError, match="documents.jsonl line 1 is corrupted"):
         FaissIndex.load(folder)
+
+
+def test_a_killed_output_write_leaves_a_temp_that_the_next_write_removes(tmp_path):
+    """kill -9 in the middle of fileio.atomic_write: the old file stays; the next write cleans the temp up."""
+    target = tmp_path / "out.jsonl"
+    target.write_text("old\n")
+    code = (
+        "import sys, time\n"
+        "from debiasrag.fileio import atomic_write\n"
+        "def chunks():\n"
+        "    yield 'half of the new file'\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(600)\n"
+        f"atomic_write({str(target)!r}, chunks())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+        (leftover,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        assert leftover.name.startswith(f".out.jsonl.{proc.pid}-")
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert target.read_text() == "old\n"
+    live = tmp_path / f".out.jsonl.{os.getpid()}-0badc0de.tmp"  # a live writer's temp (this process) is kept
+    live.write_text("in progress")
+    not_ours = tmp_path / ".out.jsonl.tmp.keep"
+    not_ours.write_text("a user's file")
+    from debiasrag.fileio import atomic_write
+
+    atomic_write(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, live.name, not_ours.name])

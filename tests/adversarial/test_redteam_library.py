@@ -379,6 +379,7 @@ def test_demo_folder_with_its_own_leftover_temp_files_is_reusable(tmp_path):
     (folder / "report.md").write_text("# debiasrag demo\n")
     (folder / ".report.md.1a2b3c4d.tmp").write_text("half a report")  # a kill -9 during the last run
     (folder / ".sample_corpus.jsonl.0badc0de.tmp").write_text("half a corpus")
+    (folder / ".report.md.4242-0badc0de.tmp").write_text("half a report, named with its writer's pid")
     check_demo_folder(folder)
     (folder / ".report.md.tmp.mine").write_text("not ours")
     with pytest.raises(InputError, match="not an earlier demo output"):
