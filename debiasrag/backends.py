@@ -13,19 +13,26 @@ packages (and their sync and async paths) keep only framework glue:
 * :func:`to_rankings`: ``(key, score)`` pairs per variant → :class:`~debiasrag.strategies.Ranking` (best score
   per key, highest first);
 * :func:`retrieve_picks` / :func:`aretrieve_picks`: run a strategy over a variant search, with "every variant came
-  back empty" (:class:`NoResults`) meaning no picks.
+  back empty" (:class:`NoResults`) meaning no picks;
+* :func:`anonymize_items` / :func:`aanonymize_items`: check a batch of the framework's documents, anonymize their
+  texts in one batch (async: the anonymizer's own async batch, else a worker thread) and pair each with its
+  result, for the integrations' anonymizing transformers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from debiasrag.aio import arun_strategy
-from debiasrag.errors import DebiasragError
+from debiasrag.errors import DebiasragError, InputError
 from debiasrag.retriever import validate_query
 from debiasrag.strategies import GroupOf, Pick, Ranking, Strategy, run_strategy
+
+if TYPE_CHECKING:  # the anonymizers need the nlp / llm extras; this module must not
+    from debiasrag.anonymize import AnonymizedText, Anonymizer
 
 T = TypeVar("T")
 Direction = Literal["higher", "lower"]
@@ -170,8 +177,54 @@ async def aretrieve_picks(
         return []
 
 
+def _checked_items(items: Sequence[object], kind: type, expected: str) -> list[Any]:
+    checked = list(items)
+    for position, item in enumerate(checked):
+        if not isinstance(item, kind):
+            raise InputError(f"expected {expected}, got {type(item).__name__} at position {position}")
+    return checked
+
+
+def _paired(items: list[T], results: Sequence[AnonymizedText], noun: str) -> list[tuple[T, AnonymizedText]]:
+    if len(results) != len(items):
+        raise InputError(f"the anonymizer returned {len(results)} results for {len(items)} {noun}")
+    return list(zip(items, results))
+
+
+def anonymize_items(
+    anonymizer: Anonymizer, items: Sequence[object], kind: type, text_of: Callable[[T], str], *, expected: str,
+    noun: str,
+) -> list[tuple[T, AnonymizedText]]:  # fmt: skip
+    """Each item of ``items`` (all of type ``kind``, else :class:`InputError` naming ``expected`` and the
+    position) with the anonymization of ``text_of(item)``, in order; one ``anonymize_batch`` call."""
+    checked = _checked_items(items, kind, expected)
+    if not checked:
+        return []
+    return _paired(checked, anonymizer.anonymize_batch([text_of(item) for item in checked]), noun)
+
+
+async def aanonymize_items(
+    anonymizer: Anonymizer, items: Sequence[object], kind: type, text_of: Callable[[T], str], *, expected: str,
+    noun: str,
+) -> list[tuple[T, AnonymizedText]]:  # fmt: skip
+    """Async :func:`anonymize_items`: the anonymizer's ``aanonymize_batch`` when it has one, else its sync batch in
+    a worker thread (spaCy is CPU-bound and the LLM client blocks, so the event loop stays free)."""
+    checked = _checked_items(items, kind, expected)
+    if not checked:
+        return []
+    texts = [text_of(item) for item in checked]
+    native = getattr(anonymizer, "aanonymize_batch", None)
+    if native is not None:
+        results = await native(texts)
+    else:
+        results = await asyncio.to_thread(anonymizer.anonymize_batch, texts)
+    return _paired(checked, results, noun)
+
+
 __all__ = [
     "NoResults",
+    "aanonymize_items",
+    "anonymize_items",
     "acall_variant",
     "aretrieve_picks",
     "backend_error",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from langchain_core.documents import BaseDocumentTransformer, Document
 
 from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
+from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError
 
 
@@ -54,29 +54,19 @@ class AnonymizingTransformer(BaseDocumentTransformer):
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Anonymized copies of the Documents, in order."""
-        documents = _check(documents)
-        if not documents:
-            return []
-        return self._apply(documents, self.anonymizer.anonymize_batch([d.page_content for d in documents]))
+        return self._apply(
+            anonymize_items(self.anonymizer, documents, Document, _text, expected=_EXPECTED, noun="documents")
+        )
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Async :meth:`transform_documents` (the anonymizer runs in a worker thread)."""
-        documents = _check(documents)
-        if not documents:
-            return []
-        texts = [d.page_content for d in documents]
-        native = getattr(self.anonymizer, "aanonymize_batch", None)
-        if native is not None:
-            results = await native(texts)
-        else:  # spaCy is CPU-bound and the LLM client blocks: keep the event loop free
-            results = await asyncio.to_thread(self.anonymizer.anonymize_batch, texts)
-        return self._apply(documents, results)
+        return self._apply(
+            await aanonymize_items(self.anonymizer, documents, Document, _text, expected=_EXPECTED, noun="documents")
+        )
 
-    def _apply(self, documents: list[Document], results: list[AnonymizedText]) -> list[Document]:
-        if len(results) != len(documents):
-            raise InputError(f"the anonymizer returned {len(results)} results for {len(documents)} documents")
+    def _apply(self, pairs: list[tuple[Document, AnonymizedText]]) -> list[Document]:
         output = []
-        for doc, result in zip(documents, results):
+        for doc, result in pairs:
             metadata = dict(doc.metadata)
             if self.record_entities:
                 metadata.update(result.metadata_record(include_names=self.include_names))
@@ -84,9 +74,8 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         return output
 
 
-def _check(documents: Sequence[Document]) -> list[Document]:
-    documents = list(documents)
-    for position, doc in enumerate(documents):
-        if not isinstance(doc, Document):
-            raise InputError(f"expected LangChain Documents, got {type(doc).__name__} at position {position}")
-    return documents
+_EXPECTED = "LangChain Documents"
+
+
+def _text(document: Document) -> str:
+    return document.page_content

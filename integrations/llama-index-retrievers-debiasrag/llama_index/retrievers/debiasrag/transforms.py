@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +9,7 @@ from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 from pydantic import Field, PrivateAttr
 
 from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
+from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError
 
 # Recorded in node metadata but kept out of the embedding and LLM views: spans and counts mean nothing to an
@@ -70,32 +70,21 @@ class AnonymizeTransform(TransformComponent):
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         """Anonymized copies of the nodes, in order."""
-        nodes = _check(nodes)
-        if not nodes:
-            return []
-        return self._apply(nodes, self._anonymizer.anonymize_batch(_texts(nodes)))
+        return self._apply(anonymize_items(self._anonymizer, nodes, BaseNode, _text, expected=_EXPECTED, noun="nodes"))
 
     async def acall(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         """Async :meth:`__call__` (the anonymizer runs in a worker thread)."""
-        nodes = _check(nodes)
-        if not nodes:
-            return []
-        native = getattr(self._anonymizer, "aanonymize_batch", None)
-        if native is not None:
-            results = await native(_texts(nodes))
-        else:  # spaCy is CPU-bound and the LLM client blocks: keep the event loop free
-            results = await asyncio.to_thread(self._anonymizer.anonymize_batch, _texts(nodes))
-        return self._apply(nodes, results)
+        return self._apply(
+            await aanonymize_items(self._anonymizer, nodes, BaseNode, _text, expected=_EXPECTED, noun="nodes")
+        )
 
-    def _apply(self, nodes: list[BaseNode], results: list[AnonymizedText]) -> list[BaseNode]:
-        if len(results) != len(nodes):
-            raise InputError(f"the anonymizer returned {len(results)} results for {len(nodes)} nodes")
+    def _apply(self, pairs: list[tuple[BaseNode, AnonymizedText]]) -> list[BaseNode]:
         output = []
-        for node, result in zip(nodes, results):
+        for node, result in pairs:
             new = node.model_copy()  # shallow; metadata and exclusion lists are replaced below, not mutated
             new.set_content(result.text)
             # Offsets into the source document no longer fit a changed text: clear them, never leave them stale.
-            if hasattr(new, "start_char_idx") and result.text != _texts([node])[0]:
+            if hasattr(new, "start_char_idx") and result.text != _text(node):
                 new.start_char_idx = None
                 new.end_char_idx = None  # type: ignore[attr-defined]  # TextNode has it; hasattr checked the pair
             metadata = dict(node.metadata)
@@ -108,16 +97,11 @@ class AnonymizeTransform(TransformComponent):
         return output
 
 
-def _check(nodes: Sequence[BaseNode]) -> list[BaseNode]:
-    nodes = list(nodes)
-    for position, node in enumerate(nodes):
-        if not isinstance(node, BaseNode):
-            raise InputError(f"expected LlamaIndex nodes, got {type(node).__name__} at position {position}")
-    return nodes
+_EXPECTED = "LlamaIndex nodes"
 
 
-def _texts(nodes: list[BaseNode]) -> list[str]:
-    return [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+def _text(node: BaseNode) -> str:
+    return node.get_content(metadata_mode=MetadataMode.NONE)
 
 
 def _union(keys: list[str]) -> list[str]:
