@@ -92,12 +92,16 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
 
 class BaseDebias(BaseEstimator):
     """Base of every mitigation: ``fit`` learns, ``transform`` returns a new (or, with ``copy=False``, the same)
-    :class:`WordEmbeddings`. Subclasses set ``name``, ``short_name`` and ``normalizes`` (whether the algorithm
-    makes vectors unit length, which ``normalization="reverse"`` then undoes)."""
+    :class:`WordEmbeddings`. Subclasses set ``name``, ``short_name``, ``normalizes`` (whether the algorithm
+    makes vectors unit length, which ``normalization="reverse"`` then undoes) and ``fitted_attributes`` (what
+    ``fit`` must have set before ``transform``), take a ``normalization`` parameter, and implement ``fit`` and
+    ``_debias`` (the algorithm's own part of ``transform``)."""
 
     name: ClassVar[str] = ""
     short_name: ClassVar[str] = ""
     normalizes: ClassVar[bool] = False
+    fitted_attributes: ClassVar[tuple[str, ...]] = ()
+    normalization: str
 
     def fit(self, model: WordEmbeddings, *args: Any, **fit_params: Any) -> BaseDebias:  # pragma: no cover - abstract
         """Learn the bias subspace (and what else the algorithm needs) from ``model``.
@@ -113,8 +117,20 @@ class BaseDebias(BaseEstimator):
         target: Sequence[str] | None = None,
         ignore: Sequence[str] | None = None,
         copy: bool = True,
-    ) -> WordEmbeddings:  # pragma: no cover - abstract
-        """``model`` with the ``target`` words debiased (a copy unless ``copy=False``); ``ignore`` words untouched."""
+    ) -> WordEmbeddings:
+        """``model`` with the ``target`` words debiased (a copy unless ``copy=False``); ``ignore`` words untouched.
+
+        ``target=None`` means every word not in ``ignore``; an algorithm that reads them otherwise says so in its
+        class docstring.
+        """
+        self._check_fitted(*self.fitted_attributes)
+        model = self._check_model(model)
+        return self._finish(model, self._debias(model, target, ignore), self.normalization, copy)
+
+    def _debias(
+        self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None
+    ) -> np.ndarray:  # pragma: no cover - abstract
+        """The whole of ``model``'s matrix with the algorithm applied, before :meth:`_finish`."""
         raise NotImplementedError
 
     def fit_transform(

@@ -35,11 +35,14 @@ class DoubleHardDebias(BaseDebias):
 
     Fitted attributes: ``bias_direction_``, ``embeddings_mean_``, ``principal_components_``,
     ``bias_representation_``. ``transform`` stores nothing; :meth:`select` returns the chosen words and component.
+    ``transform`` changes only the ``2 n_words`` most biased words not in ``ignore``; of ``target`` only its size
+    counts (``n_words = len(target) // 2``, as WEFE).
     """
 
     name = "Double Hard Debias"
     short_name = "DHD"
     normalizes = False
+    fitted_attributes = ("bias_direction_", "principal_components_")
 
     def __init__(
         self,
@@ -129,17 +132,10 @@ class DoubleHardDebias(BaseDebias):
         scores = [self._alignment(self._debias_rows(vectors, d), n_words) for d in range(self.n_components)]
         return [model.words[i] for i in rows], int(np.argmin(scores)), scores
 
-    def transform(
-        self,
-        model: WordEmbeddings,
-        target: Sequence[str] | None = None,
-        ignore: Sequence[str] | None = None,
-        copy: bool = True,
-    ) -> WordEmbeddings:
+    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
         """Debias the ``2 n_words`` most biased words not in ``ignore``."""
-        model = self._check_model(model)
         words, component, _ = self.select(model, target, ignore)
         rows = model.rows(words)
         out = np.asarray(model.vectors, dtype=np.float64).copy()
         out[rows] = self._debias_rows(np.asarray(model.vectors[rows]), component)
-        return self._finish(model, out, self.normalization, copy)
+        return out

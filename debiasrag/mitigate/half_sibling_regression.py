@@ -24,11 +24,13 @@ class HalfSiblingRegression(BaseDebias):
         normalization: accepted for a uniform interface; HSR does not normalise, so both values give the same.
 
     Fitted attributes: ``definitional_words_`` (those in the vocabulary) and ``projection_`` (dim × dim, ``P``).
+    ``transform`` never changes the definitional words.
     """
 
     name = "Half Sibling Regression"
     short_name = "HSR"
     normalizes = False
+    fitted_attributes = ("projection_",)
 
     def __init__(self, alpha: float = 60.0, normalization: str = "keep") -> None:
         self.alpha = alpha
@@ -51,17 +53,9 @@ class HalfSiblingRegression(BaseDebias):
         self.projection_ = bias @ np.linalg.solve(gram, bias.T)
         return self
 
-    def transform(
-        self,
-        model: WordEmbeddings,
-        target: Sequence[str] | None = None,
-        ignore: Sequence[str] | None = None,
-        copy: bool = True,
-    ) -> WordEmbeddings:
+    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
         """Debias ``target`` (default: every word not in ``ignore``); definitional words are never changed."""
-        self._check_fitted("projection_")
-        model = self._check_model(model)
         out = np.asarray(model.vectors, dtype=np.float64).copy()
         rows = np.setdiff1d(self._target_rows(model, target, ignore), model.rows(self.definitional_words_))
         out[rows] = out[rows] - out[rows] @ self.projection_.T
-        return self._finish(model, out, self.normalization, copy)
+        return out

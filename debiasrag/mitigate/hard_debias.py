@@ -37,6 +37,7 @@ class HardDebias(BaseDebias):
     name = "Hard Debias"
     short_name = "HD"
     normalizes = True
+    fitted_attributes = ("bias_direction_", "equalize_pairs_")
 
     def __init__(self, n_components: int = 10, normalization: str = "keep") -> None:
         self.n_components = n_components
@@ -67,16 +68,8 @@ class HardDebias(BaseDebias):
         self.equalize_embeddings_ = [unit_rows(np.asarray(model.vectors[model.rows(p)])) for p in self.equalize_pairs_]
         return self
 
-    def transform(
-        self,
-        model: WordEmbeddings,
-        target: Sequence[str] | None = None,
-        ignore: Sequence[str] | None = None,
-        copy: bool = True,
-    ) -> WordEmbeddings:
+    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
         """Neutralize ``target`` (default: every word not in ``ignore``), then equalize the fitted pairs."""
-        self._check_fitted("bias_direction_", "equalize_pairs_")
-        model = self._check_model(model)
         direction = self.bias_direction_
         out = unit_rows(model.vectors)
         rows = self._target_rows(model, target, ignore)
@@ -89,4 +82,4 @@ class HardDebias(BaseDebias):
                 z = -z
             out[model.index[word_a]] = z * direction + y
             out[model.index[word_b]] = -z * direction + y
-        return self._finish(model, unit_rows(out), self.normalization, copy)
+        return unit_rows(out)

@@ -26,12 +26,13 @@ class MulticlassHardDebias(BaseDebias):
         normalization: ``"keep"`` (unit vectors) or ``"reverse"`` (original lengths back, seed 003 §4).
 
     Fitted attributes: ``bias_subspace_`` (k × dim, orthonormal rows), ``explained_variance_ratio_``,
-    ``equalize_sets_`` and ``equalize_embeddings_``.
+    ``equalize_sets_`` and ``equalize_embeddings_``. ``transform`` never neutralizes the definitional words.
     """
 
     name = "Multiclass Hard Debias"
     short_name = "MHD"
     normalizes = True
+    fitted_attributes = ("bias_subspace_", "equalize_sets_")
 
     def __init__(self, n_components: int = 10, normalization: str = "keep") -> None:
         self.n_components = n_components
@@ -62,16 +63,8 @@ class MulticlassHardDebias(BaseDebias):
     def _project(self, x: np.ndarray) -> np.ndarray:
         return (x @ self.bias_subspace_.T) @ self.bias_subspace_
 
-    def transform(
-        self,
-        model: WordEmbeddings,
-        target: Sequence[str] | None = None,
-        ignore: Sequence[str] | None = None,
-        copy: bool = True,
-    ) -> WordEmbeddings:
+    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
         """Neutralize ``target`` (default: every word not in ``ignore``) except definitional words; equalize."""
-        self._check_fitted("bias_subspace_", "equalize_sets_")
-        model = self._check_model(model)
         out = unit_rows(model.vectors)
         rows = self._target_rows(model, target, ignore)
         rows = np.setdiff1d(rows, model.rows(self.definitional_words_))
@@ -83,4 +76,4 @@ class MulticlassHardDebias(BaseDebias):
             upsilon = mean - mean_b
             frac = unit_rows(self._project(embeddings) - mean_b)
             out[model.rows(words)] = upsilon + np.sqrt(1 - np.sum(upsilon**2)) * frac
-        return self._finish(model, unit_rows(out), self.normalization, copy)
+        return unit_rows(out)

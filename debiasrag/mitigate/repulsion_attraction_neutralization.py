@@ -59,12 +59,14 @@ class RepulsionAttractionNeutralization(BaseDebias):
         wefe_compatible: reproduce WEFE 1.0.x exactly (default; see the module docstring) or, with ``False``,
             optimise the vector against a fixed anchor at the original vector and return it (the paper's form).
 
-    Fitted attributes: ``bias_direction_``, ``explained_variance_ratio_``.
+    Fitted attributes: ``bias_direction_``, ``explained_variance_ratio_``. In ``transform``, unlike the other
+    algorithms, ``ignore`` also applies when ``target`` is given (as in WEFE's RAN).
     """
 
     name = "Repulsion Attraction Neutralization"
     short_name = "RAN"
     normalizes = True
+    fitted_attributes = ("bias_direction_",)
 
     def __init__(
         self,
@@ -161,19 +163,11 @@ class RepulsionAttractionNeutralization(BaseDebias):
         result = (anchor if self.wefe_compatible else moved).detach()
         return (result / result.norm(dim=1, keepdim=True)).numpy()
 
-    def transform(
-        self,
-        model: WordEmbeddings,
-        target: Sequence[str] | None = None,
-        ignore: Sequence[str] | None = None,
-        copy: bool = True,
-    ) -> WordEmbeddings:
+    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
         """Debias ``target`` words not in ``ignore`` (default: the whole vocabulary minus ``ignore``).
 
         Unlike the other algorithms, ``ignore`` also applies when ``target`` is given (as in WEFE's RAN).
         """
-        self._check_fitted("bias_direction_")
-        model = self._check_model(model)
         unit = _unit_rows_native(model.vectors)
         rows = self._target_rows(model, target, None)
         if ignore:
@@ -184,4 +178,4 @@ class RepulsionAttractionNeutralization(BaseDebias):
             near = self.neighbours(unit, chunk)
             mask = self.repulsion_mask(unit, chunk, near)
             out[chunk] = self._optimise(unit[chunk], unit[near], mask)
-        return self._finish(model, out, self.normalization, copy)
+        return out
