@@ -23,12 +23,12 @@ STS_ROLES = ("query", "positive", "negative")
 STS_TRIPLETS_FILE = ("bench", "sts_triplets.json")
 
 
-def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+def name_pattern(names: Iterable[str], flags: int = 0) -> re.Pattern[str] | None:
     """A regex matching any of ``names`` as a whole word, longest first; ``None`` when there is no name."""
     ordered = sorted({n for n in names if n}, key=len, reverse=True)  # "New Zealand" before "New"
     if not ordered:
         return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in ordered) + r")(?!\w)")
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in ordered) + r")(?!\w)", flags)
 
 
 def replace_names(text: str, mapping: dict[str, str]) -> str:

