@@ -64,34 +64,31 @@ def evaluate(
     return list(rows.values())
 
 
+TABLE_HEADERS = (
+    "strategy",
+    "returned",
+    "relevant found",
+    "recall",
+    "precision",
+    "unrelated",
+    "female",
+    "male",
+    "neutral",
+)
+
+
+def table_cells(row: StrategyRow) -> list[str | int | float]:
+    """One strategy's cells in :data:`TABLE_HEADERS` order (numbers left as numbers for the caller to format)."""
+    groups = row.groups
+    return [
+        row.strategy, row.returned, f"{row.relevant_found}/{row.relevant_total}", row.recall, row.precision,
+        row.unrelated, groups["female"], groups["male"], groups["neutral"],
+    ]  # fmt: skip
+
+
 def markdown_table(rows: list[StrategyRow]) -> str:
     """One row per strategy: results returned, relevant found, recall, precision, unrelated, per-group counts."""
-    headers = [
-        "strategy",
-        "returned",
-        "relevant found",
-        "recall",
-        "precision",
-        "unrelated",
-        "female",
-        "male",
-        "neutral",
-    ]
-    cells = [
-        [
-            r.strategy,
-            r.returned,
-            f"{r.relevant_found}/{r.relevant_total}",
-            r.recall,
-            r.precision,
-            r.unrelated,
-            r.groups["female"],
-            r.groups["male"],
-            r.groups["neutral"],
-        ]  # fmt: skip
-        for r in rows
-    ]
-    return md_table(headers, cells, digits=2, align="lrrrrrrrr")
+    return md_table(list(TABLE_HEADERS), [table_cells(r) for r in rows], digits=2, align="lrrrrrrrr")
 
 
 def run_demo(

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from debiasrag.commands._common import add_model_option, cell, out_console, positive_int, progress_bar, say
 from debiasrag.datasets import load_gendered_topics, load_toy_task
-from debiasrag.demo import run_demo
+from debiasrag.demo import TABLE_HEADERS, run_demo, table_cells
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
 
@@ -54,30 +54,10 @@ def run(args: argparse.Namespace) -> int:
         results, report = run_demo(embedder, Path(args.out), args.k, on_query=advance)
     for title, rows in results.items():
         table = Table(title=cell(f"{title} — neutral queries, {embedder.name}"))
-        for column in (
-            "strategy",
-            "returned",
-            "relevant found",
-            "recall",
-            "precision",
-            "unrelated",
-            "female",
-            "male",
-            "neutral",
-        ):
+        for column in TABLE_HEADERS:
             table.add_column(column, justify="left" if column == "strategy" else "right")
         for r in rows:
-            table.add_row(
-                r.strategy,
-                str(r.returned),
-                f"{r.relevant_found}/{r.relevant_total}",
-                f"{r.recall:.2f}",
-                f"{r.precision:.2f}",
-                str(r.unrelated),
-                str(r.groups["female"]),
-                str(r.groups["male"]),
-                str(r.groups["neutral"]),
-            )
+            table.add_row(*(f"{c:.2f}" if isinstance(c, float) else str(c) for c in table_cells(r)))
         out_console.print(table)
     say(f"report written to {report}")
     return 0
