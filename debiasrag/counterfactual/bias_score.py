@@ -430,12 +430,12 @@ class GloveBiasScorer:
 
     def fit(self, pairs: Sequence[tuple[str, str]] = GLOVE_DIRECTION_PAIRS) -> GloveBiasScorer:
         """Learn g from female/male word ``pairs`` (default: seed 001's ten)."""
-        from debiasrag.mitigate.base import centred_pair_matrix, pca_components
+        from debiasrag.mitigate.base import bias_subspace
 
         known = [list(p) for p in pairs if p[0] in self.vectors and p[1] in self.vectors]
         if not known:
             raise InputError("none of the direction pairs is in the word-vector vocabulary")
-        components, ratios = pca_components(centred_pair_matrix(self.vectors, known, normalize=True), 10)
+        components, ratios = bias_subspace(self.vectors, known, 10)
         g = components[0]
         she_minus_he = np.mean([normalize_rows(self.vectors[a][None, :].astype(np.float64))[0]
                                 - normalize_rows(self.vectors[b][None, :].astype(np.float64))[0] for a, b in known],

@@ -78,6 +78,10 @@ class WordEmbeddings:
         """A copy with its own vector array."""
         return WordEmbeddings(self.words, self.vectors.copy())
 
+    def unit_vectors(self, words: Iterable[str]) -> np.ndarray:
+        """Unit-length float64 vectors of ``words`` that are in the vocabulary (unknown words are skipped)."""
+        return unit_rows(np.asarray(self.vectors[self.rows(words)]))
+
     def normalized(self) -> WordEmbeddings:
         """A copy with every row scaled to unit length (zero rows stay zero)."""
         return WordEmbeddings(self.words, unit_rows(self.vectors).astype(self.vectors.dtype))
@@ -150,6 +154,26 @@ class BaseDebias(BaseEstimator):
         missing = [a for a in attributes if not hasattr(self, a)]
         if missing:
             raise InputError(f"{type(self).__name__}.transform called before fit")
+
+    def _check_fit(self, model: object) -> WordEmbeddings:
+        """What every ``fit`` checks first: ``model`` (returned) and this estimator's ``normalization``."""
+        model = self._check_model(model)
+        self._check_normalization(self.normalization)
+        return model
+
+    def _bias_direction(
+        self,
+        model: WordEmbeddings,
+        definitional_pairs: Sequence[Sequence[str]],
+        n_components: int = 10,
+        *,
+        normalize: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The first principal component of the ``definitional_pairs`` found in ``model`` (see
+        :func:`bias_subspace`) and the explained-variance ratios of all ``n_components``."""
+        pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
+        components, ratios = bias_subspace(model, pairs, n_components, normalize=normalize)
+        return components[0], ratios
 
     @staticmethod
     def _check_model(model: object) -> WordEmbeddings:
@@ -225,6 +249,14 @@ def centred_pair_matrix(model: WordEmbeddings, sets: list[list[str]], *, normali
             vecs = unit_rows(vecs)
         rows.append(vecs - vecs.mean(axis=0))
     return np.vstack(rows)
+
+
+def bias_subspace(
+    model: WordEmbeddings, sets: list[list[str]], n_components: int, *, normalize: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bolukbasi's bias subspace: the principal components (rows) of the set-centred ``sets`` vectors (unit vectors
+    first if ``normalize``) and their explained-variance ratios."""
+    return pca_components(centred_pair_matrix(model, sets, normalize=normalize), n_components)
 
 
 def drop(u: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from debiasrag.errors import InputError
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, centred_pair_matrix, drop, pca_components
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, drop
 
 
 class DoubleHardDebias(BaseDebias):
@@ -70,12 +70,10 @@ class DoubleHardDebias(BaseDebias):
         ``vocabulary_components``: ``(mean, components)`` from :meth:`vocabulary_pca` on this same model, to
         reuse one (slow, word-set independent) PCA across several fits; ``None`` computes it.
         """
-        model = self._check_model(model)
-        self._check_normalization(self.normalization)
+        model = self._check_fit(model)
         if len(bias_representation) != 2 or any(w not in model for w in bias_representation):
             raise InputError(f"bias_representation must be two vocabulary words, got {list(bias_representation)}")
-        pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
-        self.bias_direction_ = pca_components(centred_pair_matrix(model, pairs, normalize=False), 10)[0][0]
+        self.bias_direction_ = self._bias_direction(model, definitional_pairs, normalize=False)[0]
         mean, components = vocabulary_components or self.vocabulary_pca(model)
         if components.shape[0] < self.n_components or components.shape[1] != model.vectors.shape[1]:
             raise InputError(f"vocabulary_components must hold >= {self.n_components} components of the model's size")

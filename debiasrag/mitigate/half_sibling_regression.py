@@ -38,8 +38,7 @@ class HalfSiblingRegression(BaseDebias):
 
     def fit(self, model: WordEmbeddings, definitional_words: Sequence[str] = ()) -> HalfSiblingRegression:
         """Learn ``P`` from ``definitional_words`` (a flat list, e.g. every word of the definition pairs)."""
-        model = self._check_model(model)
-        self._check_normalization(self.normalization)
+        model = self._check_fit(model)
         if isinstance(definitional_words, str) or not definitional_words:
             raise InputError("definitional words: expected a non-empty list of words")
         if self.alpha < 0:

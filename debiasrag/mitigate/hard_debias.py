@@ -13,14 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from debiasrag.mitigate.base import (
-    BaseDebias,
-    WordEmbeddings,
-    centred_pair_matrix,
-    drop,
-    pca_components,
-    unit_rows,
-)
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, drop, unit_rows
 
 
 class HardDebias(BaseDebias):
@@ -53,19 +46,17 @@ class HardDebias(BaseDebias):
 
         ``equalize_pairs``: pairs to equalize (``None``: the definitional pairs, as WEFE; ``[]``: none).
         """
-        model = self._check_model(model)
-        self._check_normalization(self.normalization)
-        pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
-        components, ratios = pca_components(centred_pair_matrix(model, pairs, normalize=True), self.n_components)
-        self.bias_direction_ = components[0]
-        self.explained_variance_ratio_ = ratios
+        model = self._check_fit(model)
+        self.bias_direction_, self.explained_variance_ratio_ = self._bias_direction(
+            model, definitional_pairs, self.n_components
+        )
         equalize_source = definitional_pairs if equalize_pairs is None else equalize_pairs
         equalize = self._pairs(equalize_source, "equalize pairs") if len(equalize_source) else []
         candidates = [
             [case(a), case(b)] for a, b in equalize for case in (str.lower, str.title, str.upper)
         ]  # WEFE tries the three casings of every pair
         self.equalize_pairs_ = [p for p in candidates if p[0] in model and p[1] in model]
-        self.equalize_embeddings_ = [unit_rows(np.asarray(model.vectors[model.rows(p)])) for p in self.equalize_pairs_]
+        self.equalize_embeddings_ = [model.unit_vectors(p) for p in self.equalize_pairs_]
         return self
 
     def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:

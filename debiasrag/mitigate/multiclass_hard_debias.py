@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from debiasrag.errors import InputError
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, centred_pair_matrix, pca_components, unit_rows
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, bias_subspace, unit_rows
 
 
 class MulticlassHardDebias(BaseDebias):
@@ -45,19 +45,16 @@ class MulticlassHardDebias(BaseDebias):
         equalize_sets: Sequence[Sequence[str]] = (),
     ) -> MulticlassHardDebias:
         """Learn the subspace from ``definitional_sets``; remember ``equalize_sets`` (default: the same sets)."""
-        model = self._check_model(model)
-        self._check_normalization(self.normalization)
+        model = self._check_fit(model)
         sets = self._pairs(definitional_sets, "definitional sets", size=None)
         if any(len(s) < 2 for s in sets):
             raise InputError("definitional sets: every set needs at least two words")
         known = self._known_sets(model, sets, "definitional sets")
-        components, ratios = pca_components(centred_pair_matrix(model, known, normalize=True), self.n_components)
-        self.bias_subspace_ = components
-        self.explained_variance_ratio_ = ratios
+        self.bias_subspace_, self.explained_variance_ratio_ = bias_subspace(model, known, self.n_components)
         self.definitional_words_ = sorted({w for s in sets for w in s})
         equalize = self._pairs(equalize_sets or sets, "equalize sets", size=None)
         self.equalize_sets_ = [s for s in equalize if all(w in model for w in s)]
-        self.equalize_embeddings_ = [unit_rows(np.asarray(model.vectors[model.rows(s)])) for s in self.equalize_sets_]
+        self.equalize_embeddings_ = [model.unit_vectors(s) for s in self.equalize_sets_]
         return self
 
     def _project(self, x: np.ndarray) -> np.ndarray:

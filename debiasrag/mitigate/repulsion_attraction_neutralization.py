@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from debiasrag.errors import InputError
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, centred_pair_matrix, pca_components
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
 
 
 def _unit_rows_native(x: np.ndarray) -> np.ndarray:
@@ -92,14 +92,10 @@ class RepulsionAttractionNeutralization(BaseDebias):
         self, model: WordEmbeddings, definitional_pairs: Sequence[Sequence[str]] = ()
     ) -> RepulsionAttractionNeutralization:
         """Learn the bias direction from ``definitional_pairs``."""
-        model = self._check_model(model)
-        self._check_normalization(self.normalization)
+        model = self._check_fit(model)
         if len(self.weights) != 3 or self.epochs < 0 or self.n_neighbours < 1 or self.batch_size < 1:
             raise InputError("RAN needs three weights, epochs >= 0, n_neighbours >= 1 and batch_size >= 1")
-        pairs = self._known_sets(model, self._pairs(definitional_pairs, "definitional pairs"), "definitional pairs")
-        components, ratios = pca_components(centred_pair_matrix(model, pairs, normalize=True), 10)
-        self.bias_direction_ = components[0]
-        self.explained_variance_ratio_ = ratios
+        self.bias_direction_, self.explained_variance_ratio_ = self._bias_direction(model, definitional_pairs)
         return self
 
     def neighbours(self, unit: np.ndarray, rows: np.ndarray) -> np.ndarray:
