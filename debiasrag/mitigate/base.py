@@ -129,7 +129,7 @@ class BaseDebias(BaseEstimator):
         """
         self._check_fitted(*self.fitted_attributes)
         model = self._check_model(model)
-        return self._finish(model, self._debias(model, target, ignore), self.normalization, copy)
+        return self._finish(model, self._debias(model, target, ignore), copy)
 
     def _debias(
         self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None
@@ -220,9 +220,9 @@ class BaseDebias(BaseEstimator):
             mask[model.rows(ignore)] = False
         return np.flatnonzero(mask)
 
-    def _finish(self, original: WordEmbeddings, out: np.ndarray, normalization: str, copy: bool) -> WordEmbeddings:
+    def _finish(self, original: WordEmbeddings, out: np.ndarray, copy: bool) -> WordEmbeddings:
         """Undo normalisation if asked, cast back to the model's dtype and return (a copy or the model itself)."""
-        if normalization == "reverse" and self.normalizes:
+        if self.normalization == "reverse" and self.normalizes:
             out = unit_rows(out) * np.linalg.norm(np.asarray(original.vectors, dtype=np.float64), axis=1)[:, None]
         out = out.astype(original.vectors.dtype)
         if copy:

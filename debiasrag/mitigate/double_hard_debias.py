@@ -97,10 +97,7 @@ class DoubleHardDebias(BaseDebias):
         sims = (1 - pairwise_distances(first, model.vectors, metric="cosine")[0]) - (
             1 - pairwise_distances(second, model.vectors, metric="cosine")[0]
         )
-        candidates = np.ones(len(model), dtype=bool)
-        if ignore:
-            candidates[model.rows(ignore)] = False
-        rows = np.flatnonzero(candidates)
+        rows = self._target_rows(model, None, ignore)
         order = rows[np.argsort(sims[rows], kind="stable")]
         return np.concatenate([order[:n_words], order[-n_words:]])
 
