@@ -27,8 +27,7 @@ import logging
 import os
 import re
 import threading
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -265,43 +264,85 @@ def _check_base_url(base_url: str | None) -> None:
 
 
 def _client(*, api_key: str, base_url: str | None, max_retries: int, timeout: Any) -> Any:
-    """The SDK client, each of whose request attempts ends about ``timeout`` seconds after it was sent.
+    """The SDK client, each of whose request attempts ends at most about ``timeout`` seconds after it was sent.
 
-    The HTTP library's timeouts apply to each socket read, so a server that trickles its answer a few bytes at
-    a time would never time out; a response hook also caps the time until the whole body is read.
+    The HTTP library's timeouts apply to each socket read, so a server that trickles its headers or its body a
+    few bytes at a time would never time out; each attempt therefore gets a connection of its own, which a timer
+    closes at the deadline (see :func:`_deadline_transport`).
     """
     import anthropic
 
     seconds = float(getattr(timeout, "read", None) or timeout)  # pickled clients carry a Timeout object
-
-    def start(request: Any) -> None:
-        request.extensions["debiasrag_deadline"] = time.monotonic() + seconds
-
-    def cap(response: Any) -> None:
-        deadline = response.request.extensions.get("debiasrag_deadline", time.monotonic() + seconds)
-        response.stream = _deadline_stream(response.stream, response.request, deadline, seconds)
-
-    http_client = anthropic.DefaultHttpxClient(event_hooks={"request": [start], "response": [cap]})
+    http_client = anthropic.DefaultHttpxClient()
+    # The SDK's own transport settings (socket options, limits) for every attempt; requests through a proxy from
+    # the environment use the client's proxy mounts instead and keep the per-read timeouts only.
+    http_client._transport = _deadline_transport(
+        http_client, seconds, lambda: anthropic.DefaultHttpxClient()._transport
+    )
     return anthropic.Anthropic(
         api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout, http_client=http_client
     )
 
 
-def _deadline_stream(stream: Any, request: Any, deadline: float, seconds: float) -> Any:
-    """``stream`` (a response body) raising the HTTP library's ``ReadTimeout`` once ``deadline`` has passed."""
-    http = importlib.import_module(type(request).__module__.partition(".")[0])  # httpx or httpx2, as the SDK uses
+def _deadline_transport(client: Any, seconds: float, new_transport: Callable[[], Any]) -> Any:
+    """A transport running each request on a fresh ``new_transport()`` that a timer closes after ``seconds``.
+
+    Closing it ends the attempt however slowly the server sends (the next read fails); the failure is raised as
+    the HTTP library's ``ReadTimeout``, which the SDK retries like any timeout.
+    """
+    http = importlib.import_module(type(client._transport).__module__.partition(".")[0])  # httpx2, as the SDK uses
+
+    def timed_out(request: Any) -> Exception:
+        return http.ReadTimeout(f"no complete answer within {seconds:g} s", request=request)
 
     class DeadlineStream(http.SyncByteStream):  # type: ignore[name-defined]
+        def __init__(self, stream: Any, request: Any, timer: threading.Timer, inner: Any) -> None:
+            self.stream, self.request, self.timer, self.inner = stream, request, timer, inner
+
         def __iter__(self) -> Iterator[bytes]:
-            for chunk in stream:
-                if time.monotonic() > deadline:
-                    raise http.ReadTimeout(f"no complete answer within {seconds:g} s", request=request)
-                yield chunk
+            try:
+                for chunk in self.stream:
+                    if not self.timer.is_alive():
+                        raise timed_out(self.request)
+                    yield chunk
+            except http.TransportError as exc:
+                if not self.timer.is_alive():
+                    raise timed_out(self.request) from exc
+                raise
 
         def close(self) -> None:
-            stream.close()
+            self.timer.cancel()
+            try:
+                self.stream.close()
+            finally:
+                self.inner.close()
 
-    return DeadlineStream()
+    class DeadlineTransport(http.BaseTransport):  # type: ignore[name-defined]
+        def handle_request(self, request: Any) -> Any:
+            inner = new_transport()
+            timer = threading.Timer(seconds, inner.close)
+            timer.daemon = True
+            timer.start()
+            try:
+                response = inner.handle_request(request)
+            except BaseException as exc:
+                expired = not timer.is_alive() and not isinstance(exc, KeyboardInterrupt)
+                timer.cancel()
+                inner.close()
+                if expired and isinstance(exc, (http.TransportError, OSError)):
+                    raise timed_out(request) from exc
+                raise
+            return http.Response(
+                response.status_code,
+                headers=response.headers,
+                stream=DeadlineStream(response.stream, request, timer, inner),
+                extensions=response.extensions,
+            )
+
+        def close(self) -> None:
+            pass  # each request's own transport is closed when its response is
+
+    return DeadlineTransport()
 
 
 class LlmAnonymizer:

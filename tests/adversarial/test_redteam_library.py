@@ -437,6 +437,47 @@ def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
     assert elapsed < 10  # two attempts of ~1 s and the SDK's backoff, not the minute the answer takes
 
 
+class _TrickleHeaders(BaseHTTPRequestHandler):
+    """Answers with a status line, then one more header line every 0.05 s for minutes: no read ever waits long."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        self.rfile.read(int(self.headers["content-length"]))
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for number in range(4000):
+                self.wfile.write(b"x-pad-%d: a\r\n" % number)
+                self.wfile.flush()
+                time.sleep(0.05)
+        except OSError:
+            pass  # the client gave up, as it should
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_trickling_llm_headers_time_out_as_a_whole(tmp_path, monkeypatch):
+    from debiasrag.anonymize import LlmAnonymizer
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TrickleHeaders)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        anonymizer = LlmAnonymizer(
+            "claude-test", base_url=f"http://127.0.0.1:{server.server_address[1]}", timeout=1.0, max_retries=1,
+            cache_dir=tmp_path / "cache",
+        )  # fmt: skip
+        anonymizer._fallback_anonymizer().detect("warm up")
+        started = time.perf_counter()
+        result = anonymizer.anonymize("Kashvi and Oluwafemi met on a rainy Tuesday in Northampton.")
+        elapsed = time.perf_counter() - started
+    finally:
+        server.shutdown()
+    assert result.method == "ner" and "timed out" in result.fallback, result.fallback
+    assert "Kashvi" not in result.text
+    assert elapsed < 20  # two attempts of ~1 s and the SDK's backoff, not the 200 s the headers take
+
+
 def test_a_corrupt_llm_cache_entry_is_asked_again(tmp_path, monkeypatch):
     try:
         from tests.test_llm_anonymizer import FakeMessagesAPI, message
