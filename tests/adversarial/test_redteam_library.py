@@ -414,11 +414,12 @@ class _Trickle(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
+def anonymize_through(handler: type[BaseHTTPRequestHandler], tmp_path, monkeypatch):
+    """Anonymize one text with an LLM served by ``handler`` on 127.0.0.1 (timeout 1 s, one retry): (result, s)."""
     from debiasrag.anonymize import LlmAnonymizer
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -429,9 +430,13 @@ def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
         anonymizer._fallback_anonymizer().detect("warm up")  # spaCy loads outside the timed part
         started = time.perf_counter()
         result = anonymizer.anonymize("Kashvi and Oluwafemi met on a rainy Tuesday in Northampton.")
-        elapsed = time.perf_counter() - started
+        return result, time.perf_counter() - started
     finally:
         server.shutdown()
+
+
+def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
+    result, elapsed = anonymize_through(_Trickle, tmp_path, monkeypatch)
     assert result.method == "ner" and "Timeout" in result.fallback, result.fallback
     assert "Kashvi" not in result.text
     assert elapsed < 10  # two attempts of ~1 s and the SDK's backoff, not the minute the answer takes
@@ -456,23 +461,7 @@ class _TrickleHeaders(BaseHTTPRequestHandler):
 
 
 def test_trickling_llm_headers_time_out_as_a_whole(tmp_path, monkeypatch):
-    from debiasrag.anonymize import LlmAnonymizer
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _TrickleHeaders)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        anonymizer = LlmAnonymizer(
-            "claude-test", base_url=f"http://127.0.0.1:{server.server_address[1]}", timeout=1.0, max_retries=1,
-            cache_dir=tmp_path / "cache",
-        )  # fmt: skip
-        anonymizer._fallback_anonymizer().detect("warm up")
-        started = time.perf_counter()
-        result = anonymizer.anonymize("Kashvi and Oluwafemi met on a rainy Tuesday in Northampton.")
-        elapsed = time.perf_counter() - started
-    finally:
-        server.shutdown()
+    result, elapsed = anonymize_through(_TrickleHeaders, tmp_path, monkeypatch)
     assert result.method == "ner" and "timed out" in result.fallback, result.fallback
     assert "Kashvi" not in result.text
     assert elapsed < 20  # two attempts of ~1 s and the SDK's backoff, not the 200 s the headers take
