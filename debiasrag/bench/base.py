@@ -58,6 +58,7 @@ class BenchContext:
         embedder: an :class:`~debiasrag.embedders.Embedder` with an on-disk cache keyed by model + text
             (see :class:`debiasrag.embedding_cache.CachedEmbedder`); it loads the model only on a cache miss.
         anonymize: ``"ner"`` / ``"llm"`` to add an anonymized variant where a benchmark supports it, else ``None``.
+        anonymize_options: keyword arguments for that anonymizer (e.g. the LLM's ``model`` and ``timeout``).
         out_dir: folder for plots and extra files (``None``: do not write files).
         seed: seed for every random choice (random projections, logistic regressions, perturbations).
         progress: ``progress(description, total)`` context manager yielding ``advance(n=1)``.
@@ -68,6 +69,7 @@ class BenchContext:
     model: str | None = None
     embedder: Embedder | None = None
     anonymize: str | None = None
+    anonymize_options: dict[str, Any] = field(default_factory=dict)
     out_dir: Path | None = None
     seed: int = 0
     progress: Callable[[str, int | None], AbstractContextManager[Callable[..., None]]] = no_progress

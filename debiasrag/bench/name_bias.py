@@ -22,6 +22,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -287,10 +288,10 @@ def _corpus_from_env(seed: int) -> tuple[str, str, list[NarrativeText]]:
     return "builtin", f"built-in narratives (data/bench/narratives.jsonl, {len(texts)} texts)", texts
 
 
-def _anonymize_transform(method: str) -> tuple[Callable[[list[str]], list[str]], str]:
+def _anonymize_transform(method: str, options: dict[str, Any]) -> tuple[Callable[[list[str]], list[str]], str]:
     from debiasrag.anonymize import get_anonymizer
 
-    anonymizer = get_anonymizer(method, strategy="remove")
+    anonymizer = get_anonymizer(method, strategy="remove", **options)
     return (lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]), f"{method} anonymizer"
 
 
@@ -346,7 +347,7 @@ def measure_removal(
                                             transform=lambda vs: [remove_names(v, every_name) for v in vs])  # fmt: skip
     if ctx.anonymize and chosen:
         try:
-            transform, label = _anonymize_transform(ctx.anonymize)
+            transform, label = _anonymize_transform(ctx.anonymize, ctx.anonymize_options)
         except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one row, not the benchmark
             notes.append(f"anonymized row skipped: {ctx.anonymize} anonymizer unavailable ({exc})".splitlines()[0])
         else:

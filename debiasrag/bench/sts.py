@@ -86,10 +86,12 @@ def story_similarities(embedder: Embedder, stories: dict[str, str]) -> tuple[flo
     return float(v[0] @ v[1]), float(v[0] @ v[2])
 
 
-def _anonymizer(method: str, strategy: str = "remove") -> Callable[[list[str]], list[str]]:
+def _anonymizer(
+    method: str, strategy: str = "remove", options: dict[str, Any] | None = None
+) -> Callable[[list[str]], list[str]]:
     from debiasrag.anonymize import get_anonymizer
 
-    anonymizer = get_anonymizer(method, strategy=strategy)
+    anonymizer = get_anonymizer(method, strategy=strategy, **(options or {}))
     return lambda texts: [a.text for a in anonymizer.anonymize_batch(texts)]
 
 
@@ -106,7 +108,9 @@ class StsMeasurement:
     skipped: list[str] = field(default_factory=list)
 
 
-def _variants(triplets: list[Triplet], method: str, skipped: list[str]) -> dict[str, list[Triplet]]:
+def _variants(
+    triplets: list[Triplet], method: str, skipped: list[str], options: dict[str, Any] | None = None
+) -> dict[str, list[Triplet]]:
     variants: dict[str, list[Triplet]] = {
         "original": triplets,
         "identical_names": [identical_names(t) for t in triplets],
@@ -116,7 +120,7 @@ def _variants(triplets: list[Triplet], method: str, skipped: list[str]) -> dict[
     # Table 6 removes names; Table 18 compares replacing them with placeholders (CHAR_A, LOC_A, ...).
     for key, strategy in (("anonymized", "remove"), ("anonymized_replace", "replace")):
         try:
-            anonymize = _anonymizer(method, strategy)
+            anonymize = _anonymizer(method, strategy, options)
         except Exception as exc:  # noqa: BLE001 - an unavailable anonymizer skips one column, not the benchmark
             skipped.append(f"{key} variant skipped: {method} anonymizer unavailable ({exc})".splitlines()[0])
             continue
@@ -130,7 +134,7 @@ def measure(ctx: BenchContext, triplets: list[Triplet]) -> StsMeasurement:
     embedder = context_embedder(ctx)
     method = ctx.anonymize or "ner"
     skipped: list[str] = []
-    variants = _variants(triplets, method, skipped)
+    variants = _variants(triplets, method, skipped, ctx.anonymize_options if ctx.anonymize else None)
     scores: dict[str, StsScores] = {}
     with ctx.progress("sts: embed triplets", len(variants) + 1) as advance:
         for key, group in variants.items():

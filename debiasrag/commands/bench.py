@@ -8,7 +8,9 @@ import re
 import shlex
 from pathlib import Path
 
+from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
 from debiasrag.commands._common import print_json, progress_bar, say, seed_int
+from debiasrag.commands.anonymize import positive_float
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
@@ -31,6 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for report.md, results.json and plots")
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
+    parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=None,
+        help=f"with --anonymize llm: seconds per LLM request attempt before retry or NER fallback "
+        f"(default: {DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")
     parser.add_argument(
@@ -73,6 +83,18 @@ def check_report_folder(folder: Path) -> None:
         )
 
 
+def llm_options(args: argparse.Namespace) -> dict[str, object]:
+    """The LLM anonymizer's ``model`` / ``timeout`` from ``--llm-model`` / ``--timeout`` (only with --anonymize llm)."""
+    if args.anonymize != "llm":
+        if args.llm_model is not None or args.timeout is not None:
+            raise InputError("--llm-model and --timeout apply to --anonymize llm only")
+        return {}
+    options: dict[str, object] = {"timeout": DEFAULT_TIMEOUT if args.timeout is None else args.timeout}
+    if args.llm_model is not None:
+        options["model"] = args.llm_model
+    return options
+
+
 def _command_line(args: argparse.Namespace) -> str:
     """The command as the user could re-type it (from the parsed options, not sys.argv)."""
     parts = ["debiasrag", "bench", args.name]
@@ -81,6 +103,8 @@ def _command_line(args: argparse.Namespace) -> str:
     options = (
         ("--out", args.out),
         ("--anonymize", args.anonymize),
+        ("--llm-model", args.llm_model),
+        ("--timeout", args.timeout),
         ("--cache-dir", args.cache_dir),
         ("--data", args.data),
     )
@@ -129,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=args.cache_dir,
             out_dir=args.out,
             anonymize=args.anonymize,
+            anonymize_options=llm_options(args),
             seed=args.seed,
             progress=progress_bar,
             load_now=True,

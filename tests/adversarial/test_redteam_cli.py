@@ -266,23 +266,37 @@ def test_query_llm_timeout_flag_bounds_a_hung_server(small_index, llm_env, capsy
     assert elapsed < 25  # five 0.5 s attempts and the SDK's backoff, then NER; never the server's 30 s each
 
 
+def test_bench_llm_unknown_model_names_the_bench_flag(llm_env, capsys):
+    """bench --anonymize llm takes --llm-model / --timeout; the model reaches the API and a 404 names the flag."""
+    with FakeMessagesAPI(lambda doc, attempt: error(404, "not_found_error")) as server:
+        llm_env(server)
+        code = main(["bench", "sts", "--anonymize", "llm", "--llm-model", "claude-nope", "--timeout", "5"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("debiasrag: error: the Anthropic API does not know the model 'claude-nope' (404")
+    assert "use --llm-model" in err
+    assert main(["bench", "sts", "--llm-model", "claude-nope"]) == 2  # without --anonymize llm: refused
+    assert "apply to --anonymize llm only" in capsys.readouterr().err
+
+
 def test_llm_refusal_in_a_command_without_llm_model_flag():
-    """bench --anonymize llm has no --llm-model: the line says what this command can change instead."""
+    """index --anonymize llm has no --llm-model: the line says what this command can change instead."""
     from debiasrag.anonymize import LlmSetupError
     from debiasrag.cli import _for_command, build_parser, error_line
 
     commands = build_parser().commands  # type: ignore[attr-defined]
     refused = LlmSetupError("the Anthropic API does not know the model 'm' (404 not_found_error)", hint="pass model=")
     refused.cli_hint, refused.kind = "use --llm-model with a listed model", "model"
-    assert error_line(_for_command(refused, commands["bench"]), commands["bench"]).endswith(
+    assert error_line(_for_command(refused, commands["index"]), commands["index"]).endswith(
         "(use --anonymize ner; this command has no --llm-model)"
     )
-    assert error_line(_for_command(refused, commands["query"]), commands["query"]).endswith(
-        "(use --llm-model with a listed model)"
-    )
+    for command in ("query", "bench"):
+        assert error_line(_for_command(refused, commands[command]), commands[command]).endswith(
+            "(use --llm-model with a listed model)"
+        )
     key = LlmSetupError("the Anthropic API refused the API key (401 authentication_error)", hint="pass api_key=")
     key.cli_hint, key.kind = "set a valid key in ANTHROPIC_API_KEY", "key"
-    assert error_line(_for_command(key, commands["bench"]), commands["bench"]).endswith(
+    assert error_line(_for_command(key, commands["index"]), commands["index"]).endswith(
         "(set a valid key in ANTHROPIC_API_KEY)"
     )
 
