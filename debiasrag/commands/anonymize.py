@@ -74,14 +74,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
     parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
     parser.add_argument("--cache-dir", default="default", help="LLM answer cache folder ('none' disables)")
+    add_timeout_option(parser, "with --method llm", default=DEFAULT_TIMEOUT)
+    parser.set_defaults(func=run)
+
+
+def add_timeout_option(
+    parser: argparse.ArgumentParser, when: str, *, default: float | None, dest: str = "timeout"
+) -> None:
+    """``--timeout S``: seconds per LLM request attempt (``default`` None lets a command see it was not given)."""
     parser.add_argument(
         "--timeout",
+        dest=dest,
         type=positive_float,
-        default=DEFAULT_TIMEOUT,
-        help=f"seconds per LLM request attempt before it is retried or the row falls back to NER "
+        default=default,
+        help=f"{when}: seconds per LLM request attempt before it is retried or falls back to NER "
         f"(default: {DEFAULT_TIMEOUT:g})",
     )
-    parser.set_defaults(func=run)
 
 
 def positive_float(text: str) -> float:

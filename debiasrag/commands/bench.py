@@ -10,7 +10,7 @@ from pathlib import Path
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
 from debiasrag.commands._common import print_json, progress_bar, say, seed_int
-from debiasrag.commands.anonymize import positive_float
+from debiasrag.commands.anonymize import add_timeout_option
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
@@ -34,13 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
     parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=None,
-        help=f"with --anonymize llm: seconds per LLM request attempt before retry or NER fallback "
-        f"(default: {DEFAULT_TIMEOUT:g})",
-    )
+    add_timeout_option(parser, "with --anonymize llm", default=None)
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")
     parser.add_argument(

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--anonymize`` and its options (``--anonymize-strategy``, ``--entities``, ``--timeout``) to ``parser``."""
-    from debiasrag.commands.anonymize import positive_float
+    from debiasrag.commands.anonymize import add_timeout_option
 
     parser.add_argument(
         "--anonymize",
@@ -49,13 +49,7 @@ def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--anonymize-strategy", choices=["remove", "replace"], default="remove")
     parser.add_argument("--entities", default=None, help="entity types to anonymize, e.g. person,location,organization")
-    parser.add_argument(
-        "--timeout",
-        dest="anonymize_timeout",
-        type=positive_float,
-        default=None,
-        help="with --anonymize llm: seconds per LLM request attempt before retry or NER fallback (default: 60)",
-    )
+    add_timeout_option(parser, "with --anonymize llm", default=None, dest="anonymize_timeout")
 
 
 def anonymize_documents(documents: list[Document], settings: dict, timeout: float | None = None) -> list[str]:

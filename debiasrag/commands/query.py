@@ -9,7 +9,7 @@ from rich.table import Table
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
-from debiasrag.commands.anonymize import positive_float
+from debiasrag.commands.anonymize import add_timeout_option
 from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.index import FaissIndex, read_manifest
 from debiasrag.retriever import DebiasedRetriever, validate_query
@@ -39,13 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="anonymize the query first; auto (default) = as the index's corpus was anonymized",
     )
     parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=DEFAULT_TIMEOUT,
-        help=f"with --anonymize llm: seconds per LLM request attempt before retry or NER fallback "
-        f"(default: {DEFAULT_TIMEOUT:g})",
-    )
+    add_timeout_option(parser, "with --anonymize llm", default=DEFAULT_TIMEOUT)
     parser.set_defaults(func=run)
 
 
