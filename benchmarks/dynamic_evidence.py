@@ -51,7 +51,7 @@ from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_fairness_set, load_gendered_topics  # noqa: E402
 from debiasrag.embedders import embed_documents, embed_queries  # noqa: E402
 from debiasrag.groups import detector  # noqa: E402
-from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
+from debiasrag.metrics.fairness import oracle_cut, set_quality  # noqa: E402
 from debiasrag.strategies import balance_swaps  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,25 +152,30 @@ def rerank(m: int, tau0: float, beta: float, tau: float) -> Rule:
     return rule
 
 
+def top_component(q: Query, knn: int, inside: np.ndarray | None = None) -> list[int]:
+    """Candidates linked to the top hit in the pool's mutual-kNN graph (only through those ``inside``, if given)."""
+    sims = q.vecs @ q.vecs.T
+    np.fill_diagonal(sims, -np.inf)
+    near = np.argsort(-sims, axis=1)[:, :knn]
+    adj = np.zeros(sims.shape, dtype=bool)
+    adj[np.repeat(np.arange(len(sims)), knn), near.ravel()] = True
+    mutual = adj & adj.T
+    if inside is not None:
+        mutual &= inside[None, :]
+    seen, stack = {0}, [0]
+    while stack:
+        for j in np.nonzero(mutual[stack.pop()])[0]:
+            if int(j) not in seen:
+                seen.add(int(j))
+                stack.append(int(j))
+    return sorted(seen)
+
+
 def component(knn: int, tau: float) -> Rule:
     def rule(q: Query):
-        sims = q.vecs @ q.vecs.T
-        np.fill_diagonal(sims, -np.inf)
-        near = np.argsort(-sims, axis=1)[:, :knn]
-        adj = np.zeros(sims.shape, dtype=bool)
-        adj[np.repeat(np.arange(len(sims)), knn), near.ravel()] = True
-        mutual = adj & adj.T
-        loose = window(q.scores, tau)
-        inside = np.zeros(len(sims), dtype=bool)
-        inside[:loose] = True
-        seen, stack = {0}, [0]
-        while stack:
-            i = stack.pop()
-            for j in np.nonzero(mutual[i] & inside)[0]:
-                if int(j) not in seen:
-                    seen.add(int(j))
-                    stack.append(int(j))
-        return sorted(seen), q.scores, np.arange(len(q.cand))
+        inside = np.zeros(len(q.cand), dtype=bool)
+        inside[: window(q.scores, tau)] = True
+        return top_component(q, knn, inside), q.scores, np.arange(len(q.cand))
 
     return rule
 
@@ -203,10 +208,8 @@ def evaluate(rule: Rule, delta: float, queries: list[Query]) -> dict[str, float]
         if delta > 0:
             kept = balance_swaps(s.tolist(), groups, kept, delta * sigma(s), ("female", "male"))
         picked = [int(q.cand[order[i]]) for i in kept]
-        hits = sum(i in q.relevant for i in picked)
-        recall = hits / len(q.relevant)
-        precision = hits / len(picked) if picked else 0.0
-        f1 = 2 * recall * precision / (recall + precision) if hits else 0.0
+        quality = set_quality([i in q.relevant for i in picked], len(q.relevant))
+        recall, precision, f1 = quality["recall"], quality["precision"], quality["f1"]
         f = sum(q.gold[i] == "female" for i in picked)
         m = sum(q.gold[i] == "male" for i in picked)
         rows.append((recall, precision, f1, abs(f - m), len(picked)))

@@ -30,7 +30,7 @@ from debiasrag.concepts import load_concept  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_fairness_set, load_gendered_topics  # noqa: E402
 from debiasrag.embedders import SentenceTransformerEmbedder, embed_queries  # noqa: E402
 from debiasrag.groups import detector  # noqa: E402
-from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
+from debiasrag.metrics.fairness import oracle_cut, set_quality  # noqa: E402
 from debiasrag.strategies import (  # noqa: E402
     Balanced,
     Dynamic,
@@ -108,10 +108,8 @@ def score(strategy: Strategy, queries: list[Query], k: int) -> dict[str, float]:
     rows = []
     for q in queries:
         picked, calls = run(strategy, q, k)
-        hits = sum(i in q.relevant for i in picked)
-        recall = hits / len(q.relevant)
-        precision = hits / len(picked) if picked else 0.0
-        f1 = 2 * recall * precision / (recall + precision) if hits else 0.0
+        quality = set_quality([i in q.relevant for i in picked], len(q.relevant))
+        recall, precision, f1 = quality["recall"], quality["precision"], quality["f1"]
         f = sum(q.gold[i] == "female" for i in picked)
         m = sum(q.gold[i] == "male" for i in picked)
         rows.append((recall, precision, f1, abs(f - m), f - m, len(picked), calls))

@@ -47,11 +47,11 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dynamic_evidence import POOL, Query, load, sigma, window  # noqa: E402
+from dynamic_evidence import POOL, Query, load, sigma, top_component, window  # noqa: E402
 
 from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_wide_topics  # noqa: E402
-from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
+from debiasrag.metrics.fairness import oracle_cut, set_quality  # noqa: E402
 from debiasrag.strategies import balance_swaps  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,19 +114,7 @@ def nnwidth(quant: float, tau_lo: float, tau_hi: float) -> Width:
 
 def component(knn: int, tau_lo: float, tau_hi: float) -> Width:
     def rule(q: Query) -> int:
-        sims = q.vecs @ q.vecs.T
-        np.fill_diagonal(sims, -np.inf)
-        near = np.argsort(-sims, axis=1)[:, :knn]
-        adj = np.zeros(sims.shape, dtype=bool)
-        adj[np.repeat(np.arange(len(sims)), knn), near.ravel()] = True
-        mutual = adj & adj.T
-        seen, stack = {0}, [0]
-        while stack:
-            for j in np.nonzero(mutual[stack.pop()])[0]:
-                if int(j) not in seen:
-                    seen.add(int(j))
-                    stack.append(int(j))
-        return clip(len(seen), q, tau_lo, tau_hi)
+        return clip(len(top_component(q, knn)), q, tau_lo, tau_hi)
 
     return rule
 
@@ -172,9 +160,8 @@ def evaluate(rule: Width, delta: float, queries: list[Query], cap: int) -> dict[
         if delta > 0:
             kept = balance_swaps(q.scores.tolist(), groups, kept, delta * sigma(q.scores), ("female", "male"))
         picked = [int(q.cand[i]) for i in kept]
-        hits = sum(i in q.relevant for i in picked)
-        recall, precision = hits / len(q.relevant), hits / len(picked)
-        f1 = 2 * recall * precision / (recall + precision) if hits else 0.0
+        quality = set_quality([i in q.relevant for i in picked], len(q.relevant))
+        recall, precision, f1 = quality["recall"], quality["precision"], quality["f1"]
         f = sum(q.gold[i] == "female" for i in picked)
         m = sum(q.gold[i] == "male" for i in picked)
         calls = 1 + int(width >= POOL and POOL < cap)  # deepen only when the whole pool is kept (never at cap < 50)
