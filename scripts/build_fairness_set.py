@@ -47,22 +47,22 @@ def parse(path: Path) -> tuple[list[dict], list[dict]]:
             queries.append({"id": f"{area}-{counts[area]:02d}", "text": text, "area": area})
             continue
         query_id = queries[-1]["id"]
-        versions = {g: render(text, g) for g in GROUPS}
-        if versions["female"] == versions["male"] or CHOICE.search(text) is None:
-            sys.exit(f"{path}:{number}: female and male versions are identical")
-        if NEUTRAL_FORBIDDEN.search(versions["neutral"]) or "{" in versions["neutral"]:
-            sys.exit(f"{path}:{number}: neutral version is gendered or malformed: {versions['neutral']}")
         kind = "rel" if tag == "R" else "non"
-        for group in GROUPS:
-            documents.append(
-                {
-                    "id": f"{query_id}-{kind}-{group}",
-                    "text": versions[group],
-                    "group": group,
-                    "relevant_to": [query_id] if tag == "R" else [],
-                }
-            )
+        documents += document_rows(text, f"{query_id}-{kind}", [query_id] if tag == "R" else [], f"{path}:{number}")
     return queries, documents
+
+
+def document_rows(template: str, id_prefix: str, relevant_to: list[str], where: str) -> list[dict]:
+    """The female, male and neutral rows (``<id_prefix>-<group>``) of one checked template; exits on a bad one."""
+    versions = {g: render(template, g) for g in GROUPS}
+    if versions["female"] == versions["male"] or CHOICE.search(template) is None:
+        sys.exit(f"{where}: female and male versions are identical")
+    if NEUTRAL_FORBIDDEN.search(versions["neutral"]) or "{" in versions["neutral"]:
+        sys.exit(f"{where}: neutral version is gendered or malformed: {versions['neutral']}")
+    return [
+        {"id": f"{id_prefix}-{group}", "text": versions[group], "group": group, "relevant_to": list(relevant_to)}
+        for group in GROUPS
+    ]
 
 
 def write_jsonl(rows: list[dict], path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_fairness_set import CHOICE, GROUPS, NEUTRAL_FORBIDDEN, ROOT, render, write_jsonl  # noqa: E402
+from build_fairness_set import ROOT, document_rows, write_jsonl  # noqa: E402
 
 
 def parse(path: Path) -> tuple[list[dict], list[dict]]:
@@ -42,22 +42,9 @@ def parse(path: Path) -> tuple[list[dict], list[dict]]:
             continue
         if not queries or queries[-1]["id"] != topic:
             sys.exit(f"{path}:{number}: document before the topic's query")
-        versions = {g: render(text, g) for g in GROUPS}
-        if versions["female"] == versions["male"] or CHOICE.search(text) is None:
-            sys.exit(f"{path}:{number}: female and male versions are identical")
-        if NEUTRAL_FORBIDDEN.search(versions["neutral"]) or "{" in versions["neutral"]:
-            sys.exit(f"{path}:{number}: neutral version is gendered or malformed: {versions['neutral']}")
         counts[tag] += 1
         kind = f"{'rel' if tag == 'R' else 'non'}{counts[tag]}"
-        for group in GROUPS:
-            documents.append(
-                {
-                    "id": f"{topic}-{kind}-{group}",
-                    "text": versions[group],
-                    "group": group,
-                    "relevant_to": [topic] if tag == "R" else [],
-                }
-            )
+        documents += document_rows(text, f"{topic}-{kind}", [topic] if tag == "R" else [], f"{path}:{number}")
     return queries, documents
 
 
