@@ -387,7 +387,12 @@ def test_demo_folder_with_its_own_leftover_temp_files_is_reusable(tmp_path):
 
 
 # -- an LLM server that trickles its answer ------------------------------------------------------------------
-class _Trickle(BaseHTTPRequestHandler):
+class _QuietHandler(BaseHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+class _Trickle(_QuietHandler):
     """Answers 200 with a valid body, one byte every 0.2 s: each read is quick, the whole answer takes ~60 s."""
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
@@ -410,11 +415,8 @@ class _Trickle(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up, as it should
 
-    def log_message(self, *args) -> None:
-        pass
 
-
-def anonymize_through(handler: type[BaseHTTPRequestHandler], tmp_path, monkeypatch):
+def anonymize_through(handler: type[_QuietHandler], tmp_path, monkeypatch):
     """Anonymize one text with an LLM served by ``handler`` on 127.0.0.1 (timeout 1 s, one retry): (result, s)."""
     from debiasrag.anonymize import LlmAnonymizer
 
@@ -442,7 +444,7 @@ def test_a_trickling_llm_answer_times_out_as_a_whole(tmp_path, monkeypatch):
     assert elapsed < 10  # two attempts of ~1 s and the SDK's backoff, not the minute the answer takes
 
 
-class _TrickleHeaders(BaseHTTPRequestHandler):
+class _TrickleHeaders(_QuietHandler):
     """Answers with a status line, then one more header line every 0.05 s for minutes: no read ever waits long."""
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
@@ -455,9 +457,6 @@ class _TrickleHeaders(BaseHTTPRequestHandler):
                 time.sleep(0.05)
         except OSError:
             pass  # the client gave up, as it should
-
-    def log_message(self, *args) -> None:
-        pass
 
 
 def test_trickling_llm_headers_time_out_as_a_whole(tmp_path, monkeypatch):
