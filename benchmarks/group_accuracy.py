@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/group_accuracy.py
 
-Sets: fairness_main, fairness_holdout (data/retrieval/, F/M/N wording per document) and gendered_topics.
+Sets: fairness_main, fairness_holdout, wide_topics (data/retrieval/, F/M/N wording per document), gendered_topics
+and the seed's toy task.
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_toy_task
+from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_toy_task, load_wide_topics
 from debiasrag.groups import GroupDetector
 
 
@@ -19,6 +20,7 @@ def labelled() -> dict[str, list[tuple[str, str]]]:
     for split in ("main", "holdout"):
         task = load_fairness_set(split)
         sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
+    sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
     task = load_gendered_topics()
     # Distractors are labelled "none": they are about nobody, i.e. neutral.
     sets["gendered_topics"] = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in task.documents]

@@ -11,7 +11,9 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
   unisex name or common word (``not_names`` in ``data/group_words.json``);
 * possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word.
 
-The group with strictly more evidence wins; no evidence or a tie gives ``neutral`` (:data:`NEUTRAL`).
+The group with strictly more evidence wins. A tie is broken by the concept's ``tie_break`` words alone (for gender
+the pronouns: they point at whom a text is about, while kin and role nouns often name side characters, as in
+"She complained to the landlord"); no evidence or a tie that remains gives ``neutral`` (:data:`NEUTRAL`).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
 Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
@@ -100,6 +102,9 @@ class GroupDetector:
             for word in data.get(group, []):
                 add(word, group)
         self._words = {w: g for w, g in words.items() if g}
+        self._tie_break = {
+            word.lower(): group for group in self.groups for word in data.get("tie_break", {}).get(group, [])
+        }
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
         if use_names and "names_file" in data:
             self._names = _names(data["names_file"], tuple(data.get("not_names", ())))
@@ -107,7 +112,7 @@ class GroupDetector:
     def evidence(self, text: str) -> dict[str, int]:
         """How many evidence words (and names) for each group ``text`` holds."""
         counts = dict.fromkeys(self.groups, 0)
-        for token in _TOKEN.findall(text.replace("\u2019", "'")):
+        for token in self._tokens(text):
             group = self._word_group(token.lower())
             if group is None and self._names is not None and token[0].isupper():
                 base = token[:-2] if token.endswith("'s") else token
@@ -118,6 +123,19 @@ class GroupDetector:
             if group is not None:
                 counts[group] += 1
         return counts
+
+    def tie_break_evidence(self, text: str) -> dict[str, int]:
+        """How many of the concept's tie-break words (gender: pronouns) for each group ``text`` holds."""
+        counts = dict.fromkeys(self.groups, 0)
+        for token in self._tokens(text):
+            group = self._tie_break.get(token.lower())
+            if group is not None:
+                counts[group] += 1
+        return counts
+
+    @staticmethod
+    def _tokens(text: str) -> list[str]:
+        return _TOKEN.findall(text.replace("\u2019", "'"))
 
     def _word_group(self, word: str) -> str | None:
         word = word.rstrip(".") if word not in self._words else word
@@ -145,10 +163,18 @@ class GroupDetector:
     @lru_cache(maxsize=65536)  # noqa: B019  # one detector per concept lives as long as the retriever
     def _infer(self, text: str) -> str:
         counts = self.evidence(text)
-        ranked = sorted(counts.items(), key=lambda item: -item[1])
-        if ranked[0][1] == 0 or ranked[0][1] == ranked[1][1]:
-            return NEUTRAL
-        return ranked[0][0]
+        winner = _strict_winner(counts)
+        if winner is None and self._tie_break and any(counts.values()):
+            winner = _strict_winner(self.tie_break_evidence(text))
+        return winner or NEUTRAL
+
+
+def _strict_winner(counts: Mapping[str, int]) -> str | None:
+    """The group with strictly the most (and some) evidence, else None."""
+    ranked = sorted(counts.items(), key=lambda item: -item[1])
+    if ranked[0][1] == 0 or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
 
 
 @lru_cache(maxsize=16)

@@ -6,7 +6,7 @@ import pytest
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document
-from debiasrag.datasets import load_fairness_set, load_gendered_topics
+from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_wide_topics
 from debiasrag.errors import InputError
 from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
 
@@ -24,7 +24,12 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("Carlos booked the flight.", "male"),
         ("Alex booked the flight.", "neutral"),  # unisex: no evidence
         ("In April the flight was booked.", "neutral"),  # a month, not a name
-        ("She told him the news.", "neutral"),  # one each way: a tie is neutral
+        ("The client told the landlord.", "male"),  # a role noun alone is evidence
+        ("She told him the news.", "neutral"),  # one pronoun each way: a tie that remains is neutral
+        ("She complained to the landlord.", "female"),  # 1-1 tie, broken by the pronoun
+        ("The bride smiled at his speech.", "male"),  # likewise: the side character is the noun
+        ("His wife and daughter cheered.", "female"),  # more evidence still wins over the tie-break words
+        ("The mother met the father.", "neutral"),  # a tie with no pronoun stays neutral
         ("She and her sister told him.", "female"),  # more female evidence
         ("Her daughter\u2019s bike broke.", "female"),  # typographic apostrophe
     ],
@@ -80,14 +85,26 @@ def accuracy(rows) -> float:
 @pytest.mark.parametrize("split", ["main", "holdout"])
 def test_accuracy_on_the_fairness_sets(split):
     docs = load_fairness_set(split).documents
-    # benchmarks/group_accuracy.py: main 0.994 (358/360), holdout 0.986 (142/144).
+    # benchmarks/group_accuracy.py: main 0.997 (359/360), holdout 0.986 (142/144).
     assert accuracy([(d.text, d.metadata["group"]) for d in docs]) >= 0.97
 
 
 def test_accuracy_on_gendered_topics():
     docs = load_gendered_topics().documents
     rows = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in docs]
-    assert accuracy(rows) >= 0.97  # measured 0.990 (198/200)
+    assert accuracy(rows) >= 0.97  # measured 0.995 (199/200)
+
+
+def test_accuracy_on_wide_topics():
+    """Not used to design the tie-break (chosen on fairness_main, gendered_topics and the toy): 0.970 -> 0.979."""
+    rows = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
+    assert accuracy(rows) >= 0.975  # measured 0.979 (232/237)
+
+
+def test_tie_break_evidence_counts_pronouns_only():
+    found = detector("gender")
+    assert found.tie_break_evidence("She complained to the landlord about his dog.") == {"female": 1, "male": 1}
+    assert GroupDetector("age").tie_break_evidence("She is old.") == {"old": 0, "young": 0}
 
 
 def test_concept_from_file_path_is_loaded(tmp_path):
