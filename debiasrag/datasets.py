@@ -7,7 +7,8 @@
   ``debiasrag/data/retrieval/README.md``;
 * the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
   wording), for rules that must estimate how many documents a query needs;
-* :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV).
+* :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV) or in a
+  query–document rows layout (Grep-BiasIR's: one row per judgement with ``content_gender``).
 """
 
 from __future__ import annotations
@@ -216,23 +217,109 @@ def _find(folder: Path, stem: str) -> Path | None:
     return found[0] if found else None
 
 
+# Query–document rows layout (as Grep-BiasIR ships it): ``queries`` (``q_id``, ``query``, ``category``) and
+# ``queries-documents*`` files with one row per judgement (``q_id``, ``d_id``, ``relevant``, ``document``,
+# ``content_gender``, any other columns such as ``doc_title``).
+_ROWS_PREFIX = "queries-documents"
+_ROWS_COLUMNS = ("q_id", "d_id", "relevant", "query", "document", "content_gender")  # not kept as metadata
+_GENDERS = {"f": "female", "female": "female", "m": "male", "male": "male", "n": "neutral", "neutral": "neutral"}
+
+
+def _judgement_files(folder: Path) -> list[Path]:
+    """The rows layout's ``queries-documents*.jsonl|csv`` files in ``folder``, sorted by name."""
+    try:
+        names = [p for p in folder.iterdir() if p.name.startswith(_ROWS_PREFIX) and p.suffix.lower() in _SUFFIXES]
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot list the folder ({exc.strerror or exc})") from None
+    files = sorted(p for p in names if p.is_file())
+    for first, second in zip(files, files[1:], strict=False):
+        if first.stem == second.stem:
+            raise InputError(f"{folder}: both {first.name} and {second.name}; keep one")
+    return files
+
+
+def _relevance(where: str, row: dict[str, Any]) -> bool:
+    """A judgement row's ``relevant``: 1 / 0 (also ``true`` / ``false``)."""
+    value = row.get("relevant")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{where}: row has no 'relevant'")
+    text = str(value).strip().lower()
+    if text not in ("1", "0", "true", "false"):
+        raise InputError(f"{where}: 'relevant' must be 1 or 0, got {value!r}")
+    return text in ("1", "true")
+
+
+def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> None:
+    """Read the rows layout into ``builder``: the queries file, then every judgement row.
+
+    A document judged for several queries is one document (its metadata from its first row); the same ``d_id``
+    with other text or gender, a ``q_id`` missing from the queries file or contradicting judgements of one
+    pair are an :class:`InputError` naming file and line.
+    """
+    for where, row in _read_rows(queries):
+        query = {"id": _field(where, row, "q_id"), "text": _field(where, row, "query")}
+        builder.add("query", where, {**query, "area": _field(where, row, "category", required=False)})
+    documents: dict[str, tuple[str, str, str]] = {}  # document id -> (where first seen, text, group)
+    judged: dict[tuple[str, str], tuple[str, bool]] = {}  # (query id, document id) -> (where, relevant)
+    for file in files:
+        for where, row in _read_rows(file):
+            query_id, doc_id = _field(where, row, "q_id"), _field(where, row, "d_id")
+            if query_id not in builder.queries:
+                raise InputError(f"{where}: q_id {query_id!r} is not in {queries.name}")
+            text, gender = _field(where, row, "document"), _field(where, row, "content_gender")
+            group = _GENDERS.get(gender.lower())
+            if group is None:
+                raise InputError(
+                    f"{where}: 'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
+                )
+            relevant = _relevance(where, row)
+            first = documents.get(doc_id)
+            if first is None:
+                documents[doc_id] = (where, text, group)
+                extra = {k: v for k, v in row.items() if k not in _ROWS_COLUMNS}
+                builder.add("document", where, {**extra, "id": doc_id, "text": text, "group": group})
+            elif (text, group) != first[1:]:
+                what = "a different text than" if text != first[1] else f"content_gender {group} here but {first[2]}"
+                raise InputError(f"{where}: document {doc_id!r} has {what} at {first[0]}")
+            earlier = judged.setdefault((query_id, doc_id), (where, relevant))
+            if earlier[1] != relevant:
+                raise InputError(
+                    f"{where}: query {query_id!r} and document {doc_id!r} were judged otherwise at {earlier[0]}"
+                )
+            builder.add("qrel", where, {"query_id": query_id, "doc_id": doc_id, "relevance": "1" if relevant else "0"})
+
+
 def load_labelled_set(path: str | Path, *, name: str | None = None) -> RetrievalTask:
     """Read a labelled fairness set: a folder or a single file, JSONL or CSV (format: data/retrieval/README.md).
 
     * folder: ``queries.jsonl|csv`` (``id``, ``text``, optional ``area``), ``documents.jsonl|csv`` (``id``,
       ``text``, ``group`` = female / male / neutral, optional ``relevant_to`` = query ids, ``;``-separated in CSV)
       and optionally ``qrels.jsonl|csv`` (``query_id``, ``doc_id``, optional ``relevance`` 0/1);
-    * single file: the same rows in one file, each with ``kind`` = ``query`` / ``document`` / ``qrel``.
+    * single file: the same rows in one file, each with ``kind`` = ``query`` / ``document`` / ``qrel``;
+    * query–document rows (Grep-BiasIR's layout), chosen when the folder has ``queries-documents*.jsonl|csv``
+      files and no ``documents`` file: ``queries.jsonl|csv`` (``q_id``, ``query``, optional ``category`` = area)
+      and one row per judgement in each ``queries-documents*`` file (``q_id``, ``d_id``, ``relevant`` 1/0,
+      ``document``, ``content_gender`` F / M / N or female / male / neutral; other columns such as ``doc_title``
+      become document metadata). A ``d_id`` judged for several queries is one document.
 
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)
     builder = _SetBuilder(name or path.stem)
     if path.is_dir():
-        queries, documents = _find(path, "queries"), _find(path, "documents")
-        if queries is None or documents is None:
-            raise InputError(f"{path}: needs queries.jsonl (or .csv) and documents.jsonl (or .csv)")
-        sources = [("query", queries), ("document", documents)]
+        queries, documents, judgements = _find(path, "queries"), _find(path, "documents"), _judgement_files(path)
+        if documents is not None and judgements:
+            raise InputError(f"{path}: both {documents.name} and {judgements[0].name} (two layouts); keep one")
+        if queries is None or (documents is None and not judgements):
+            raise InputError(
+                f"{path}: needs queries.jsonl (or .csv) and documents.jsonl (or .csv), "
+                "or queries.jsonl (or .csv) and queries-documents*.jsonl (or .csv) files"
+            )
+        if documents is None:
+            _add_judgements(builder, queries, judgements)
+            sources = []
+        else:
+            sources = [("query", queries), ("document", documents)]
         qrels = _find(path, "qrels")
         sources += [("qrel", qrels)] if qrels is not None else []
         for kind, file in sources:

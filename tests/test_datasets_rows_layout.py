@@ -1,0 +1,262 @@
+"""``load_labelled_set`` on the query–document rows layout (one row per judgement, as Grep-BiasIR ships it).
+
+All texts here are written for this test (no public dataset's content).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from debiasrag.datasets import load_labelled_set
+from debiasrag.embedders import DEFAULT_MODEL
+from debiasrag.errors import InputError
+
+QUERIES = [
+    {"q_id": "1", "category": "household", "query": "What is a good way to remove limescale from a kettle?"},
+    {"q_id": "2", "category": "sport", "query": "How do I start training for a first half marathon?"},
+    {"q_id": "3", "category": "sport", "query": "Which stretches help after a long bike ride?"},
+]
+SUBJECT = {"F": "She", "M": "He", "N": "They"}
+KETTLE = (
+    "{s} filled the kettle with water and white vinegar, boiled it, let it stand an hour and rinsed the scale away."
+)
+RUN = "{s} began with three easy runs a week, added a longer run each weekend and ran twenty-one kilometres in June."
+STRETCH = "{s} eased sore legs after the ride with a calf stretch, a hip-flexor lunge and a hamstring fold."
+# (file, q_id, d_id, relevant, doc_title, document, content_gender, exp_stereotype); d2N is judged for q2 and q3.
+JUDGEMENTS = [
+    *[("household", "1", f"d1{g}", "1", "Descaling", KETTLE.format(s=s), g, "F") for g, s in SUBJECT.items()],
+    (
+        "household",
+        "1",
+        "d1x",
+        "0",
+        "Kettle prices",
+        "They compared electric kettles with a temperature dial.",
+        "N",
+        "F",
+    ),
+    *[("sport", "2", f"d2{g}", "1", "First half marathon", RUN.format(s=s), g, "M") for g, s in SUBJECT.items()],
+    (
+        "sport",
+        "2",
+        "d2x",
+        "0",
+        "Running shoes",
+        "He bought light running shoes in a sale and wore them to work.",
+        "M",
+        "M",
+    ),
+    *[("sport", "3", f"d3{g}", "1", "After the ride", STRETCH.format(s=s), g, "N") for g, s in SUBJECT.items()],
+    ("sport", "3", "d2N", "0", "First half marathon", RUN.format(s="They"), "N", "M"),
+]
+COLUMNS = ["q_id", "d_id", "relevant", "query", "doc_title", "document", "content_gender", "exp_stereotype"]
+GROUP = {"F": "female", "M": "male", "N": "neutral"}
+
+
+def judgement_rows() -> dict[str, list[dict[str, str]]]:
+    """File category -> rows of that ``queries-documents_<category>`` file."""
+    query_text = {q["q_id"]: q["query"] for q in QUERIES}
+    files: dict[str, list[dict[str, str]]] = {}
+    for file, q_id, d_id, relevant, title, text, gender, stereotype in JUDGEMENTS:
+        row = dict(zip(COLUMNS, [q_id, d_id, relevant, query_text[q_id], title, text, gender, stereotype], strict=True))
+        files.setdefault(file, []).append(row)
+    return files
+
+
+def write_csv(path: Path, rows: list[dict[str, str]], *, newline: str = "\n", bom: bool = False) -> None:
+    with path.open("w", newline="", encoding="utf-8-sig" if bom else "utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator=newline)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_jsonl(path: Path, rows: list[dict], *, newline: str = "\n", bom: bool = False) -> None:
+    text = "".join(json.dumps(r) + newline for r in rows)
+    path.write_text(text, encoding="utf-8-sig" if bom else "utf-8", newline="")
+
+
+def write_rows_layout(folder: Path, files=None, queries=None, suffix: str = "csv", **options) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    write = write_csv if suffix == "csv" else write_jsonl
+    write(folder / f"queries.{suffix}", QUERIES if queries is None else queries, **options)
+    for category, rows in (judgement_rows() if files is None else files).items():
+        write(folder / f"queries-documents_{category}.{suffix}", rows, **options)
+    return folder
+
+
+def test_rows_layout_loads_queries_areas_groups_relevance_and_metadata(tmp_path):
+    task = load_labelled_set(write_rows_layout(tmp_path / "grep"))
+    assert task.name == "grep"
+    assert task.queries == {q["q_id"]: q["query"] for q in QUERIES}
+    assert task.areas == {"1": "household", "2": "sport", "3": "sport"}
+    assert task.relevant == {q: {f"d{q}F", f"d{q}M", f"d{q}N"} for q in ("1", "2", "3")}
+    ids = [d.id for d in task.documents]
+    assert ids == ["d1F", "d1M", "d1N", "d1x", "d2F", "d2M", "d2N", "d2x", "d3F", "d3M", "d3N"]  # d2N once
+    by_id = {d.id: d for d in task.documents}
+    assert {i: d.metadata["group"] for i, d in by_id.items()} == {i: GROUP[i[-1]] for i in ids if i[-1] != "x"} | {
+        "d1x": "neutral",
+        "d2x": "male",
+    }
+    # judged non-relevant documents stay in the corpus; the title is metadata, not text
+    assert by_id["d1x"].metadata == {"group": "neutral", "doc_title": "Kettle prices", "exp_stereotype": "F"}
+    assert by_id["d2N"].text == RUN.format(s="They") and "marathon" not in by_id["d2N"].text
+    assert by_id["d2N"].metadata == {"group": "neutral", "doc_title": "First half marathon", "exp_stereotype": "M"}
+
+
+def test_rows_layout_equals_the_native_layout(tmp_path):
+    rows = [row for file in judgement_rows().values() for row in file]
+    documents: dict[str, dict] = {}
+    for row in rows:
+        doc = documents.setdefault(
+            row["d_id"],
+            {
+                "id": row["d_id"],
+                "text": row["document"],
+                "group": GROUP[row["content_gender"]],
+                "relevant_to": [],
+                "doc_title": row["doc_title"],
+                "exp_stereotype": row["exp_stereotype"],
+            },
+        )
+        if row["relevant"] == "1":
+            doc["relevant_to"].append(row["q_id"])
+    native = tmp_path / "native" / "set"
+    native.mkdir(parents=True)
+    write_jsonl(
+        native / "queries.jsonl", [{"id": q["q_id"], "text": q["query"], "area": q["category"]} for q in QUERIES]
+    )
+    write_jsonl(native / "documents.jsonl", list(documents.values()))
+    expected = load_labelled_set(native)
+    assert load_labelled_set(write_rows_layout(tmp_path / "rows" / "set")) == expected
+    # the same rows as JSONL, and as CSV or JSONL with a UTF-8 BOM and \r\n line ends
+    assert load_labelled_set(write_rows_layout(tmp_path / "jsonl" / "set", suffix="jsonl")) == expected
+    crlf = {"newline": "\r\n", "bom": True}
+    assert load_labelled_set(write_rows_layout(tmp_path / "crlf" / "set", **crlf)) == expected
+    assert load_labelled_set(write_rows_layout(tmp_path / "crlf-jsonl" / "set", suffix="jsonl", **crlf)) == expected
+
+
+@pytest.mark.parametrize(
+    ("spelling", "group"),
+    [("f", "female"), ("Female", "female"), ("M", "male"), ("MALE", "male"), ("n", "neutral"), ("Neutral", "neutral")],
+)
+def test_content_gender_spellings(tmp_path, spelling, group):
+    files = judgement_rows()
+    files["household"][0]["content_gender"] = spelling
+    task = load_labelled_set(write_rows_layout(tmp_path, files))
+    assert task.documents[0].metadata["group"] == group
+
+
+def test_json_numbers_and_booleans_are_accepted(tmp_path):
+    files = {
+        "all": [
+            {**row, "q_id": int(row["q_id"]), "relevant": row["relevant"] == "1" if i % 2 else int(row["relevant"])}
+            for i, row in enumerate(r for rows in judgement_rows().values() for r in rows)
+        ]
+    }
+    queries = [{**q, "q_id": int(q["q_id"])} for q in QUERIES]
+    task = load_labelled_set(write_rows_layout(tmp_path, files, queries, suffix="jsonl"))
+    assert task.relevant == load_labelled_set(write_rows_layout(tmp_path / "csv")).relevant
+
+
+def _edit(category: str, index: int, **changes: str):
+    """Judgement files with row ``index`` of ``category`` changed (``None`` deletes the column value)."""
+    files = judgement_rows()
+    files[category][index].update(changes)
+    return files
+
+
+SPORT = "queries-documents_sport.csv"
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            _edit("sport", 7, document="They ran a marathon."),
+            f"{SPORT}:9: document 'd2N' has a different text than at {SPORT}:4",
+        ),
+        (
+            _edit("sport", 7, content_gender="F"),
+            f"{SPORT}:9: document 'd2N' has content_gender female here but neutral at {SPORT}:4",
+        ),
+        (_edit("sport", 1, q_id="9"), f"{SPORT}:3: q_id '9' is not in queries.csv"),
+        (_edit("sport", 1, content_gender="X"), f"{SPORT}:3: 'content_gender' must be F, M or N"),
+        (_edit("sport", 1, content_gender=""), f"{SPORT}:3: row has no 'content_gender'"),
+        (_edit("sport", 1, relevant="yes"), f"{SPORT}:3: 'relevant' must be 1 or 0, got 'yes'"),
+        (_edit("sport", 1, relevant=""), f"{SPORT}:3: row has no 'relevant'"),
+        (_edit("sport", 1, d_id=""), f"{SPORT}:3: row has no 'd_id'"),
+        (_edit("sport", 1, document=""), f"{SPORT}:3: row has no 'document'"),
+        (
+            _edit("sport", 7, q_id="2", relevant="0"),
+            f"{SPORT}:9: query '2' and document 'd2N' were judged otherwise at {SPORT}:4",
+        ),
+        (
+            {k: [{**r, "relevant": "0"} if r["q_id"] == "1" else r for r in v] for k, v in judgement_rows().items()},
+            "set: query '1' has no relevant document",
+        ),
+    ],
+)
+def test_bad_judgement_rows_are_one_line_errors(tmp_path, files, message):
+    with pytest.raises(InputError) as err:
+        load_labelled_set(write_rows_layout(tmp_path / "set", files))
+    assert str(err.value).startswith(message)
+    assert "\n" not in str(err.value)
+
+
+def test_bad_queries_file_and_folders(tmp_path):
+    native_queries = [{"id": q["q_id"], "text": q["query"]} for q in QUERIES]
+    with pytest.raises(InputError, match=r"^queries\.csv:2: row has no 'q_id'$"):
+        load_labelled_set(write_rows_layout(tmp_path / "a", queries=native_queries))
+    with pytest.raises(InputError, match=r"^queries\.csv:3: duplicate query id '1'$"):
+        load_labelled_set(write_rows_layout(tmp_path / "b", queries=[QUERIES[0], QUERIES[0]]))
+    both = write_rows_layout(tmp_path / "c")
+    (both / "documents.csv").write_text("id,text,group\nd,x,male\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"both documents\.csv and queries-documents_household\.csv \(two layouts\)"):
+        load_labelled_set(both)
+    twice = write_rows_layout(tmp_path / "d")
+    write_jsonl(twice / "queries-documents_sport.jsonl", judgement_rows()["sport"])
+    with pytest.raises(InputError, match=r"both queries-documents_sport\.csv and queries-documents_sport\.jsonl"):
+        load_labelled_set(twice)
+    no_queries = write_rows_layout(tmp_path / "e")
+    (no_queries / "queries.csv").unlink()
+    with pytest.raises(
+        InputError, match=r"needs queries\.jsonl .* or queries\.jsonl \(or \.csv\) and queries-documents"
+    ):
+        load_labelled_set(no_queries)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    command = [sys.executable, "-m", "debiasrag.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_cli_bench_retrieval_on_the_rows_layout(tmp_path):
+    folder = write_rows_layout(tmp_path / "grep")
+    proc = run_cli("bench", "retrieval", "--data", str(folder), "--cache-dir", str(tmp_path / "cache"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    metrics = json.loads(proc.stdout)["results"][DEFAULT_MODEL]["retrieval"]["metrics"]
+    assert metrics["data.topk.k3.recall"] == pytest.approx(1.0)  # three relevant documents, distinct topics
+    assert metrics["data.topk.k3.female_minus_male"] == pytest.approx(0.0)
+
+
+def test_cli_bad_rows_layout_is_one_line_and_exit_2(tmp_path):
+    folder = write_rows_layout(tmp_path / "grep", _edit("sport", 7, content_gender="M"))
+    proc = run_cli("bench", "retrieval", "--data", str(folder), "--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"debiasrag: error: {SPORT}:9: document 'd2N' has content_gender male here but neutral at {SPORT}:4"
+    ]
+
+
+def test_optional_qrels_file_adds_relevance(tmp_path):
+    folder = write_rows_layout(tmp_path / "set")
+    (folder / "qrels.csv").write_text("query_id,doc_id\n1,d2x\n", encoding="utf-8")
+    assert load_labelled_set(folder).relevant["1"] == {"d1F", "d1M", "d1N", "d2x"}
