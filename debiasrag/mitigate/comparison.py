@@ -10,8 +10,9 @@ Headline metrics (each one number, as seed 003 prints them): ``weat`` and ``weat
 the three WEAT queries (career/family, math/arts, science/arts; effect size with ddof=0 as WEFE), ``rnd`` the
 |WEFE mean| over occupations, ``rnsb`` the KL divergence over the target words from a classifier trained on the
 sentiment words, ``ripa`` the |mean| RIPA over occupations and ``ect`` the ECT Spearman ρ over occupations.
-Attribute sets come from ``debiasrag/data/bench/wefe_gender.json`` (WEFE's gender queries, not its full 6,894-word
-union), so numbers are comparable in direction and ranking, not in value, to the paper's.
+Attribute sets come from ``debiasrag/data/bench/wefe_gender.json`` (WEFE's gender queries, not the full 6,894-word
+union in ``debiasrag/data/wordsets/seed003_attributes.json``), so numbers are comparable in direction and ranking,
+not in value, to the paper's.
 """
 
 from __future__ import annotations
