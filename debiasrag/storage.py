@@ -354,6 +354,9 @@ def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None
         except InputError as exc:
             expected = f"known entity types ({exc.message})"
             raise _fail(folder, "preprocessing.anonymize.entities", expected, entities) from None
+    llm_model = settings.get("llm_model")  # which LLM anonymized the corpus: a record, never used to call it
+    if llm_model is not None and not (isinstance(llm_model, str) and llm_model.strip()):
+        raise _fail(folder, "preprocessing.anonymize.llm_model", "a model name (a non-empty string)", llm_model)
     for key, value in settings.items():
         if not (value is None or isinstance(value, (str, int, float, bool, list))):
             raise _fail(folder, f"preprocessing.anonymize.{key}", "a plain value", value)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL
 from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
@@ -37,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--anonymize`` and its options (``--anonymize-strategy``, ``--entities``, ``--timeout``) to ``parser``."""
+    """Add ``--anonymize`` and its options (``--anonymize-strategy``, ``--entities``, ``--llm-model``,
+    ``--timeout``) to ``parser``."""
     from debiasrag.commands.anonymize import add_timeout_option
 
     parser.add_argument(
@@ -49,17 +52,46 @@ def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--anonymize-strategy", choices=["remove", "replace"], default="remove")
     parser.add_argument("--entities", default=None, help="entity types to anonymize, e.g. person,location,organization")
+    parser.add_argument(
+        "--llm-model", default=None, help=f"with --anonymize llm: the Anthropic model (default: {DEFAULT_LLM_MODEL})"
+    )
     add_timeout_option(parser, "with --anonymize llm", default=None, dest="anonymize_timeout")
+
+
+def anonymize_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """What ``--anonymize`` asks for, as recorded in the index's manifest (``None`` without ``--anonymize``).
+
+    With ``llm`` the settings name the model used (``llm_model``), so the manifest says which model shaped the
+    vectors. A query to the index still never calls the LLM on the manifest's say-so (see ``debiasrag query``).
+    ``--llm-model`` and ``--timeout`` without ``--anonymize llm`` are an :class:`InputError`.
+    """
+    if args.anonymize != "llm" and (args.llm_model is not None or args.anonymize_timeout is not None):
+        raise InputError("--llm-model and --timeout apply to --anonymize llm only")
+    if not args.anonymize:
+        return None
+    settings: dict[str, Any] = {
+        "method": args.anonymize,
+        "strategy": args.anonymize_strategy,
+        "entities": args.entities,
+    }
+    if args.anonymize == "llm":
+        settings["llm_model"] = args.llm_model if args.llm_model is not None else DEFAULT_LLM_MODEL
+    return settings
 
 
 def anonymize_documents(documents: list[Document], settings: dict, timeout: float | None = None) -> list[str]:
     """Texts to embed: each document's text with names removed. The stored text stays the original.
 
-    ``timeout`` (seconds per LLM request attempt) is a run setting, not stored in the index's manifest.
+    ``settings`` are :func:`anonymize_settings` (with ``llm``, ``llm_model`` is the model asked). ``timeout``
+    (seconds per LLM request attempt) is a run setting, not stored in the index's manifest.
     """
     from debiasrag.anonymize import LlmSetupError, get_anonymizer
 
-    options = {"timeout": timeout} if timeout is not None and settings["method"] == "llm" else {}
+    options: dict[str, Any] = {}
+    if settings["method"] == "llm":
+        options["model"] = settings.get("llm_model", DEFAULT_LLM_MODEL)
+        if timeout is not None:
+            options["timeout"] = timeout
     anonymizer = get_anonymizer(
         settings["method"], strategy=settings["strategy"], entities=settings["entities"], **options
     )
@@ -73,14 +105,15 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
                     texts.append(result.text)
                 advance(len(batch))
     except LlmSetupError as exc:  # unknown model / refused key: one line naming what to change
-        # index has no --llm-model: a refused model can only be avoided with NER (or anonymize beforehand).
-        hint = None if exc.kind == "key" else "use --anonymize ner, or run 'debiasrag anonymize --llm-model ...' first"
+        # A refused model: another --llm-model, or the offline NER anonymizer.
+        hint = None if exc.kind == "key" else f"{exc.cli_hint}, or use --anonymize ner"
         raise exc.for_cli(hint) from None
     return texts
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag index``; returns the exit status."""
+    settings = anonymize_settings(args)  # a misplaced --llm-model / --timeout: refused before any work
     check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
@@ -94,9 +127,7 @@ def run(args: argparse.Namespace) -> int:
                 hint="rename that field first",
             )
     embedder = load_embedder(args.model)
-    settings = None
-    if args.anonymize:
-        settings = {"method": args.anonymize, "strategy": args.anonymize_strategy, "entities": args.entities}
+    if settings is not None:
         embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
         to_embed = [Document(d.id, text, d.metadata) for d, text in zip(documents, embed_texts)]
     else:

@@ -280,17 +280,18 @@ def test_bench_llm_unknown_model_names_the_bench_flag(llm_env, capsys):
 
 
 def test_llm_refusal_in_a_command_without_llm_model_flag():
-    """index --anonymize llm has no --llm-model: the line says what this command can change instead."""
+    """A command without --llm-model says what it can change instead (every LLM command has the flag now,
+    so one without it, demo, stands in); the ones with it name it."""
     from debiasrag.anonymize import LlmSetupError
     from debiasrag.cli import _for_command, build_parser, error_line
 
     commands = build_parser().commands  # type: ignore[attr-defined]
     refused = LlmSetupError("the Anthropic API does not know the model 'm' (404 not_found_error)", hint="pass model=")
     refused.cli_hint, refused.kind = "use --llm-model with a listed model", "model"
-    assert error_line(_for_command(refused, commands["index"]), commands["index"]).endswith(
+    assert error_line(_for_command(refused, commands["demo"]), commands["demo"]).endswith(
         "(use --anonymize ner; this command has no --llm-model)"
     )
-    for command in ("query", "bench"):
+    for command in ("index", "query", "bench", "anonymize"):
         assert error_line(_for_command(refused, commands[command]), commands[command]).endswith(
             "(use --llm-model with a listed model)"
         )
