@@ -231,13 +231,16 @@ class FaissIndex:
             "options": {"nlist": self.nlist, "nprobe": self.nprobe, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search},
         }
 
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: str | Path, *, lock_timeout: float | None = storage.DEFAULT_LOCK_TIMEOUT) -> Path:
         """Publish the index in ``directory`` as a new version (see :mod:`debiasrag.storage`).
 
         Refused when ``directory`` exists and is neither an index folder nor empty, or is a symbolic
         link. Every write is verified before the manifest is swapped in; on failure the previous
-        index stays current and :class:`~debiasrag.errors.IndexWriteError` is raised.
+        index stays current and :class:`~debiasrag.errors.IndexWriteError` is raised. While another
+        process saves to ``directory``, waits at most ``lock_timeout`` seconds (``None``: without
+        limit), then raises :class:`~debiasrag.errors.IndexWriteError` (the previous index unchanged).
         """
+        storage.check_lock_timeout(lock_timeout)  # before serialising a large index
         if self._index is None or not self.ids:
             raise InputError("refusing to save an empty index")
         lines = []
@@ -255,7 +258,7 @@ class FaissIndex:
             _INDEX_FILE: [faiss.serialize_index(self._index).data],
             _DOCS_FILE: lines,
         }
-        return storage.publish(directory, payload, self._manifest())
+        return storage.publish(directory, payload, self._manifest(), lock_timeout=lock_timeout)
 
     @classmethod
     def load(cls, directory: str | Path, *, embedder: Embedder | None = None) -> FaissIndex:

@@ -12,6 +12,8 @@ then replaces ``manifest.json`` with one :func:`os.replace` — the only step th
 see. A crash at any point leaves either the old or the new manifest, each naming a complete version.
 The previous version is kept so readers that already read the old manifest can finish; older
 versions and leftovers of interrupted saves (all recognisably named) are removed by the next save.
+A save waits for another writer's lock at most ``lock_timeout`` seconds (default
+:data:`DEFAULT_LOCK_TIMEOUT`), then gives up with the previous index unchanged.
 Readers take no lock: a reader whose version vanished under it re-reads the manifest and retries.
 
 Saving is refused on anything that is not already an index folder (or an empty or new folder), and on
@@ -57,6 +59,8 @@ _LEGACY_SIBLING_RE = r"^\.{name}\.[a-z0-9_]{{8}}\.(tmp|old)$"
 _LOAD_ATTEMPTS = 8
 _MANIFEST_LIMIT = 1 << 20
 _CHUNK = 1 << 22
+DEFAULT_LOCK_TIMEOUT = 600.0  # seconds a save waits for another writer of the same folder
+_LOCK_POLL_MAX = 0.1
 
 
 def _new_version() -> str:
@@ -140,39 +144,93 @@ def check_writable_target(target: Path) -> None:
         )
 
 
+def check_lock_timeout(lock_timeout: Any) -> float | None:
+    """``lock_timeout`` as seconds (a finite number >= 0) or ``None`` (wait without limit); else :class:`InputError`."""
+    if lock_timeout is None:
+        return None
+    if (
+        isinstance(lock_timeout, bool)
+        or not isinstance(lock_timeout, (int, float))
+        or not 0 <= lock_timeout < float("inf")  # NaN fails too
+    ):
+        raise InputError(
+            f"lock_timeout must be a number of seconds >= 0, or None to wait without limit, not {lock_timeout!r}"
+        )
+    return float(lock_timeout)
+
+
 @contextlib.contextmanager
-def writer_lock(folder: Path) -> Iterator[None]:
-    """Exclusive lock for the duration of a save, so two processes never publish over each other."""
+def writer_lock(folder: Path, *, timeout: float | None = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+    """Exclusive lock for the duration of a save, so two processes never publish over each other.
+
+    Waits at most ``timeout`` seconds for another process holding the lock (``None``: without limit), then
+    raises :class:`~debiasrag.errors.IndexWriteError`; nothing has been written by then.
+    """
+    timeout = check_lock_timeout(timeout)
     if fcntl is None:  # pragma: no cover
         yield
         return
+    path = folder / LOCK_FILE
     try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:  # e.g. the lock file was replaced by a symbolic link (never followed)
-        raise IndexWriteError(
-            f"cannot lock {folder / LOCK_FILE}: {exc.strerror or exc}; the previous index is unchanged"
-        ) from exc
+        raise IndexWriteError(f"cannot lock {path}: {exc.strerror or exc}; the previous index is unchanged") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _acquire(fd, path, timeout)
         yield
     finally:
         os.close(fd)  # closing releases the lock
 
 
-def publish(target: str | Path, payload: dict[str, Iterable[bytes | memoryview]], manifest: dict[str, Any]) -> Path:
+def _acquire(fd: int, path: Path, timeout: float | None) -> None:
+    """Take the exclusive lock on ``fd``, polling until ``timeout`` seconds have passed (``None``: block)."""
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:  # another process holds it
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, _LOCK_POLL_MAX)
+    longer = max(2 * timeout, 60.0)
+    raise IndexWriteError(
+        f"another process has held the lock {path} for {timeout:g} s (a save to this index still running?); "
+        "gave up, the previous index is unchanged",
+        hint="to wait longer",
+        option="lock_timeout",
+        value=int(longer) if longer.is_integer() else longer,
+    )
+
+
+def publish(
+    target: str | Path,
+    payload: dict[str, Iterable[bytes | memoryview]],
+    manifest: dict[str, Any],
+    *,
+    lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+) -> Path:
     """Write ``payload`` (file name → byte chunks) as a new version of the index folder ``target``.
 
     ``manifest`` gets the version, checksums and sizes; it is published last, atomically. On any
     failure the previous index stays current and :class:`~debiasrag.errors.IndexWriteError` (or
-    :class:`~debiasrag.errors.InputError` for a refused target) is raised.
+    :class:`~debiasrag.errors.InputError` for a refused target) is raised. A save waits at most
+    ``lock_timeout`` seconds (``None``: without limit) for another process saving to ``target``.
     """
+    lock_timeout = check_lock_timeout(lock_timeout)
     target = _folder_path(target)
     check_writable_target(target)
     try:
         target.mkdir(exist_ok=True)
     except OSError as exc:
         raise IndexWriteError(f"cannot create index folder {target}: {exc.strerror or exc}") from exc
-    with writer_lock(target):
+    with writer_lock(target, timeout=lock_timeout):
         check_writable_target(target)  # another writer may have changed it while we waited
         previous, previous_format = _current_version(target)
         version = f"debiasrag-data-{_new_version()}"

@@ -8,11 +8,12 @@ from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL
 from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
+from debiasrag.commands.anonymize import add_timeout_option, positive_float
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex
-from debiasrag.storage import check_writable_target
+from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
     )
     parser.add_argument("--batch-size", type=positive_int, default=256, help="documents embedded per batch")
+    parser.add_argument(
+        "--lock-timeout",
+        type=positive_float,
+        default=DEFAULT_LOCK_TIMEOUT,
+        metavar="SECONDS",
+        help="wait at most this long for another save to the same --out to finish "
+        f"(default: {DEFAULT_LOCK_TIMEOUT:g}); the previous index is kept when it runs out",
+    )
     add_anonymize_options(parser)
     parser.set_defaults(func=run)
 
@@ -41,8 +50,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--anonymize`` and its options (``--anonymize-strategy``, ``--entities``, ``--llm-model``,
     ``--timeout``) to ``parser``."""
-    from debiasrag.commands.anonymize import add_timeout_option
-
     parser.add_argument(
         "--anonymize",
         choices=["ner", "llm"],
@@ -139,6 +146,6 @@ def run(args: argparse.Namespace) -> int:
     if settings is not None:
         index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
         index.preprocessing = {"anonymize": settings}
-    index.save(args.out)
+    index.save(args.out, lock_timeout=args.lock_timeout)
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")
     return 0
