@@ -20,10 +20,16 @@ two-word removals from the age attribute sets (a diagnostic only: choosing words
 fix unless the seed's text justifies it).
 
     HF_HUB_OFFLINE=1 .venv/bin/python scripts/table4_readings.py
+    HF_HUB_OFFLINE=1 .venv/bin/python scripts/table4_readings.py --model .cache/models/all-mpnet-base-v2 --row 10
+
+``--model`` / ``--row`` run the same readings for another model against another row of Table 4 (after ``make
+models``: all-mpnet-base-v2 against row 10, whose gender and wealth cells equal ours; Table 3's order would
+make it row 11, see ``debiasrag/data/bench/seed000_figures.json``).
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import math
@@ -37,18 +43,19 @@ from debiasrag.embedders import load_embedder
 from debiasrag.metrics.weat_binomial import _unit, weat_counts
 
 SEED_FILE = sorted(Path("/work/shared/seeds").glob("000_*.txt"))
-SEED = {"gender": (0.48, 1.0, 0.19), "age": (0.51, 0.52, 0.07), "wealth": (0.56, 1.0, 0.0)}
+SEED = {"gender": (0.48, 1.0, 0.19), "age": (0.51, 0.52, 0.07), "wealth": (0.56, 1.0, 0.0)}  # row 13; --row
 CONCEPTS = ("gender", "age", "wealth")
 SCEN = ("neutral", "debiasing", "negative")
 AGE_EXTRA = ("adaptive", "innocent")
 
-emb = load_embedder(None)
+emb = None  # set by main(): the packaged MiniLM unless --model
 _cache: dict[str, np.ndarray] = {}
 
 
 def enc(texts: list[str]) -> np.ndarray:
     missing = [t for t in dict.fromkeys(texts) if t not in _cache]
     if missing:
+        assert emb is not None
         for t, v in zip(missing, emb.encode(missing), strict=True):
             _cache[t] = np.asarray(v, dtype=np.float64)
     return np.stack([_cache[t] for t in texts])
@@ -109,6 +116,15 @@ def p_hats(c: dict, debias_k: str = "max") -> tuple[float, float, float, float]:
 
 
 def main() -> None:
+    global emb
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None, help="model name or folder (default: the packaged MiniLM)")
+    parser.add_argument("--row", type=int, default=13, help="Table 4 row to compare with (1-19; default 13)")
+    args = parser.parse_args()
+    emb = load_embedder(args.model)
+    row = parse_table4()[args.row - 1]
+    SEED.update({name: tuple(row[3 * i : 3 * i + 3]) for i, name in enumerate(CONCEPTS)})
+    print(f"model {emb.name}, Table 4 row {args.row}: {SEED}")
     # WEAT's s(w, T1, T2) = mean cos(w, T1) - mean cos(w, T2) is eq. 4-6's comparison: check it numerically once.
     c = load_concept("age")
     a = _unit(enc([c.templates["neutral"].format(attribute=w) for w in c.weat["A1"]]))
@@ -175,7 +191,7 @@ def main() -> None:
             ]
             print(f"{name} n={n} {mode}: {len(bad)} of {3 * len(rows)} cells unreachable {bad}")
 
-    print("\n== which n can print the MiniLM age cells 0.51 / 0.52 / 0.07 at all (n <= 60) ==")
+    print(f"\n== which n can print the row's age cells {SEED['age']} at all (n <= 60) ==")
     for mode in ("round", "trunc"):
         ok = {
             n: [[k for k in range(n + 1) if abs(fmt(k / n, mode) - v) < 1e-9] for v in SEED["age"]]
@@ -200,11 +216,12 @@ def main() -> None:
             if size == 2 and [round(p * 29) for p in ph[:3]] == [15, 15, 2]:
                 mixed.append([w for _, w in drop])
         n_sets = math.comb(len(words), size)
-        print(f"remove {size}: {n_sets} choices, {len(hits)} (choice, mode) reproduce age 0.51/0.52/0.07: {hits[:40]}")
-    print(
-        f"remove 2 giving the counts 15/29, 15/29, 2/29 (0.51 truncated, 0.52 and 0.07 rounded: mixed conventions): "
-        f"{len(mixed)} {mixed[:20]}"
-    )
+        print(f"remove {size}: {n_sets} choices, {len(hits)} (choice, mode) reproduce age {SEED['age']}: {hits[:40]}")
+    if SEED["age"] == (0.51, 0.52, 0.07):  # MiniLM's row: its cells need mixed rounding conventions
+        print(
+            f"remove 2 giving the counts 15/29, 15/29, 2/29 (0.51 truncated, 0.52 and 0.07 rounded: mixed "
+            f"conventions): {len(mixed)} {mixed[:20]}"
+        )
 
 
 def parse_table4() -> list[list[float]]:

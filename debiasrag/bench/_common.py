@@ -28,8 +28,16 @@ def bench_data(filename: str) -> Any:
 
 @cache
 def seed000_figures(model_name: str) -> dict[str, Any] | None:
-    """Seed 000's Table 4 / Table 9 row for ``model_name`` (canonical name), or None if the seed has no row."""
-    return bench_data("seed000_figures.json")["models"].get(model_name)
+    """Seed 000's Table 4 / Table 9 row for ``model_name``, or None if the seed has no row.
+
+    ``model_name`` is a canonical name (``sentence-transformers/all-mpnet-base-v2``) or a local folder whose last
+    part is the model's short name (``.cache/models/all-mpnet-base-v2`` from ``make models``).
+    """
+    models = bench_data("seed000_figures.json")["models"]
+    if model_name in models:
+        return models[model_name]
+    short = model_short_name(model_name)
+    return next((row for name, row in models.items() if model_short_name(name) == short), None)
 
 
 @cache

@@ -64,7 +64,7 @@ def _measure_concept(
         result.metrics[key + "abs_rho"] = round(abs(rho), 6)
         result.metrics[key + "p_hat"] = p_hat
         rho_by_context[context] = rho
-        figure = seed["table9_abs_rho"].get(concept_name, {}).get(context) if seed else None
+        figure = seed.get("table9_abs_rho", {}).get(concept_name, {}).get(context) if seed else None
         add_seed_figures(result, {key + "abs_rho": figure})
         rows.append(
             [
