@@ -378,6 +378,14 @@ def main(argv: list[str] | None = None) -> int:
         best = max(cands, key=goal([s for s in SETS if s != held]))
         print(f"  {held:8s} chosen {best}\n           {cells(best, held)}")
         print(f"           shipped: {cells(ship, held)}")
+    ceiling = max(cands, key=lambda c: min(res[c, m, "holdout"]["f1"] for m in data))
+    print(
+        "\n== diagnostic only, NOT a valid choice: the rule with the best worst-model F1 chosen ON fairness_holdout =="
+    )
+    print(f"   (what these families could do on narrow held-out topics if the width were known) {ceiling}")
+    for s in ("holdout", "topics"):
+        print(f"  {s:14s} {cells(ceiling, s)}")
+        print(f"  {s:14s} shipped: {cells(ship, s)}")
     return 0
 
 
