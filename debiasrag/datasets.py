@@ -7,6 +7,9 @@
   ``debiasrag/data/retrieval/README.md``;
 * the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
   wording), for rules that must estimate how many documents a query needs;
+* the protagonist triples (:func:`load_protagonist_triples`): 60 short texts, each in female, male and neutral
+  wording of its protagonist, labelled with the protagonist's group (for group detectors; format in
+  ``debiasrag/data/groups/README.md``);
 * :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV) or in a
   query–document rows layout (Grep-BiasIR's: one row per judgement with ``content_gender``).
 """
@@ -383,3 +386,27 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
         task.areas = {q: task.areas[q] for q in task.queries}
         task.name += "-" + "+".join(str(w) for w in sorted(widths))
     return task
+
+
+PROTAGONIST_SPLITS = ("design", "report")
+
+
+def load_protagonist_triples(split: str | None = None) -> list[tuple[str, str]]:
+    """Our protagonist-group test set: ``(text, group)`` pairs, ``group`` one of ``female``, ``male``, ``neutral``.
+
+    60 base texts, each written three ways (female, male and neutral protagonist; side characters keep their
+    gender), so 180 documents; no-person texts are ``neutral`` in all three. ``split`` = ``"design"`` or
+    ``"report"`` keeps that half (30 bases each, whole triples); ``None`` gives all, in file order. Rows and
+    fields are described in ``debiasrag/data/groups/README.md``.
+    """
+    if split is not None and split not in PROTAGONIST_SPLITS:
+        raise InputError(f"split must be one of {', '.join(PROTAGONIST_SPLITS)} or None; got {split!r}")
+    pairs: list[tuple[str, str]] = []
+    with as_file("groups", "protagonist_triples.jsonl") as local:
+        for where, row in _read_rows(local):
+            group = _field(where, row, "group")
+            if group not in LABELLED_GROUPS:
+                raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+            if split is None or _field(where, row, "split") == split:
+                pairs.append((_field(where, row, "text"), group))
+    return pairs
