@@ -11,9 +11,14 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
   unisex name or common word (``not_names`` in ``data/group_words.json``);
 * possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word.
 
-The group with strictly more evidence wins. A tie is broken by the concept's ``tie_break`` words alone (for gender
-the pronouns: they point at whom a text is about, while kin and role nouns often name side characters, as in
-"She complained to the landlord"); no evidence or a tie that remains gives ``neutral`` (:data:`NEUTRAL`).
+Each piece of evidence is a :class:`Mention` with offsets into the text. For gender the *protagonist* decides
+(the person the text is about, as gender-bias IR test sets label their female / male / neutral wordings): the
+first mention, unless another group has at least ``first_mention_margin`` (4) more mentions. Three readings make
+the first mention the protagonist rather than a side character: a possessive determiner and the person noun after
+it are one mention of the possessor ("their father", "her husband" — the text is about the owner); "they" and the
+title "Mx" are neutral mentions; a capitalised possessive in mid-sentence is a place name ("King's Cross"). Other
+concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
+``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
 Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
@@ -37,6 +43,17 @@ GROUP_KEY = "debiasrag_group"
 NEUTRAL = "neutral"
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-.]*[A-Za-z]|[A-Za-z]")
+_SENTENCE_END = '.!?;:"\u201c('
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One piece of group evidence: the group it points to and its span ``[start, end)`` in the text."""
+
+    group: str
+    start: int
+    end: int
+    text: str
 
 
 @cache
@@ -102,40 +119,82 @@ class GroupDetector:
             for word in data.get(group, []):
                 add(word, group)
         self._words = {w: g for w, g in words.items() if g}
-        self._tie_break = {
-            word.lower(): group for group in self.groups for word in data.get("tie_break", {}).get(group, [])
-        }
+        rule = data.get("protagonist") or {}
+        known = (*self.groups, NEUTRAL)
+        self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
+        self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
+        self._margin: int | None = rule.get("first_mention_margin")
+        self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
+        self._after_title = frozenset(read_json("names", "non_names.json")["titles"]) if self._margin else frozenset()
+        if not set(self._possessive.values()) <= set(known):
+            raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
         if use_names and "names_file" in data:
             self._names = _names(data["names_file"], tuple(data.get("not_names", ())))
 
+    def mentions(self, text: str) -> list[Mention]:
+        """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""
+        plain = text.replace("\u2019", "'")  # same length: offsets stay those of ``text``
+        tokens = list(_TOKEN.finditer(plain))
+        found: list[Mention] = []
+        i = 0
+        while i < len(tokens):
+            start, end = tokens[i].span()
+            owner = self._possessive.get(tokens[i].group(0).lower())
+            noun = next(
+                (j for j in (i + 1, i + 2) if j < len(tokens) and self._token_group(plain, tokens[j]) is not None),
+                None,
+            )
+            if owner is not None and noun is not None:  # "their father": one mention of the owner, not the father
+                end = tokens[noun].end()
+                found.append(Mention(owner, start, end, text[start:end]))
+                i = noun + 1
+                continue
+            group = self._group_at(plain, tokens, i)
+            if group is not None:
+                found.append(Mention(group, start, end, text[start:end]))
+            i += 1
+        return found
+
+    def _group_at(self, text: str, tokens: list[re.Match[str]], i: int) -> str | None:
+        """The group the ``i``-th token is evidence for, read with its neighbours (titles, surnames)."""
+        raw = tokens[i].group(0)
+        if raw.lower() in self._neutral_words:
+            return NEUTRAL
+        if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
+            return self._titles[raw]  # "Miss Evans" (a title), not "miss the bus"
+        if i > 0 and tokens[i - 1].group(0).rstrip(".") in self._after_title and self._word_group(raw.lower()) is None:
+            return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name
+        return self._token_group(text, tokens[i])
+
     def evidence(self, text: str) -> dict[str, int]:
-        """How many evidence words (and names) for each group ``text`` holds."""
+        """How many mentions of each of the concept's groups ``text`` holds (neutral mentions not counted)."""
         counts = dict.fromkeys(self.groups, 0)
-        for token in self._tokens(text):
-            group = self._word_group(token.lower())
-            if group is None and self._names is not None and token[0].isupper():
-                base = token[:-2] if token.endswith("'s") else token
-                if base in self._names[0]:
-                    group = self.groups[0]
-                elif base in self._names[1]:
-                    group = self.groups[1]
-            if group is not None:
-                counts[group] += 1
+        for mention in self.mentions(text):
+            if mention.group in counts:
+                counts[mention.group] += 1
         return counts
 
-    def tie_break_evidence(self, text: str) -> dict[str, int]:
-        """How many of the concept's tie-break words (gender: pronouns) for each group ``text`` holds."""
-        counts = dict.fromkeys(self.groups, 0)
-        for token in self._tokens(text):
-            group = self._tie_break.get(token.lower())
-            if group is not None:
-                counts[group] += 1
-        return counts
-
-    @staticmethod
-    def _tokens(text: str) -> list[str]:
-        return _TOKEN.findall(text.replace("\u2019", "'"))
+    def _token_group(self, text: str, token: re.Match[str]) -> str | None:
+        """The group one token is evidence for: an evidence word, or a capitalised gendered first name."""
+        raw = token.group(0)
+        group = self._word_group(raw.lower())
+        if group is not None:
+            if (
+                self._margin is not None
+                and raw[0].isupper()
+                and raw.endswith("'s")
+                and not _starts_sentence(text, token.start())
+            ):
+                return None  # "King's Cross", "Queen's Park": part of a place name
+            return group
+        if self._names is not None and raw[0].isupper():
+            base = raw[:-2] if raw.endswith("'s") else raw
+            if base in self._names[0]:
+                return self.groups[0]
+            if base in self._names[1]:
+                return self.groups[1]
+        return None
 
     def _word_group(self, word: str) -> str | None:
         word = word.rstrip(".") if word not in self._words else word
@@ -162,11 +221,23 @@ class GroupDetector:
 
     @lru_cache(maxsize=65536)  # noqa: B019  # one detector per concept lives as long as the retriever
     def _infer(self, text: str) -> str:
-        counts = self.evidence(text)
-        winner = _strict_winner(counts)
-        if winner is None and self._tie_break and any(counts.values()):
-            winner = _strict_winner(self.tie_break_evidence(text))
-        return winner or NEUTRAL
+        if self._margin is None:  # concepts without a protagonist rule: the group with strictly more evidence
+            return _strict_winner(self.evidence(text)) or NEUTRAL
+        found = self.mentions(text)
+        if not found:
+            return NEUTRAL
+        counts: dict[str, int] = {}
+        for mention in found:
+            counts[mention.group] = counts.get(mention.group, 0) + 1
+        ranked = sorted(counts.values(), reverse=True)
+        if len(ranked) == 1 or ranked[0] - ranked[1] >= self._margin:
+            return max(counts, key=lambda group: counts[group])
+        return found[0].group  # the first person a text mentions is the one it is about
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in _SENTENCE_END
 
 
 def _strict_winner(counts: Mapping[str, int]) -> str | None:
@@ -223,4 +294,13 @@ def document_text(doc: Any) -> str:
     raise InputError(f"cannot read the text of a {type(doc).__name__}")
 
 
-__all__ = ["GROUP_KEY", "NEUTRAL", "GroupDetector", "annotate_groups", "detector", "document_text", "group_lookup"]
+__all__ = [
+    "GROUP_KEY",
+    "NEUTRAL",
+    "GroupDetector",
+    "Mention",
+    "annotate_groups",
+    "detector",
+    "document_text",
+    "group_lookup",
+]

@@ -6,7 +6,7 @@ import pytest
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document
-from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_wide_topics
+from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_protagonist_triples, load_wide_topics
 from debiasrag.errors import InputError
 from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
 
@@ -25,12 +25,19 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("Alex booked the flight.", "neutral"),  # unisex: no evidence
         ("In April the flight was booked.", "neutral"),  # a month, not a name
         ("The client told the landlord.", "male"),  # a role noun alone is evidence
-        ("She told him the news.", "neutral"),  # one pronoun each way: a tie that remains is neutral
-        ("She complained to the landlord.", "female"),  # 1-1 tie, broken by the pronoun
-        ("The bride smiled at his speech.", "male"),  # likewise: the side character is the noun
-        ("His wife and daughter cheered.", "female"),  # more evidence still wins over the tie-break words
-        ("The mother met the father.", "neutral"),  # a tie with no pronoun stays neutral
-        ("She and her sister told him.", "female"),  # more female evidence
+        ("She told him the news.", "female"),  # the first person mentioned is the protagonist
+        ("She complained to the landlord.", "female"),
+        ("The bride smiled at his speech.", "female"),
+        ("She rocked the baby and sang to him until he slept.", "female"),  # side character named more often
+        ("They rocked the baby and sang to him until he slept.", "neutral"),  # 'they' is the neutral wording
+        ("Their father drove them to school, and he waited outside.", "neutral"),  # possessive + noun = the owner
+        ("His wife and daughter cheered.", "male"),  # 'his wife': the text is about him
+        ("Mx Okafor asked his brother for help.", "neutral"),  # the neutral title
+        ("Miss Evans teaches year four.", "female"),  # a title, and 'Evans' after it is a surname
+        ("Mrs Jordan met Mr Carlos Diaz.", "female"),
+        ("The last train from King's Cross was cancelled.", "neutral"),  # a place name, not a king
+        ("Will interest rates fall in May?", "neutral"),  # common words that are also names
+        ("She and her sister told him.", "female"),
         ("Her daughter\u2019s bike broke.", "female"),  # typographic apostrophe
     ],
 )
@@ -39,7 +46,28 @@ def test_group_from_evidence_words_and_names(text, group):
 
 
 def test_evidence_counts_each_group():
-    assert GroupDetector("gender").evidence("She and her sister met his father.") == {"female": 3, "male": 2}
+    # 'her sister' and 'his father' are one mention each, of the owner
+    assert GroupDetector("gender").evidence("She and her sister met his father.") == {"female": 2, "male": 1}
+    assert GroupDetector("age").evidence("The old man met a young student and a child.") == {"old": 1, "young": 3}
+
+
+def test_mentions_carry_offsets_into_the_original_text():
+    text = "After her husband\u2019s shift, they met Miss Evans."
+    found = detector("gender").mentions(text)
+    assert [(m.group, m.text) for m in found] == [
+        ("female", "her husband\u2019s"),
+        ("neutral", "they"),
+        ("female", "Miss"),
+    ]
+    assert all(text[m.start : m.end] == m.text for m in found)
+
+
+def test_a_group_far_ahead_of_the_first_mention_wins():
+    text = (
+        "His sister Anna runs the bakery. She opens at six, she bakes the bread herself and she knows every customer."
+    )
+    assert detector("gender").mentions(text)[0].group == "male"
+    assert detector("gender").group(text) == "female"  # 5 female mentions against 1 male (margin 4)
 
 
 def test_names_can_be_switched_off():
@@ -85,26 +113,27 @@ def accuracy(rows) -> float:
 @pytest.mark.parametrize("split", ["main", "holdout"])
 def test_accuracy_on_the_fairness_sets(split):
     docs = load_fairness_set(split).documents
-    # benchmarks/group_accuracy.py: main 0.997 (359/360), holdout 0.986 (142/144).
+    # benchmarks/group_accuracy.py: main 1.000 (360/360), holdout 0.986 (142/144).
     assert accuracy([(d.text, d.metadata["group"]) for d in docs]) >= 0.97
 
 
 def test_accuracy_on_gendered_topics():
     docs = load_gendered_topics().documents
     rows = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in docs]
-    assert accuracy(rows) >= 0.97  # measured 0.995 (199/200)
+    assert accuracy(rows) >= 0.97  # measured 0.990 (198/200)
 
 
 def test_accuracy_on_wide_topics():
-    """Not used to design the tie-break (chosen on fairness_main, gendered_topics and the toy): 0.970 -> 0.979."""
+    """Not used to choose the protagonist rule: 0.970 (counting) -> 0.983."""
     rows = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    assert accuracy(rows) >= 0.975  # measured 0.979 (232/237)
+    assert accuracy(rows) >= 0.975  # measured 0.983 (233/237)
 
 
-def test_tie_break_evidence_counts_pronouns_only():
-    found = detector("gender")
-    assert found.tie_break_evidence("She complained to the landlord about his dog.") == {"female": 1, "male": 1}
-    assert GroupDetector("age").tie_break_evidence("She is old.") == {"old": 0, "young": 0}
+@pytest.mark.parametrize(("split", "bound", "measured"), [("design", 0.97, 0.989), ("report", 0.85, 0.878)])
+def test_accuracy_on_protagonist_triples(split, bound, measured):
+    """Texts with side characters, plural 'they', generic and ambiguous words (data/groups/); the protagonist rule
+    was chosen on the design half, the report half was not used to choose it (benchmarks/group_accuracy.py)."""
+    assert accuracy(load_protagonist_triples(split)) >= bound  # measured: see the parameters
 
 
 def test_concept_from_file_path_is_loaded(tmp_path):
