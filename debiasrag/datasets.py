@@ -388,16 +388,17 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PROTAGONIST_SPLITS = ("design", "report")
+PROTAGONIST_SPLITS = ("design", "report", "report2")
 
 
 def load_protagonist_triples(split: str | None = None) -> list[tuple[str, str]]:
     """Our protagonist-group test set: ``(text, group)`` pairs, ``group`` one of ``female``, ``male``, ``neutral``.
 
-    60 base texts, each written three ways (female, male and neutral protagonist; side characters keep their
-    gender), so 180 documents; no-person texts are ``neutral`` in all three. ``split`` = ``"design"`` or
-    ``"report"`` keeps that half (30 bases each, whole triples); ``None`` gives all, in file order. Rows and
-    fields are described in ``debiasrag/data/groups/README.md``.
+    100 base texts, each written three ways (female, male and neutral protagonist; side characters keep their
+    gender), so 300 documents; no-person texts are ``neutral`` in all three. ``split`` keeps whole triples of
+    one part: ``"design"`` (30 bases) or ``"report"`` (30 bases), the first 60 bases, or ``"report2"`` (40
+    bases, 120 documents), written later and blind to the detector as a second held-out set; ``None`` gives
+    all, in file order. Rows and fields are described in ``debiasrag/data/groups/README.md``.
     """
     if split is not None and split not in PROTAGONIST_SPLITS:
         raise InputError(f"split must be one of {', '.join(PROTAGONIST_SPLITS)} or None; got {split!r}")

@@ -41,9 +41,9 @@ def bases(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_counts(rows: list[dict[str, Any]], bases: dict[str, list[dict[str, Any]]]) -> None:
-    assert len(rows) == 180
-    assert len({row["id"] for row in rows}) == 180
-    assert len(bases) == 60
+    assert len(rows) == 300
+    assert len({row["id"] for row in rows}) == 300
+    assert len(bases) == 100
 
 
 def test_fields_are_well_typed(rows: list[dict[str, Any]]) -> None:
@@ -52,7 +52,7 @@ def test_fields_are_well_typed(rows: list[dict[str, Any]]) -> None:
         for key in FIELDS - {"tricky"}:
             assert isinstance(row[key], str) and row[key].strip() == row[key] and row[key], (row["id"], key)
         assert row["group"] in GROUPS.values()
-        assert row["split"] in ("design", "report")
+        assert row["split"] in ("design", "report", "report2")
         assert isinstance(row["tricky"], list) and set(row["tricky"]) <= TAGS, row["id"]
         assert len(set(row["tricky"])) == len(row["tricky"])
 
@@ -70,11 +70,18 @@ def test_each_base_is_one_triple(bases: dict[str, list[dict[str, Any]]]) -> None
             assert len({row["text"] for row in triple}) == 3, base
 
 
-def test_splits_are_half_and_half(bases: dict[str, list[dict[str, Any]]]) -> None:
+def test_split_sizes(bases: dict[str, list[dict[str, Any]]]) -> None:
     per_split = defaultdict(set)
     for base, triple in bases.items():
         per_split[triple[0]["split"]].add(base)
-    assert {split: len(names) for split, names in per_split.items()} == {"design": 30, "report": 30}
+    assert {split: len(names) for split, names in per_split.items()} == {"design": 30, "report": 30, "report2": 40}
+
+
+def test_report2_comes_after_the_first_sixty(rows: list[dict[str, Any]]) -> None:
+    splits = [row["split"] for row in rows]
+    assert splits[180:] == ["report2"] * 120
+    assert "report2" not in splits[:180]
+    assert [row["base"] for row in rows[180::3]] == [f"P{n}" for n in range(61, 101)]
 
 
 def test_loader_and_split_filter(rows: list[dict[str, Any]]) -> None:
@@ -82,9 +89,13 @@ def test_loader_and_split_filter(rows: list[dict[str, Any]]) -> None:
     assert everything == [(row["text"], row["group"]) for row in rows]
     design = load_protagonist_triples("design")
     report = load_protagonist_triples("report")
+    report2 = load_protagonist_triples("report2")
     assert len(design) == len(report) == 90
+    assert len(report2) == 120
     assert design == [(row["text"], row["group"]) for row in rows if row["split"] == "design"]
     assert report == [(row["text"], row["group"]) for row in rows if row["split"] == "report"]
+    assert report2 == [(row["text"], row["group"]) for row in rows if row["split"] == "report2"]
+    assert len(design) + len(report) + len(report2) == len(everything)
     assert all(isinstance(text, str) and group in GROUPS.values() for text, group in everything)
 
 
