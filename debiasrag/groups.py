@@ -13,11 +13,13 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
 
 Each piece of evidence is a :class:`Mention` with offsets into the text. For gender the *protagonist* decides
 (the person the text is about, as gender-bias IR test sets label their female / male / neutral wordings): the
-first mention, unless another group has at least ``first_mention_margin`` (4) more mentions. Three readings make
+first mention, unless another group has at least ``first_mention_margin`` (4) more mentions. These readings make
 the first mention the protagonist rather than a side character: a possessive determiner and the person noun after
-it are one mention of the possessor ("their father", "her husband" — the text is about the owner); "they" and the
-title "Mx" are neutral mentions; a capitalised possessive in mid-sentence is a place name ("King's Cross"). Other
-concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
+it are one mention of the possessor ("their father", "her husband" — the text is about the owner); "they", "their",
+the title "Mx" and the neutral counterparts of gendered nouns ("parent", "person", "sibling") are neutral mentions;
+generic phrases ("man-made", "mankind") and a capitalised possessive in mid-sentence ("King's Cross") are not
+evidence; a capitalised word right after a title is a surname. Other concepts count their evidence words and the
+group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
@@ -125,6 +127,10 @@ class GroupDetector:
         self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
         self._margin: int | None = rule.get("first_mention_margin")
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
+        phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
+        self._generic = (
+            re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.IGNORECASE) if phrases else None
+        )
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"]) if self._margin else frozenset()
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
@@ -135,6 +141,8 @@ class GroupDetector:
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""
         plain = text.replace("\u2019", "'")  # same length: offsets stay those of ``text``
+        if self._generic is not None:  # "man-made", "mankind": blanked, so they are no evidence
+            plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
         i = 0
@@ -159,7 +167,8 @@ class GroupDetector:
     def _group_at(self, text: str, tokens: list[re.Match[str]], i: int) -> str | None:
         """The group the ``i``-th token is evidence for, read with its neighbours (titles, surnames)."""
         raw = tokens[i].group(0)
-        if raw.lower() in self._neutral_words:
+        word = raw.lower()
+        if word in self._neutral_words or (word.endswith("'s") and word[:-2] in self._neutral_words):
             return NEUTRAL
         if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
             return self._titles[raw]  # "Miss Evans" (a title), not "miss the bus"

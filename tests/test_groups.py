@@ -37,6 +37,10 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("Mrs Jordan met Mr Carlos Diaz.", "female"),
         ("The last train from King's Cross was cancelled.", "neutral"),  # a place name, not a king
         ("Will interest rates fall in May?", "neutral"),  # common words that are also names
+        ("The new man-made fibre changed clothing for all of mankind.", "neutral"),  # generic phrases
+        ("The parent rocked the baby and sang to him until he slept.", "neutral"),  # neutral counterpart of mother
+        ("Alex asked their boss for a raise, but he said no.", "neutral"),  # 'their' without a person noun
+        ("The tall person's coat and his hat hung by the door.", "neutral"),
         ("She and her sister told him.", "female"),
         ("Her daughter\u2019s bike broke.", "female"),  # typographic apostrophe
     ],
@@ -129,10 +133,13 @@ def test_accuracy_on_wide_topics():
     assert accuracy(rows) >= 0.975  # measured 0.983 (233/237)
 
 
-@pytest.mark.parametrize(("split", "bound", "measured"), [("design", 0.97, 0.989), ("report", 0.85, 0.878)])
+@pytest.mark.parametrize(
+    ("split", "bound", "measured"), [("design", 0.97, 1.0), ("report", 0.95, 0.978), ("report2", 0.9, 0.925)]
+)
 def test_accuracy_on_protagonist_triples(split, bound, measured):
-    """Texts with side characters, plural 'they', generic and ambiguous words (data/groups/); the protagonist rule
-    was chosen on the design half, the report half was not used to choose it (benchmarks/group_accuracy.py)."""
+    """Texts with side characters, plural 'they', generic and ambiguous words (data/groups/). Round 1 of the rule was
+    chosen on the design split, round 2 on design + report; report2 was written after that and chose nothing
+    (benchmarks/group_accuracy.py)."""
     assert accuracy(load_protagonist_triples(split)) >= bound  # measured: see the parameters
 
 
