@@ -149,10 +149,12 @@ class GroupDetector:
         while i < len(tokens):
             start, end = tokens[i].span()
             owner = self._possessive.get(tokens[i].group(0).lower())
-            noun = next(
-                (j for j in (i + 1, i + 2) if j < len(tokens) and self._token_group(plain, tokens[j]) is not None),
-                None,
-            )
+            noun = None
+            if owner is not None:
+                noun = next(
+                    (j for j in (i + 1, i + 2) if j < len(tokens) and self._token_group(plain, tokens[j]) is not None),
+                    None,
+                )
             if owner is not None and noun is not None:  # "their father": one mention of the owner, not the father
                 end = tokens[noun].end()
                 found.append(Mention(owner, start, end, text[start:end]))
