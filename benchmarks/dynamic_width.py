@@ -265,7 +265,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nbest over all families on the design sets: {best}")
     print(f"beats the shipped rule on every report set and model: {wins}; |#F-#M| <= {FM_BOUND} everywhere: {fair}")
     narrow_first(res, cands, list(data), ship)
+    print("\nfairness_holdout queries whose relevant and non-relevant candidates interleave (a non-relevant one above")
+    print("the last relevant one) or sit within 0.2 sigma of each other (std of the top-50 scores), per model:")
+    for m in data:
+        print(f"  {m[:24]:24s} {sum(entangled(q) for q in data[m]['holdout'])} of {len(data[m]['holdout'])}")
     return 0
+
+
+def entangled(q: Query, margin: float = 0.2) -> bool:
+    """Whether the query's relevant and non-relevant candidates interleave or sit within ``margin`` σ."""
+    is_relevant = [int(c) in q.relevant for c in q.cand]
+    last = max(i for i, r in enumerate(is_relevant) if r)
+    first_other = is_relevant.index(False)
+    return first_other < last or (q.scores[last] - q.scores[first_other]) / sigma(q.scores) < margin
 
 
 def narrow_first(res: dict, cands: dict, models: list[str], ship: tuple[str, str]) -> None:
