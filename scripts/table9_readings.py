@@ -6,9 +6,16 @@ Prints, best first: cells within ±0.01 of the seed (of 9), mean |ours - seed|, 
 (gender, age, wealth × neutral, debiasing, positive).
 
     .venv/bin/python scripts/table9_readings.py
+    .venv/bin/python scripts/table9_readings.py --model .cache/models/all-mpnet-base-v2 --row 10
+
+``--model`` / ``--row`` compare another model with another row of Table 9 (columns gender, wealth, age; row 13 is
+all-MiniLM-L6-v2; Table 4's row 10 matches all-mpnet-base-v2, Table 3's order would give it row 11).
 """
 
+import argparse
 import itertools
+import re
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -17,8 +24,21 @@ from debiasrag.concepts import load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.metrics.geometry import auc_score
 
-emb = load_embedder(None)
-seed = {"gender": (0.42, 0.32, 0.29), "age": (0.19, 0.12, 0.11), "wealth": (0.03, 0.21, 0.20)}
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--model", default=None, help="model name or folder (default: the packaged MiniLM)")
+parser.add_argument("--row", type=int, default=None, help="Table 9 row (1-19) to compare with (default: 13's values)")
+args = parser.parse_args()
+emb = load_embedder(args.model)
+seed = {"gender": (0.42, 0.32, 0.29), "age": (0.19, 0.12, 0.11), "wealth": (0.03, 0.21, 0.20)}  # row 13
+if args.row is not None:
+    lines = next(Path("/work/shared/seeds").glob("000_*.txt")).read_text().splitlines()
+    appendix = next(i for i, line in enumerate(lines) if line.startswith("Appendix D"))
+    first = next(i for i in range(appendix, len(lines)) if lines[i].startswith("Concept = gender, Attributes"))
+    first += 2  # the header lines, then one line per model
+    values = [float(v) for v in re.findall(r"(?:^| )(\d\.\d+?)(?:superscript|\d\.\d)", lines[first + args.row - 1])]
+    assert len(values) == 9, values
+    seed = {"gender": tuple(values[0:3]), "wealth": tuple(values[3:6]), "age": tuple(values[6:9])}
+print(f"model {emb.name}; seed |rho| {seed}")
 CTX = ("neutral", "debiasing", "positive")
 
 
