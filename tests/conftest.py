@@ -9,7 +9,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 from importlib import resources  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -30,3 +33,44 @@ def toy() -> dict:
 def toy_index(embedder, toy) -> FaissIndex:
     docs = [Document(c["id"], c["text"], {"group": c["group"]}) for c in toy["chunks"]]
     return FaissIndex.from_documents(docs, embedder)
+
+
+# -- the real CLI in a subprocess, and its error contract (used across the suite) -------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180, **kwargs) -> subprocess.CompletedProcess:
+    """``debiasrag ARGS`` in a fresh interpreter, offline, with text output captured."""
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "debiasrag.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=kwargs.pop("cwd", ROOT),
+        **kwargs,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    """Exit 2, exactly one stderr line ``debiasrag: error: …`` naming the problem, no traceback."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    errors = [line for line in lines if line.startswith("debiasrag: error: ")]
+    assert len(errors) == 1, lines
+    for fragment in fragments:
+        assert fragment in errors[0], errors[0]
+
+
+@pytest.fixture
+def run_cli():
+    """``run_cli(*args, env=None, **subprocess_kwargs)``: the real CLI in a subprocess."""
+    return cli
+
+
+@pytest.fixture
+def one_line_error():
+    """``one_line_error(result, *fragments)``: assert the CLI's error contract on a finished run."""
+    return assert_one_line_error

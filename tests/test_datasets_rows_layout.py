@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -232,13 +229,7 @@ def test_bad_queries_file_and_folders(tmp_path):
         load_labelled_set(no_queries)
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    command = [sys.executable, "-m", "debiasrag.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
-
-
-def test_cli_bench_retrieval_on_the_rows_layout(tmp_path):
+def test_cli_bench_retrieval_on_the_rows_layout(run_cli, tmp_path):
     folder = write_rows_layout(tmp_path / "grep")
     proc = run_cli("bench", "retrieval", "--data", str(folder), "--cache-dir", str(tmp_path / "cache"), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -247,7 +238,7 @@ def test_cli_bench_retrieval_on_the_rows_layout(tmp_path):
     assert metrics["data.topk.k3.female_minus_male"] == pytest.approx(0.0)
 
 
-def test_cli_bad_rows_layout_is_one_line_and_exit_2(tmp_path):
+def test_cli_bad_rows_layout_is_one_line_and_exit_2(run_cli, tmp_path):
     folder = write_rows_layout(tmp_path / "grep", _edit("sport", 7, content_gender="M"))
     proc = run_cli("bench", "retrieval", "--data", str(folder), "--cache-dir", str(tmp_path / "cache"))
     assert proc.returncode == 2

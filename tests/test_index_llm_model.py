@@ -10,9 +10,7 @@ recorded model never makes us call the API.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +23,6 @@ from debiasrag.cli import main
 from debiasrag.errors import IndexLoadError
 from debiasrag.storage import read_manifest
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["Kashvi and Oluwafemi met on a rainy Tuesday in Northampton.", "The weather was mild and nothing happened."]
 NAMES = ("Kashvi", "Oluwafemi", "Northampton")
 
@@ -102,19 +99,6 @@ def llm_env(server: FakeMessages, tmp_path: Path) -> dict[str, str]:
     }
 
 
-def run_cli(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``debiasrag ARGS`` in a fresh interpreter, offline."""
-    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "debiasrag.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=300,
-        cwd=ROOT,
-    )
-
-
 def error_line(result: subprocess.CompletedProcess[str]) -> str:
     """The single ``debiasrag: error:`` line of a run that exited 2 (and printed nothing else of note)."""
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -129,7 +113,7 @@ def write_corpus(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("chosen", ["claude-chosen-1", None])
-def test_the_chosen_model_reaches_the_api_and_the_manifest(tmp_path, fake, chosen):
+def test_the_chosen_model_reaches_the_api_and_the_manifest(run_cli, tmp_path, fake, chosen):
     server = fake()
     out = tmp_path / "ix"
     flags = ["--llm-model", chosen] if chosen else []
@@ -142,7 +126,7 @@ def test_the_chosen_model_reaches_the_api_and_the_manifest(tmp_path, fake, chose
     assert settings == {"method": "llm", "strategy": "remove", "entities": None, "llm_model": expected}
 
 
-def test_a_query_to_the_index_does_not_call_the_recorded_model(tmp_path, fake, monkeypatch, capsys):
+def test_a_query_to_the_index_does_not_call_the_recorded_model(run_cli, tmp_path, fake, monkeypatch, capsys):
     server = fake()
     out = tmp_path / "ix"
     args = ["index", write_corpus(tmp_path / "c.jsonl"), "--out", out, "--anonymize", "llm", "--llm-model", "claude-x"]
@@ -157,7 +141,7 @@ def test_a_query_to_the_index_does_not_call_the_recorded_model(tmp_path, fake, m
     assert json.loads(captured.out)[0]["id"] == 0
 
 
-def test_an_unknown_model_is_one_line_naming_llm_model(tmp_path, fake):
+def test_an_unknown_model_is_one_line_naming_llm_model(run_cli, tmp_path, fake):
     server = fake(404)
     out = tmp_path / "ix"
     args = [
@@ -182,7 +166,7 @@ def test_an_unknown_model_is_one_line_naming_llm_model(tmp_path, fake):
     [["--llm-model", "claude-x"], ["--anonymize", "ner", "--llm-model", "claude-x"], ["--timeout", "5"]],
     ids=["no-anonymize", "anonymize-ner", "timeout"],
 )
-def test_llm_flags_without_anonymize_llm_are_refused(tmp_path, flags):
+def test_llm_flags_without_anonymize_llm_are_refused(run_cli, tmp_path, flags):
     out = tmp_path / "ix"
     line = error_line(run_cli("index", write_corpus(tmp_path / "c.jsonl"), "--out", out, *flags))
     assert line == "debiasrag: error: --llm-model and --timeout apply to --anonymize llm only"

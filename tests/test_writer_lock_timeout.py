@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -22,8 +21,6 @@ import pytest
 from debiasrag import Document, FaissIndex
 from debiasrag.errors import IndexWriteError, InputError
 from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, read_manifest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # Holds the lock until its stdin closes, or for argv[2] seconds when given; says "locked" once it has it.
 HOLDER = """
@@ -126,13 +123,7 @@ def test_the_default_is_bounded():
     assert DEFAULT_LOCK_TIMEOUT == 600
 
 
-def run_cli(*args: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    command = [sys.executable, "-m", "debiasrag.cli", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
-
-
-def test_cli_lock_timeout_is_one_line_naming_the_lock_and_the_flag(tmp_path, embedder):
+def test_cli_lock_timeout_is_one_line_naming_the_lock_and_the_flag(run_cli, tmp_path, embedder):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"id": "new", "text": "A cat slept in the sun."}) + "\n", encoding="utf-8")
     folder = tmp_path / "ix"
@@ -155,7 +146,7 @@ def test_cli_lock_timeout_is_one_line_naming_the_lock_and_the_flag(tmp_path, emb
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "soon"])
-def test_cli_bad_lock_timeout_is_a_usage_error(tmp_path, value):
+def test_cli_bad_lock_timeout_is_a_usage_error(run_cli, tmp_path, value):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"id": 1, "text": "A cat."}) + "\n", encoding="utf-8")
     result = run_cli("index", corpus, "--out", tmp_path / "ix", "--lock-timeout", value)
