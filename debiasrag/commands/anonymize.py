@@ -92,6 +92,12 @@ def add_timeout_option(
     )
 
 
+def refuse_llm_flags_without_llm(anonymize: str | None, llm_model: str | None, timeout: float | None) -> None:
+    """``--llm-model`` / ``--timeout`` only mean something with ``--anonymize llm``; else an :class:`InputError`."""
+    if anonymize != "llm" and (llm_model is not None or timeout is not None):
+        raise InputError("--llm-model and --timeout apply to --anonymize llm only")
+
+
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0 (seconds)."""
     try:

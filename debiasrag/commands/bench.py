@@ -10,7 +10,7 @@ from pathlib import Path
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
 from debiasrag.commands._common import print_json, progress_bar, say, seed_int
-from debiasrag.commands.anonymize import add_timeout_option
+from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
@@ -79,9 +79,8 @@ def check_report_folder(folder: Path) -> None:
 
 def llm_options(args: argparse.Namespace) -> dict[str, object]:
     """The LLM anonymizer's ``model`` / ``timeout`` from ``--llm-model`` / ``--timeout`` (only with --anonymize llm)."""
+    refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.timeout)
     if args.anonymize != "llm":
-        if args.llm_model is not None or args.timeout is not None:
-            raise InputError("--llm-model and --timeout apply to --anonymize llm only")
         return {}
     options: dict[str, object] = {"timeout": DEFAULT_TIMEOUT if args.timeout is None else args.timeout}
     if args.llm_model is not None:

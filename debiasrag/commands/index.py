@@ -8,7 +8,7 @@ from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL
 from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
-from debiasrag.commands.anonymize import add_timeout_option, positive_float
+from debiasrag.commands.anonymize import add_timeout_option, positive_float, refuse_llm_flags_without_llm
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
@@ -72,8 +72,7 @@ def anonymize_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     vectors. A query to the index still never calls the LLM on the manifest's say-so (see ``debiasrag query``).
     ``--llm-model`` and ``--timeout`` without ``--anonymize llm`` are an :class:`InputError`.
     """
-    if args.anonymize != "llm" and (args.llm_model is not None or args.anonymize_timeout is not None):
-        raise InputError("--llm-model and --timeout apply to --anonymize llm only")
+    refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.anonymize_timeout)
     if not args.anonymize:
         return None
     settings: dict[str, Any] = {
