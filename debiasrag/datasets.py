@@ -7,7 +7,7 @@
   ``debiasrag/data/retrieval/README.md``;
 * the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
   wording), for rules that must estimate how many documents a query needs;
-* the protagonist triples (:func:`load_protagonist_triples`): 60 short texts, each in female, male and neutral
+* the protagonist triples (:func:`load_protagonist_triples`): 100 short texts, each in female, male and neutral
   wording of its protagonist, labelled with the protagonist's group (for group detectors; format in
   ``debiasrag/data/groups/README.md``);
 * :func:`load_labelled_set` reads a user's set in that format (folder or file, JSONL or CSV) or in a
@@ -148,6 +148,14 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
     return str(value).strip()
 
 
+def _group_field(where: str, row: dict[str, Any]) -> str:
+    """A labelled row's ``group`` (any case): female, male or neutral."""
+    group = _field(where, row, "group").lower()
+    if group not in LABELLED_GROUPS:
+        raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+    return group
+
+
 def _id_list(where: str, value: Any) -> list[str]:
     """``relevant_to`` as a list of query ids: a JSON list, or a string separated by ``;`` (CSV)."""
     if value is None or value == "":
@@ -181,9 +189,7 @@ class _SetBuilder:
             doc_id = _field(where, row, "id")
             if doc_id in self.doc_ids:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
-            group = _field(where, row, "group").lower()
-            if group not in LABELLED_GROUPS:
-                raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+            group = _group_field(where, row)
             extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
@@ -405,9 +411,7 @@ def load_protagonist_triples(split: str | None = None) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     with as_file("groups", "protagonist_triples.jsonl") as local:
         for where, row in _read_rows(local):
-            group = _field(where, row, "group")
-            if group not in LABELLED_GROUPS:
-                raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+            group = _group_field(where, row)
             if split is None or _field(where, row, "split") == split:
                 pairs.append((_field(where, row, "text"), group))
     return pairs

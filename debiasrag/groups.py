@@ -19,8 +19,8 @@ it are one mention of the possessor ("their father", "her husband" — the text 
 the title "Mx" and the neutral counterparts of gendered nouns ("parent", "person", "sibling") are neutral mentions;
 generic phrases ("man-made", "mankind") and a capitalised possessive in mid-sentence ("King's Cross") are not
 evidence; a capitalised word right after a title is a surname. Other concepts count their evidence words and the
-group with strictly more wins. No evidence, or a tie, gives
-``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
+group with strictly more wins. No evidence, or a tie, gives ``neutral`` (:data:`NEUTRAL`). All of these rules are
+data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
 Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
@@ -29,6 +29,7 @@ Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "H
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -174,7 +175,7 @@ class GroupDetector:
             return NEUTRAL
         if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
             return self._titles[raw]  # "Miss Evans" (a title), not "miss the bus"
-        if i > 0 and tokens[i - 1].group(0).rstrip(".") in self._after_title and self._word_group(raw.lower()) is None:
+        if i > 0 and tokens[i - 1].group(0).rstrip(".") in self._after_title and self._word_group(word) is None:
             return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name
         return self._token_group(text, tokens[i])
 
@@ -237,12 +238,9 @@ class GroupDetector:
         found = self.mentions(text)
         if not found:
             return NEUTRAL
-        counts: dict[str, int] = {}
-        for mention in found:
-            counts[mention.group] = counts.get(mention.group, 0) + 1
-        ranked = sorted(counts.values(), reverse=True)
-        if len(ranked) == 1 or ranked[0] - ranked[1] >= self._margin:
-            return max(counts, key=lambda group: counts[group])
+        ranked = Counter(mention.group for mention in found).most_common(2)
+        if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= self._margin:
+            return ranked[0][0]
         return found[0].group  # the first person a text mentions is the one it is about
 
 
