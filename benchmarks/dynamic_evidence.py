@@ -92,6 +92,17 @@ def load(embedder, task: RetrievalTask) -> list[Query]:
     return out
 
 
+def load_models(
+    models: Sequence[str], tasks: dict[str, Callable[[], RetrievalTask]]
+) -> dict[str, dict[str, list[Query]]]:
+    """``{model short name: {set name: queries}}`` for each model (``"default"`` = packaged MiniLM) and task."""
+    data: dict[str, dict[str, list[Query]]] = {}
+    for model in models:
+        embedder = make_context(None if model == "default" else model, load_now=True).embedder
+        data[Path(embedder.name).name] = {name: load(embedder, task()) for name, task in tasks.items()}
+    return data
+
+
 def sigma(scores: np.ndarray) -> float:
     return float(np.asarray(scores[:POOL], dtype=np.float64).std()) if len(scores) > 1 else 0.0
 
@@ -302,17 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.latency:
         latency()
         return 0
-    data: dict[str, dict[str, list[Query]]] = {}
-    for model in args.models:
-        embedder = make_context(None if model == "default" else model, load_now=True).embedder
-        name = Path(embedder.name).name
-        data[name] = {
-            "main": load(embedder, load_fairness_set("main")),
-            "holdout": load(embedder, load_fairness_set("holdout")),
-            "topics_design": load(embedder, load_gendered_topics("design")),
-            "topics_holdout": load(embedder, load_gendered_topics("holdout")),
-        }
-        data[name]["topics"] = data[name]["topics_design"] + data[name]["topics_holdout"]
+    tasks = {
+        "main": lambda: load_fairness_set("main"),
+        "holdout": lambda: load_fairness_set("holdout"),
+        "topics_design": lambda: load_gendered_topics("design"),
+        "topics_holdout": lambda: load_gendered_topics("holdout"),
+    }
+    data = load_models(args.models, tasks)
+    for sets in data.values():
+        sets["topics"] = sets["topics_design"] + sets["topics_holdout"]
     cands = candidates()
     started = time.perf_counter()
     res = {(c, m, s): evaluate(*cands[c], data[m][s]) for c in cands for m in data for s in ALL}

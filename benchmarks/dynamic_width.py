@@ -47,9 +47,8 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dynamic_evidence import POOL, Query, load, sigma, top_component, window  # noqa: E402
+from dynamic_evidence import POOL, Query, load_models, sigma, top_component, window  # noqa: E402
 
-from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_wide_topics  # noqa: E402
 from debiasrag.metrics.fairness import oracle_cut, set_quality  # noqa: E402
 from debiasrag.strategies import balance_swaps  # noqa: E402
@@ -209,18 +208,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cap", type=int, default=10, help="k, the cap on returned documents")
     args = parser.parse_args(argv)
     cap = args.cap
-    data: dict[str, dict[str, list[Query]]] = {}
-    for model in args.models:
-        embedder = make_context(None if model == "default" else model, load_now=True).embedder
-        name = Path(embedder.name).name
-        data[name] = {
-            "main": load(embedder, load_fairness_set("main")),
-            "topics": load(embedder, load_gendered_topics()),
-            "holdout": load(embedder, load_fairness_set("holdout")),
-            "wide": load(embedder, load_wide_topics()),
-        }
+    tasks = {
+        "main": lambda: load_fairness_set("main"),
+        "topics": load_gendered_topics,
+        "holdout": lambda: load_fairness_set("holdout"),
+        "wide": load_wide_topics,
+    }
+    data = load_models(args.models, tasks)
+    for sets in data.values():
         for w in WIDTHS:  # load_wide_topics({w}): the same corpus, only the queries with w relevant documents
-            data[name][f"wide{w}"] = [q for q in data[name]["wide"] if len(q.relevant) == w]
+            sets[f"wide{w}"] = [q for q in sets["wide"] if len(q.relevant) == w]
     sets = (*DESIGN, *REPORT, *(f"wide{w}" for w in WIDTHS))
     cands = candidates()
     started = time.perf_counter()
