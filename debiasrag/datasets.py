@@ -7,6 +7,8 @@
   ``debiasrag/data/retrieval/README.md``;
 * the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
   wording), for rules that must estimate how many documents a query needs;
+* the passage set (:func:`load_fairness_passages`): the fairness set's design with 3–5 sentence passages in
+  the query–document rows layout, a report-only set;
 * the protagonist triples (:func:`load_protagonist_triples`): 100 short texts, each in female, male and neutral
   wording of its protagonist, labelled with the protagonist's group (for group detectors; format in
   ``debiasrag/data/groups/README.md``);
@@ -392,6 +394,19 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
         task.areas = {q: task.areas[q] for q in task.queries}
         task.name += "-" + "+".join(str(w) for w in sorted(widths))
     return task
+
+
+def load_fairness_passages() -> RetrievalTask:
+    """Our passage-style report set, in the query–document rows layout: 42 gender-neutral queries in 6 areas
+    (education, travel, cooking, sport, arts, civic_life; none in the other sets), each with one relevant and one
+    close non-relevant passage of 3–5 sentences and a title, in female, male and neutral wording; 252 documents.
+
+    Written after the retrieval rules were fixed, to report them on (``data/retrieval/fairness_passages/README.md``;
+    round 3 of the group detector was chosen with it).
+    Read with :func:`load_labelled_set`, so it also exercises the rows layout of ``bench retrieval --data``.
+    """
+    with as_file("retrieval", "fairness_passages") as local:
+        return load_labelled_set(local, name="fairness-passages")
 
 
 PROTAGONIST_SPLITS = ("design", "report", "report2")

@@ -8,7 +8,8 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
   gender also the counterfactual pair list ``data/gender_words.json`` (plurals and possessives) and gendered
   first names from ``data/names/gender_swap_names.json`` (names-dataset, gender share ≥ 0.9), counted only when
   capitalised and not a title, month or other capitalised non-name (``data/names/non_names.json``) nor a
-  unisex name or common word (``not_names`` in ``data/group_words.json``);
+  common word (``not_names`` in ``data/group_words.json``); a unisex first name (``unisex_names``) is a mention
+  whose group is that of the next pronoun ("Alex … he": male; none: neutral);
 * possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word.
 
 Each piece of evidence is a :class:`Mention` with offsets into the text. For gender the *protagonist* decides
@@ -18,7 +19,8 @@ the first mention the protagonist rather than a side character: a possessive det
 it are one mention of the possessor ("their father", "her husband" — the text is about the owner); "they", "their",
 the title "Mx" and the neutral counterparts of gendered nouns ("parent", "person", "sibling") are neutral mentions;
 generic phrases ("man-made", "mankind") and a capitalised possessive in mid-sentence ("King's Cross") are not
-evidence; a capitalised word right after a title is a surname. Other concepts count their evidence words and the
+evidence; a capitalised word right after a title is a surname unless another capitalised word follows ("Mrs
+Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"). Other concepts count their evidence words and the
 group with strictly more wins. No evidence, or a tie, gives ``neutral`` (:data:`NEUTRAL`). All of these rules are
 data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -136,8 +138,15 @@ class GroupDetector:
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
+        self._unisex: frozenset[str] = frozenset()
+        self._pronouns = {w.lower(): g for g, ws in rule.get("pronouns", {}).items() for w in ws}
         if use_names and "names_file" in data:
-            self._names = _names(data["names_file"], tuple(data.get("not_names", ())))
+            unisex = tuple(data.get("unisex_names", ()))
+            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex)
+            if self._margin is not None and self._pronouns:
+                self._unisex = frozenset(unisex)
+        if not set(self._pronouns.values()) <= set(known):
+            raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
 
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""
@@ -175,9 +184,35 @@ class GroupDetector:
             return NEUTRAL
         if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
             return self._titles[raw]  # "Miss Evans" (a title), not "miss the bus"
-        if i > 0 and tokens[i - 1].group(0).rstrip(".") in self._after_title and self._word_group(word) is None:
-            return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name
+        if (
+            i > 0
+            and tokens[i - 1].group(0).rstrip(".") in self._after_title
+            and self._word_group(word) is None
+            and not self._name_follows(text, tokens, i)
+        ):
+            return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name ("Dr Jordan Lee" is)
+        if self._margin is not None and i > 0 and self._is_first_name(text, tokens, i - 1) and raw[0].isupper():
+            return None  # "Karen Doyle", "Alex Morgan": a capitalised word right after a first name is a surname
+        base = raw[:-2] if raw.endswith("'s") else raw
+        if base in self._unisex:  # "Alex … they": the person's group is that of the next pronoun
+            return next(
+                (self._pronouns[t.group(0).lower()] for t in tokens[i + 1 :] if t.group(0).lower() in self._pronouns),
+                NEUTRAL,
+            )
         return self._token_group(text, tokens[i])
+
+    def _name_follows(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
+        """Whether the ``i``-th token is directly followed (one space) by another capitalised word."""
+        if i + 1 >= len(tokens) or not tokens[i + 1].group(0)[0].isupper():
+            return False
+        return text[tokens[i].end() : tokens[i + 1].start()] == " "
+
+    def _is_first_name(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
+        """Whether the ``i``-th token is a first name (gendered or unisex) directly followed by a capitalised word."""
+        raw = tokens[i].group(0)
+        if self._names is None or not self._name_follows(text, tokens, i) or raw.endswith("'s"):
+            return False
+        return raw in self._unisex or raw in self._names[0] or raw in self._names[1]
 
     def evidence(self, text: str) -> dict[str, int]:
         """How many mentions of each of the concept's groups ``text`` holds (neutral mentions not counted)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from debiasrag.datasets import load_labelled_set
+from debiasrag.datasets import load_fairness_passages, load_labelled_set
 from debiasrag.embedders import DEFAULT_MODEL
 from debiasrag.errors import InputError
 
@@ -251,3 +251,13 @@ def test_optional_qrels_file_adds_relevance(tmp_path):
     folder = write_rows_layout(tmp_path / "set")
     (folder / "qrels.csv").write_text("query_id,doc_id\n1,d2x\n", encoding="utf-8")
     assert load_labelled_set(folder).relevant["1"] == {"d1F", "d1M", "d1N", "d2x"}
+
+
+def test_bundled_passage_set_is_read_through_the_rows_layout():
+    task = load_fairness_passages()
+    assert (task.name, len(task.queries), len(task.documents)) == ("fairness-passages", 42, 252)
+    assert sorted(set(task.areas.values())) == ["arts", "civic_life", "cooking", "education", "sport", "travel"]
+    assert all(len(ids) == 3 for ids in task.relevant.values())
+    groups = [d.metadata["group"] for d in task.documents]
+    assert {g: groups.count(g) for g in set(groups)} == {"female": 84, "male": 84, "neutral": 84}
+    assert all(d.metadata["doc_title"] for d in task.documents)  # extra columns become metadata

@@ -6,7 +6,13 @@ import pytest
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document
-from debiasrag.datasets import load_fairness_set, load_gendered_topics, load_protagonist_triples, load_wide_topics
+from debiasrag.datasets import (
+    load_fairness_passages,
+    load_fairness_set,
+    load_gendered_topics,
+    load_protagonist_triples,
+    load_wide_topics,
+)
 from debiasrag.errors import InputError
 from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
 
@@ -22,7 +28,12 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("The groom's speech was short.", "male"),  # possessive of a role word
         ("Priya booked the flight.", "female"),  # a gendered first name
         ("Carlos booked the flight.", "male"),
-        ("Alex booked the flight.", "neutral"),  # unisex: no evidence
+        ("Alex booked the flight.", "neutral"),  # unisex, no pronoun after it: neutral
+        ("Alex said he would book the flight.", "male"),  # a unisex name takes the next pronoun's group
+        ("Alex joined a choir; the leader, Judith, sends them tapes, so they practise.", "neutral"),
+        ("Captain Karen Doyle flies to Singapore.", "female"),  # a first name between a title and a surname
+        ("Captain Sam Doyle flies to Singapore, and they love it.", "neutral"),
+        ("Cherry blossom week: tour guide Hiroshi Sato says his groups start early.", "male"),  # a word-name
         ("In April the flight was booked.", "neutral"),  # a month, not a name
         ("The client told the landlord.", "male"),  # a role noun alone is evidence
         ("She told him the news.", "female"),  # the first person mentioned is the protagonist
@@ -47,6 +58,11 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
 )
 def test_group_from_evidence_words_and_names(text, group):
     assert detector("gender").group(text) == group
+
+
+def test_a_capitalised_word_after_a_first_name_is_a_surname():
+    found = detector("gender").mentions("Karen Doyle met Alex Morgan and Mrs Evans.")
+    assert [(m.group, m.text) for m in found] == [("female", "Karen"), ("neutral", "Alex"), ("female", "Mrs")]
 
 
 def test_evidence_counts_each_group():
@@ -131,6 +147,13 @@ def test_accuracy_on_wide_topics():
     """Not used to choose the protagonist rule: 0.970 (counting) -> 0.983."""
     rows = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
     assert accuracy(rows) >= 0.975  # measured 0.983 (233/237)
+
+
+def test_accuracy_on_fairness_passages():
+    """3–5 sentence passages (rows layout), written blind: 0.948 with round 2 of the rule; round 3 (unisex names
+    take the next pronoun's group, surnames after first names, more word-names) was chosen with it -> 0.972."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages().documents]
+    assert accuracy(rows) >= 0.965  # measured 0.972 (245/252)
 
 
 @pytest.mark.parametrize(
