@@ -8,7 +8,8 @@ with side characters, plural "they", generic or ambiguous words; written blind t
 the protagonist rule was chosen on fairness_main, gendered_topics, the toy and the triples' design split; round 2
 (generic phrases, neutral nouns, "their") on those plus the report split; fairness_holdout, wide_topics and the
 report2 split (written after round 2 was fixed) were used to choose neither, nor was fairness_passages (42 queries'
-3–5 sentence passages in the rows layout, written blind after that).
+3–5 sentence passages in the rows layout, written blind after that; round 3 was chosen with it) nor
+fairness_passages2 (written after round 3, with many side characters).
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 
@@ -33,7 +34,9 @@ def labelled() -> dict[str, list[tuple[str, str]]]:
         task = load_fairness_set(split)
         sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
     sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    sets["fairness_passages"] = [(d.text, d.metadata["group"]) for d in load_fairness_passages().documents]
+    for part in (1, 2):
+        task = load_fairness_passages(part)
+        sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
     task = load_gendered_topics()
     # Distractors are labelled "none": they are about nobody, i.e. neutral.
     sets["gendered_topics"] = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in task.documents]

@@ -396,17 +396,25 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-def load_fairness_passages() -> RetrievalTask:
-    """Our passage-style report set, in the query–document rows layout: 42 gender-neutral queries in 6 areas
-    (education, travel, cooking, sport, arts, civic_life; none in the other sets), each with one relevant and one
-    close non-relevant passage of 3–5 sentences and a title, in female, male and neutral wording; 252 documents.
+PASSAGE_PARTS = (1, 2)
 
-    Written after the retrieval rules were fixed, to report them on (``data/retrieval/fairness_passages/README.md``;
-    round 3 of the group detector was chosen with it).
-    Read with :func:`load_labelled_set`, so it also exercises the rows layout of ``bench retrieval --data``.
+
+def load_fairness_passages(part: int = 1) -> RetrievalTask:
+    """Our passage-style report sets, in the query–document rows layout: per query one relevant and one close
+    non-relevant passage of 3–5 sentences with a title, each in female, male and neutral wording of its protagonist.
+
+    ``part=1`` (``fairness_passages``): 42 queries in education, travel, cooking, sport, arts and civic_life, 252
+    documents; written after the retrieval rules were fixed (round 3 of the group detector was chosen with it).
+    ``part=2`` (``fairness_passages2``): 36 queries in health, money, work, home, family and science, 216
+    documents; written after round 3, with more side characters, full names and word-names; chose nothing.
+    None of these areas is in the other sets. Read with :func:`load_labelled_set`
+    (``data/retrieval/fairness_passages*/README.md``).
     """
-    with as_file("retrieval", "fairness_passages") as local:
-        return load_labelled_set(local, name="fairness-passages")
+    if part not in PASSAGE_PARTS:
+        raise InputError(f"part must be one of {', '.join(map(str, PASSAGE_PARTS))}; got {part!r}")
+    folder = "fairness_passages" if part == 1 else f"fairness_passages{part}"
+    with as_file("retrieval", folder) as local:
+        return load_labelled_set(local, name=folder.replace("_", "-"))
 
 
 PROTAGONIST_SPLITS = ("design", "report", "report2")

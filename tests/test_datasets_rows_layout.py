@@ -261,3 +261,12 @@ def test_bundled_passage_set_is_read_through_the_rows_layout():
     groups = [d.metadata["group"] for d in task.documents]
     assert {g: groups.count(g) for g in set(groups)} == {"female": 84, "male": 84, "neutral": 84}
     assert all(d.metadata["doc_title"] for d in task.documents)  # extra columns become metadata
+
+
+def test_second_passage_set_and_unknown_part():
+    task = load_fairness_passages(2)
+    assert (task.name, len(task.queries), len(task.documents)) == ("fairness-passages2", 36, 216)
+    assert sorted(set(task.areas.values())) == ["family", "health", "home", "money", "science", "work"]
+    assert not set(task.queries) & set(load_fairness_passages(1).queries)
+    with pytest.raises(InputError, match="part must be one of 1, 2"):
+        load_fairness_passages(3)

@@ -156,6 +156,14 @@ def test_accuracy_on_fairness_passages():
     assert accuracy(rows) >= 0.965  # measured 0.972 (245/252)
 
 
+def test_accuracy_on_fairness_passages2():
+    """Written after round 3 with many side characters (42% of passages), often named first or only in a
+    possessive ("Leo's mother"), full names whose surname is a first name elsewhere ("Maureen Doyle … Doyle"),
+    word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731)."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(2).documents]
+    assert accuracy(rows) >= 0.83  # measured 0.847 (183/216)
+
+
 @pytest.mark.parametrize(
     ("split", "bound", "measured"), [("design", 0.97, 1.0), ("report", 0.95, 0.978), ("report2", 0.9, 0.925)]
 )
