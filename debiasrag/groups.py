@@ -20,7 +20,10 @@ it are one mention of the possessor ("their father", "her husband" — the text 
 the title "Mx" and the neutral counterparts of gendered nouns ("parent", "person", "sibling") are neutral mentions;
 generic phrases ("man-made", "mankind") and a capitalised possessive in mid-sentence ("King's Cross") are not
 evidence; a capitalised word right after a title is a surname unless another capitalised word follows ("Mrs
-Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"). Other concepts count their evidence words and the
+Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"); such a
+surname alone later is a mention of that person ("… Doyle said"); a named possessive and the person noun
+after it are one mention of the noun ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no
+evidence. Other concepts count their evidence words and the
 group with strictly more wins. No evidence, or a tie, gives ``neutral`` (:data:`NEUTRAL`). All of these rules are
 data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -138,6 +141,7 @@ class GroupDetector:
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
+        self._before_surname: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._unisex: frozenset[str] = frozenset()
         self._pronouns = {w.lower(): g for g, ws in rule.get("pronouns", {}).items() for w in ws}
         if use_names and "names_file" in data:
@@ -145,6 +149,8 @@ class GroupDetector:
             self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex)
             if self._margin is not None and self._pronouns:
                 self._unisex = frozenset(unisex)
+                # word-names ("Holly", "Mark") count as first names when a surname follows them
+                self._before_surname = _names(data["names_file"], unisex)
         if not set(self._pronouns.values()) <= set(known):
             raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
 
@@ -155,10 +161,28 @@ class GroupDetector:
             plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
+        surnames: dict[str, str | None] = {}  # "Doyle" -> the group of the "Maureen" or "Mrs" before it
         i = 0
         while i < len(tokens):
             start, end = tokens[i].span()
-            owner = self._possessive.get(tokens[i].group(0).lower())
+            raw = tokens[i].group(0)
+            base = raw[:-2] if raw.endswith("'s") else raw
+            after_name = i > 0 and (
+                self._is_first_name(plain, tokens, i - 1) or tokens[i - 1].group(0).rstrip(".") in self._after_title
+            )
+            if self._margin is not None and base in surnames and not after_name:
+                group = surnames[base]
+                if group is not None:  # "… Doyle said": that person
+                    found.append(Mention(group, start, end, text[start:end]))
+                i += 1
+                continue
+            noun = self._owned_noun(plain, tokens, i)
+            if noun is not None:  # "Leo's mother": one mention of the mother, the text's subject
+                end = tokens[noun].end()
+                found.append(Mention(self._noun_group(tokens[noun].group(0)), start, end, text[start:end]))
+                i = noun + 1
+                continue
+            owner = self._possessive.get(raw.lower())
             noun = None
             if owner is not None:
                 noun = next(
@@ -173,8 +197,29 @@ class GroupDetector:
             group = self._group_at(plain, tokens, i)
             if group is not None:
                 found.append(Mention(group, start, end, text[start:end]))
+                if self._margin is not None and self._name_follows(plain, tokens, i) and not raw.endswith("'s"):
+                    if self._is_first_name(plain, tokens, i) or raw.rstrip(".") in self._after_title:
+                        surnames.setdefault(tokens[i + 1].group(0), group)
             i += 1
         return found
+
+    def _noun_group(self, word: str) -> str:
+        return NEUTRAL if word.lower() in self._neutral_words else self._word_group(word.lower()) or NEUTRAL
+
+    def _owned_noun(self, text: str, tokens: list[re.Match[str]], i: int) -> int | None:
+        """For a capitalised name's possessive ("Leo's"), the index of the person noun right after it, if any."""
+        raw = tokens[i].group(0)
+        if self._margin is None or not raw.endswith("'s") or not raw[0].isupper():
+            return None
+        base = raw[:-2]
+        if not (base in self._unisex or any(base in names for names in (*self._before_surname, *(self._names or ())))):
+            return None
+        for j in (i + 1, i + 2):
+            if j < len(tokens):
+                word = tokens[j].group(0)
+                if word[0].islower() and (word in self._neutral_words or self._word_group(word) is not None):
+                    return j
+        return None
 
     def _group_at(self, text: str, tokens: list[re.Match[str]], i: int) -> str | None:
         """The group the ``i``-th token is evidence for, read with its neighbours (titles, surnames)."""
@@ -194,6 +239,10 @@ class GroupDetector:
         if self._margin is not None and i > 0 and self._is_first_name(text, tokens, i - 1) and raw[0].isupper():
             return None  # "Karen Doyle", "Alex Morgan": a capitalised word right after a first name is a surname
         base = raw[:-2] if raw.endswith("'s") else raw
+        if self._name_follows(text, tokens, i) and not raw.endswith("'s"):  # "Holly Grant": a word-name as name
+            for group, names in zip(self.groups, self._before_surname):
+                if raw in names and raw not in self._unisex:
+                    return group
         if base in self._unisex:  # "Alex … they": the person's group is that of the next pronoun
             return next(
                 (self._pronouns[t.group(0).lower()] for t in tokens[i + 1 :] if t.group(0).lower() in self._pronouns),
@@ -203,16 +252,18 @@ class GroupDetector:
 
     def _name_follows(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
         """Whether the ``i``-th token is directly followed (one space) by another capitalised word."""
-        if i + 1 >= len(tokens) or not tokens[i + 1].group(0)[0].isupper():
-            return False
+        if i + 1 >= len(tokens) or not tokens[i + 1].group(0)[0].isupper() or tokens[i + 1].group(0).isupper():
+            return False  # "Junior ISA": an acronym is no surname
         return text[tokens[i].end() : tokens[i + 1].start()] == " "
 
     def _is_first_name(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
         """Whether the ``i``-th token is a first name (gendered or unisex) directly followed by a capitalised word."""
+        if i < 0:
+            return False
         raw = tokens[i].group(0)
         if self._names is None or not self._name_follows(text, tokens, i) or raw.endswith("'s"):
             return False
-        return raw in self._unisex or raw in self._names[0] or raw in self._names[1]
+        return raw in self._unisex or any(raw in names for names in (*self._names, *self._before_surname))
 
     def evidence(self, text: str) -> dict[str, int]:
         """How many mentions of each of the concept's groups ``text`` holds (neutral mentions not counted)."""
@@ -225,7 +276,19 @@ class GroupDetector:
     def _token_group(self, text: str, token: re.Match[str]) -> str | None:
         """The group one token is evidence for: an evidence word, or a capitalised gendered first name."""
         raw = token.group(0)
+        if self._margin is not None and len(raw) > 1 and raw.isupper():
+            return None  # "PRINCE2", "MRSA": acronyms
         group = self._word_group(raw.lower())
+        if (
+            group is not None
+            and self._margin is not None
+            and raw[0].isupper()
+            and raw.endswith("s")
+            and raw.rstrip(".") not in self._after_title
+            and self._word_group(raw.lower()[:-1]) is not None
+            and not _starts_sentence(text, token.start())
+        ):
+            return None  # "Holt Brothers", "Hale & Sons": part of a firm's name
         if group is not None:
             if (
                 self._margin is not None

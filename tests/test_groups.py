@@ -34,6 +34,13 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("Captain Karen Doyle flies to Singapore.", "female"),  # a first name between a title and a surname
         ("Captain Sam Doyle flies to Singapore, and they love it.", "neutral"),
         ("Cherry blossom week: tour guide Hiroshi Sato says his groups start early.", "male"),  # a word-name
+        ("Leo's mother showed him how to fix the shelf, and he watched.", "female"),  # named possessive + noun
+        ("Leo's parent showed him how to fix the shelf, and he watched.", "neutral"),
+        ("Decorator Mark Lund fills holes every month.", "male"),  # a word-name before a surname is a name
+        ("Planners at Holt Brothers Wealth say their clients ask one thing.", "neutral"),  # a firm's name
+        ("Mould is Mother Nature's way of saying a room is damp.", "neutral"),  # a generic phrase
+        ("The course ends with the PRINCE2 exam.", "neutral"),  # an acronym
+        ("A Junior ISA is locked until the child turns eighteen.", "neutral"),  # a common word, then an acronym
         ("In April the flight was booked.", "neutral"),  # a month, not a name
         ("The client told the landlord.", "male"),  # a role noun alone is evidence
         ("She told him the news.", "female"),  # the first person mentioned is the protagonist
@@ -63,6 +70,16 @@ def test_group_from_evidence_words_and_names(text, group):
 def test_a_capitalised_word_after_a_first_name_is_a_surname():
     found = detector("gender").mentions("Karen Doyle met Alex Morgan and Mrs Evans.")
     assert [(m.group, m.text) for m in found] == [("female", "Karen"), ("neutral", "Alex"), ("female", "Mrs")]
+
+
+def test_a_surname_alone_later_is_a_mention_of_its_person():
+    found = detector("gender").mentions("Maureen Doyle ran it. Mr Grant came. Later Doyle and Grant said so.")
+    assert [(m.group, m.text) for m in found] == [
+        ("female", "Maureen"),
+        ("male", "Mr"),
+        ("female", "Doyle"),
+        ("male", "Grant"),
+    ]
 
 
 def test_evidence_counts_each_group():
@@ -153,15 +170,16 @@ def test_accuracy_on_fairness_passages():
     """3–5 sentence passages (rows layout), written blind: 0.948 with round 2 of the rule; round 3 (unisex names
     take the next pronoun's group, surnames after first names, more word-names) was chosen with it -> 0.972."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages().documents]
-    assert accuracy(rows) >= 0.965  # measured 0.972 (245/252)
+    assert accuracy(rows) >= 0.965  # measured 0.972 (245/252); 0.976 with round 4
 
 
 def test_accuracy_on_fairness_passages2():
     """Written after round 3 with many side characters (42% of passages), often named first or only in a
     possessive ("Leo's mother"), full names whose surname is a first name elsewhere ("Maureen Doyle … Doyle"),
-    word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731)."""
+    word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731); round 4 (surnames
+    remembered, named possessives, word-names before surnames, acronyms, firm names) was chosen with it: 0.903."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(2).documents]
-    assert accuracy(rows) >= 0.83  # measured 0.847 (183/216)
+    assert accuracy(rows) >= 0.89  # measured 0.903 (195/216)
 
 
 @pytest.mark.parametrize(
