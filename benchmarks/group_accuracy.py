@@ -9,7 +9,8 @@ the protagonist rule was chosen on fairness_main, gendered_topics, the toy and t
 (generic phrases, neutral nouns, "their") on those plus the report split; fairness_holdout, wide_topics and the
 report2 split (written after round 2 was fixed) were used to choose neither, nor was fairness_passages (42 queries'
 3–5 sentence passages in the rows layout, written blind after that; round 3 was chosen with it) nor
-fairness_passages2 (written after round 3, with many side characters).
+fairness_passages2 (written after round 3, with many side characters; round 4 was chosen with it) nor
+fairness_passages3 (written after round 4 in the style of passages2; chose nothing).
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 
@@ -34,7 +35,7 @@ def labelled() -> dict[str, list[tuple[str, str]]]:
         task = load_fairness_set(split)
         sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
     sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    for part in (1, 2):
+    for part in (1, 2, 3):
         task = load_fairness_passages(part)
         sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
     task = load_gendered_topics()

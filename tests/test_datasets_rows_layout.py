@@ -268,5 +268,8 @@ def test_second_passage_set_and_unknown_part():
     assert (task.name, len(task.queries), len(task.documents)) == ("fairness-passages2", 36, 216)
     assert sorted(set(task.areas.values())) == ["family", "health", "home", "money", "science", "work"]
     assert not set(task.queries) & set(load_fairness_passages(1).queries)
-    with pytest.raises(InputError, match="part must be one of 1, 2"):
-        load_fairness_passages(3)
+    third = load_fairness_passages(3)
+    assert (third.name, len(third.queries), len(third.documents)) == ("fairness-passages3", 24, 144)
+    assert sorted(set(third.areas.values())) == ["digital", "garden", "law", "transport"]
+    with pytest.raises(InputError, match="part must be one of 1, 2, 3"):
+        load_fairness_passages(4)

@@ -182,6 +182,13 @@ def test_accuracy_on_fairness_passages2():
     assert accuracy(rows) >= 0.89  # measured 0.903 (195/216)
 
 
+def test_accuracy_on_fairness_passages3():
+    """Written after round 4 in the style of passages2 (42% side characters); chose nothing. Counting 0.771,
+    round 2 0.812, round 3 0.889, round 4 0.972 (benchmarks/group_accuracy.py; earlier rounds at their commits)."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(3).documents]
+    assert accuracy(rows) >= 0.95  # measured 0.972 (140/144)
+
+
 @pytest.mark.parametrize(
     ("split", "bound", "measured"), [("design", 0.97, 1.0), ("report", 0.95, 0.978), ("report2", 0.9, 0.925)]
 )
