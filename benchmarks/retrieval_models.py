@@ -5,6 +5,7 @@ the metrics of ``debiasrag bench retrieval``; rows of the same strategy and k si
 The extra models come from ``make models`` (folders under .cache/models/).
 
     .venv/bin/python benchmarks/retrieval_models.py [--models default PATH ...] [--data PATH] [--k 3 6 10]
+        [--gold-groups]
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from debiasrag.bench._common import md_table
 from debiasrag.bench.report import make_context
 from debiasrag.bench.retrieval import FAIRNESS_K, build_retriever, compare, measure_fairness
 from debiasrag.datasets import load_fairness_set, load_labelled_set
+from debiasrag.groups import GROUP_KEY
 from debiasrag.strategies import STRATEGIES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +53,11 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=None, help="a labelled set instead of the bundled ones")
     parser.add_argument("--k", type=int, nargs="+", default=list(FAIRNESS_K), help="k values to print (oracle always)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
+    parser.add_argument(
+        "--gold-groups",
+        action="store_true",
+        help="give the strategies each document's labelled group (debiasrag_group) instead of inferring it",
+    )
     args = parser.parse_args()
     missing = [m for m in args.models if m != "default" and "/" in m and not Path(m).exists()]
     if missing:
@@ -63,6 +70,10 @@ def main() -> int:
         tasks = {"data": load_labelled_set(args.data)}
     else:
         tasks = {"main": load_fairness_set("main"), "holdout": load_fairness_set("holdout")}
+    if args.gold_groups:  # the strategies then balance the true groups: what a perfect detector would give
+        for task in tasks.values():
+            for doc in task.documents:
+                doc.metadata[GROUP_KEY] = doc.metadata["group"]
     scores: dict[tuple[str, str], dict] = {}  # (set, model) -> {(strategy, k): metrics}
     for model in args.models:
         ctx = make_context(None if model == "default" else model, cache_dir=args.cache_dir, load_now=True)
@@ -75,7 +86,8 @@ def main() -> int:
                 f"{short_name(ctx.embedder.name)} on {task.name}: {time.perf_counter() - start:.0f} s", file=sys.stderr
             )
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; means over queries; for 'dynamic' k is a cap.\n")
+    groups = "labelled groups given (--gold-groups)" if args.gold_groups else "groups inferred from the text"
+    print(f"debiasrag at {commit.strip() or '?'}; {groups}; means over queries; for 'dynamic' k is a cap.\n")
     for key, task in tasks.items():
         models = [m for (s, m) in scores if s == key]
         rows = []

@@ -241,3 +241,16 @@ def test_cli_runs_on_user_data(tmp_path, capsys):
     metrics = document["results"][DEFAULT_MODEL]["retrieval"]["metrics"]
     assert metrics["data.topk.k3.recall"] == pytest.approx(1.0)
     assert "--data" in document["command"]
+    # the detector agrees with every label of the tiny set ("She", "He", "The parent")
+    assert metrics["data.groups.accuracy"] == pytest.approx(1.0) and metrics["data.groups.documents"] == 12
+
+
+def test_group_agreement_counts_disagreements_and_honours_metadata_labels(tmp_path):
+    rows = tiny_rows()
+    rows[0]["group"] = "male"  # "She patched …" labelled male: the detector says female
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    task = load_labelled_set(tmp_path)
+    assert bench.group_agreement(task) == {"accuracy": pytest.approx(11 / 12), "documents": 12, "male_as_female": 1}
+    task.documents[0].metadata["debiasrag_group"] = "male"  # a user label is what the strategies use
+    assert bench.group_agreement(task)["accuracy"] == pytest.approx(1.0)

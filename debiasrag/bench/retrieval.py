@@ -120,6 +120,29 @@ def measure_fairness(
     return {key: mean_report(rows) for key, rows in per_query.items()}
 
 
+def group_agreement(task: RetrievalTask) -> dict[str, float]:
+    """How often the group detector (what ``balanced`` and ``dynamic`` use) agrees with the set's labels.
+
+    ``accuracy`` over the documents, ``documents``, and ``<label>_as_<inferred>`` counts of the disagreements.
+    A document whose metadata already holds ``debiasrag_group`` counts as that group (the strategies use it too).
+    """
+    from debiasrag.groups import GroupDetector
+
+    found = GroupDetector(task.concept or "gender")
+    out: dict[str, float] = {}
+    correct = 0
+    for doc in task.documents:
+        gold, inferred = doc.metadata["group"], found.group(doc.text, doc.metadata)
+        correct += gold == inferred
+        if gold != inferred:
+            out[f"{gold}_as_{inferred}"] = out.get(f"{gold}_as_{inferred}", 0) + 1
+    return {
+        "accuracy": correct / len(task.documents) if task.documents else 0.0,
+        "documents": len(task.documents),
+        **out,
+    }
+
+
 # --- compare -------------------------------------------------------------------------------------------------
 
 
@@ -245,6 +268,15 @@ def run(ctx: BenchContext) -> BenchResult:
                 result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
             n_docs = len(task.documents)
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents", scores))
+            agreement = group_agreement(task)
+            result.metrics.update({f"{key}.groups.{m}": round(v, 6) for m, v in agreement.items()})
+            misses = ", ".join(f"{m.replace('_as_', ' as ')} {v:.0f}" for m, v in agreement.items() if "_as_" in m)
+            result.notes.append(
+                f"{task.name}: the group detector agrees with the set's labels on {agreement['accuracy']:.3f} of "
+                f"{n_docs} documents ({misses or 'no disagreement'}); `balanced` and `dynamic` balance the "
+                "inferred groups, so each disagreement can unbalance the lists that hold it — label documents "
+                "with `debiasrag_group` metadata to balance the true groups."
+            )
         if data is None:
             legacy_tables(result, embedder, advance)
     result.notes.append(
