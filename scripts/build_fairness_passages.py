@@ -1,10 +1,12 @@
-"""Expand the passage set's templates into the shipped query–document rows (CSV) files.
+"""Expand the passage sets' templates into the shipped query–document rows (CSV) files.
 
-``debiasrag/data/retrieval/source/fairness_passages.json`` holds, per category, seven queries, each with one
-relevant and one non-relevant passage template; ``[female|male|neutral]`` picks the protagonist's wording and the
-``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. Writes
-``debiasrag/data/retrieval/fairness_passages/queries.csv`` and one ``queries-documents_<category>.csv`` per
-category (``q_id, d_id, relevant, query, doc_title, document, content_gender``; d_id ``<q_id>-rel-F`` …).
+``debiasrag/data/retrieval/source/fairness_passages.json`` (part 1) holds, per category, seven queries, each with
+one relevant and one non-relevant passage template; ``[female|male|neutral]`` picks the protagonist's wording and
+the ``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. ``fairness_passages2.json`` and
+``fairness_passages3.json`` list their queries with ``{female|male|neutral}`` choices (whitespace collapsed, first
+letter capitalised). Writes ``debiasrag/data/retrieval/fairness_passages{,2,3}/queries.csv`` and one
+``queries-documents_<category>.csv`` per category (``q_id, d_id, relevant, query, doc_title, document,
+content_gender``; d_id ``<q_id>-rel-F`` …).
 
 Run: ``.venv/bin/python scripts/build_fairness_passages.py``
 """
@@ -18,9 +20,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "debiasrag/data/retrieval/source/fairness_passages.json"
-OUT = ROOT / "debiasrag/data/retrieval/fairness_passages"
+DATA = ROOT / "debiasrag/data/retrieval"
 CHOICE = re.compile(r"\[([^\[\]|]*)\|([^\[\]|]*)\|([^\[\]|]*)\]")
+BRACES = re.compile(r"\{([^{}|]*)\|([^{}|]*)\|([^{}|]*)\}")
 HEADER = ["q_id", "d_id", "relevant", "query", "doc_title", "document", "content_gender"]
 
 
@@ -34,8 +36,18 @@ def render(template: str, tokens: dict[str, str], wording: int) -> str:
     return text
 
 
-def main() -> None:
-    data = json.loads(SOURCE.read_text(encoding="utf-8"))
+def render_braces(template: str, wording: int) -> str:
+    """A part 2 / 3 template in one wording: ``{female|male|neutral}``, whitespace collapsed, capitalised."""
+    text = BRACES.sub(lambda m: m.group(wording + 1), template)
+    if any(c in text for c in "{}|"):
+        sys.exit(f"unexpanded template: {text[:80]}")
+    text = re.sub(r"\s+", " ", text).strip().replace(" ,", ",")
+    return text[0].upper() + text[1:]
+
+
+def build_part1() -> None:
+    data = json.loads((DATA / "source/fairness_passages.json").read_text(encoding="utf-8"))
+    out = DATA / "fairness_passages"
     queries = []
     for category in data["categories"]:
         rows = []
@@ -49,8 +61,31 @@ def main() -> None:
                     rows.append(
                         [q_id, f"{q_id}-{kind}-{gender}", relevant, item["query"], passage["title"], text, gender]
                     )
-        write(OUT / f"queries-documents_{category['name']}.csv", HEADER, rows)
-    write(OUT / "queries.csv", ["q_id", "category", "query"], queries)
+        write(out / f"queries-documents_{category['name']}.csv", HEADER, rows)
+    write(out / "queries.csv", ["q_id", "category", "query"], queries)
+
+
+def build_listed(part: int) -> None:
+    data = json.loads((DATA / f"source/fairness_passages{part}.json").read_text(encoding="utf-8"))
+    out = DATA / f"fairness_passages{part}"
+    rows: dict[str, list[list]] = {category: [] for category in data["categories"]}
+    for item in data["queries"]:
+        for kind, relevant in (("rel", 1), ("non", 0)):
+            passage = item["relevant" if relevant else "non_relevant"]
+            for wording, gender in enumerate("FMN"):
+                text = render_braces(passage["template"], wording)
+                row = [item["q_id"], f"{item['q_id']}-{kind}-{gender}", relevant, item["query"], passage["title"]]
+                rows[item["category"]].append([*row, text, gender])
+    for category, category_rows in rows.items():
+        write(out / f"queries-documents_{category}.csv", HEADER, category_rows)
+    queries = [[item["q_id"], item["category"], item["query"]] for item in data["queries"]]
+    write(out / "queries.csv", ["q_id", "category", "query"], queries)
+
+
+def main() -> None:
+    build_part1()
+    for part in (2, 3):
+        build_listed(part)
 
 
 def write(path: Path, header: list[str], rows: list[list]) -> None:
