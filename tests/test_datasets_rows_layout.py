@@ -6,6 +6,7 @@ All texts here are written for this test (no public dataset's content).
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 from pathlib import Path
 
@@ -273,3 +274,31 @@ def test_second_passage_set_and_unknown_part():
     assert sorted(set(third.areas.values())) == ["digital", "garden", "law", "transport"]
     with pytest.raises(InputError, match="part must be one of 1, 2, 3"):
         load_fairness_passages(4)
+
+
+@pytest.mark.parametrize("part", [1, 2, 3])
+def test_passage_sets_are_built_from_their_sources(part):
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
+    spec = importlib.util.spec_from_file_location("build_fairness_passages", script)
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    suffix = "" if part == 1 else str(part)
+    data = json.loads((build.DATA / f"source/fairness_passages{suffix}.json").read_text(encoding="utf-8"))
+    if part == 1:
+        templates = [q for c in data["categories"] for q in c["queries"]]
+        texts = [
+            build.render(q[kind]["template"], data["tokens"], w)
+            for q in templates
+            for kind in ("relevant", "non_relevant")
+            for w in range(3)
+        ]
+    else:
+        texts = [
+            build.render_braces(q[kind]["template"], w)
+            for q in data["queries"]
+            for kind in ("relevant", "non_relevant")
+            for w in range(3)
+        ]
+    shipped = load_fairness_passages(part).documents
+    assert sorted(texts) == sorted(d.text for d in shipped)
