@@ -23,9 +23,9 @@ evidence; a capitalised word right after a title is a surname unless another cap
 Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"); such a
 surname alone later is a mention of that person ("… Doyle said"); a named possessive and the person noun
 after it are one mention of the noun ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no
-evidence. Other concepts count their evidence words and the
-group with strictly more wins. No evidence, or a tie, gives ``neutral`` (:data:`NEUTRAL`). All of these rules are
-data (``protagonist`` in ``data/group_words.json``).
+evidence, nor are "they" / "their" after a plural person noun in the same sentence ("Residents cut their bills").
+Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
+``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
 Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
@@ -51,6 +51,7 @@ GROUP_KEY = "debiasrag_group"
 NEUTRAL = "neutral"
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-.]*[A-Za-z]|[A-Za-z]")
+_PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
 _SENTENCE_END = '.!?;:"\u201c('
 
 
@@ -131,6 +132,7 @@ class GroupDetector:
         known = (*self.groups, NEUTRAL)
         self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
         self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
+        self._plural_people = frozenset(w.lower() for w in rule.get("plural_people", []))
         self._margin: int | None = rule.get("first_mention_margin")
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
         phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
@@ -189,6 +191,8 @@ class GroupDetector:
                     (j for j in (i + 1, i + 2) if j < len(tokens) and self._token_group(plain, tokens[j]) is not None),
                     None,
                 )
+            if owner == NEUTRAL and self._plural_they(plain, tokens, i):
+                owner = None  # "Residents cut their bills": a group's 'their', nobody's wording
             if owner is not None and noun is not None:  # "their father": one mention of the owner, not the father
                 end = tokens[noun].end()
                 found.append(Mention(owner, start, end, text[start:end]))
@@ -202,6 +206,18 @@ class GroupDetector:
                         surnames.setdefault(tokens[i + 1].group(0), group)
             i += 1
         return found
+
+    def _plural_they(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
+        """Whether the ``i``-th token is they/their/them after a plural person noun in the same sentence."""
+        if not self._plural_people or tokens[i].group(0).lower() not in _PLURAL_PRONOUNS:
+            return False
+        for j in range(i - 1, -1, -1):
+            end = tokens[j].end()
+            if tokens[j].group(0).lower() in self._plural_people and text[end : end + 1] != "'":
+                return True  # (not "the residents' meeting": a possessive modifier, not the subject)
+            if _starts_sentence(text, tokens[j].start()):
+                return False
+        return False
 
     def _noun_group(self, word: str) -> str:
         return NEUTRAL if word.lower() in self._neutral_words else self._word_group(word.lower()) or NEUTRAL
@@ -226,7 +242,7 @@ class GroupDetector:
         raw = tokens[i].group(0)
         word = raw.lower()
         if word in self._neutral_words or (word.endswith("'s") and word[:-2] in self._neutral_words):
-            return NEUTRAL
+            return None if self._plural_they(text, tokens, i) else NEUTRAL
         if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
             return self._titles[raw]  # "Miss Evans" (a title), not "miss the bus"
         if (

@@ -41,6 +41,8 @@ from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
         ("Mould is Mother Nature's way of saying a room is damp.", "neutral"),  # a generic phrase
         ("The course ends with the PRINCE2 exam.", "neutral"),  # an acronym
         ("A Junior ISA is locked until the child turns eighteen.", "neutral"),  # a common word, then an acronym
+        ("Residents cut their bills after the chairwoman ran a workshop; she showed them how.", "female"),
+        ("At the residents' meeting they proposed a two-year term for the chairman.", "neutral"),  # a modifier
         ("In April the flight was booked.", "neutral"),  # a month, not a name
         ("The client told the landlord.", "male"),  # a role noun alone is evidence
         ("She told him the news.", "female"),  # the first person mentioned is the protagonist
@@ -157,7 +159,7 @@ def test_accuracy_on_the_fairness_sets(split):
 def test_accuracy_on_gendered_topics():
     docs = load_gendered_topics().documents
     rows = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in docs]
-    assert accuracy(rows) >= 0.97  # measured 0.990 (198/200)
+    assert accuracy(rows) >= 0.97  # measured 0.980 (rounds 2-4), 0.990 (round 5: plural 'their')
 
 
 def test_accuracy_on_wide_topics():
@@ -170,16 +172,17 @@ def test_accuracy_on_fairness_passages():
     """3–5 sentence passages (rows layout), written blind: 0.948 with round 2 of the rule; round 3 (unisex names
     take the next pronoun's group, surnames after first names, more word-names) was chosen with it -> 0.972."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages().documents]
-    assert accuracy(rows) >= 0.965  # measured 0.972 (245/252); 0.976 with round 4
+    assert accuracy(rows) >= 0.965  # measured 0.972 (245/252); 0.976 with round 4, 0.980 with round 5
 
 
 def test_accuracy_on_fairness_passages2():
     """Written after round 3 with many side characters (42% of passages), often named first or only in a
     possessive ("Leo's mother"), full names whose surname is a first name elsewhere ("Maureen Doyle … Doyle"),
     word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731); round 4 (surnames
-    remembered, named possessives, word-names before surnames, acronyms, firm names) was chosen with it: 0.903."""
+    remembered, named possessives, word-names before surnames, acronyms, firm names) was chosen with it: 0.903;
+    round 5 (a group's they/their after a plural person noun is no evidence): 0.912."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(2).documents]
-    assert accuracy(rows) >= 0.89  # measured 0.903 (195/216)
+    assert accuracy(rows) >= 0.9  # measured 0.912 (197/216)
 
 
 def test_accuracy_on_fairness_passages3():
