@@ -153,6 +153,9 @@ class GroupDetector:
                 self._unisex = frozenset(unisex)
                 # word-names ("Holly", "Mark") count as first names when a surname follows them
                 self._before_surname = _names(data["names_file"], unisex)
+        self._lower_evidence = (
+            frozenset(self._words) | self._neutral_words | set(self._possessive) | set(self._pronouns)
+        )
         if not set(self._pronouns.values()) <= set(known):
             raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
 
@@ -166,13 +169,19 @@ class GroupDetector:
         surnames: dict[str, str | None] = {}  # "Doyle" -> the group of the "Maureen" or "Mrs" before it
         i = 0
         while i < len(tokens):
-            start, end = tokens[i].span()
             raw = tokens[i].group(0)
+            if raw[0].islower() and raw.isalpha() and raw not in self._lower_evidence:
+                i += 1  # most tokens: a plain lower-case word that is no evidence of any kind
+                continue
+            start, end = tokens[i].span()
             base = raw[:-2] if raw.endswith("'s") else raw
-            after_name = i > 0 and (
-                self._is_first_name(plain, tokens, i - 1) or tokens[i - 1].group(0).rstrip(".") in self._after_title
-            )
-            if self._margin is not None and base in surnames and not after_name:
+            if (
+                base in surnames
+                and i > 0
+                and not (
+                    self._is_first_name(plain, tokens, i - 1) or tokens[i - 1].group(0).rstrip(".") in self._after_title
+                )
+            ):
                 group = surnames[base]
                 if group is not None:  # "… Doyle said": that person
                     found.append(Mention(group, start, end, text[start:end]))
@@ -252,10 +261,10 @@ class GroupDetector:
             and not self._name_follows(text, tokens, i)
         ):
             return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name ("Dr Jordan Lee" is)
-        if self._margin is not None and i > 0 and self._is_first_name(text, tokens, i - 1) and raw[0].isupper():
+        if self._margin is not None and raw[0].isupper() and i > 0 and self._is_first_name(text, tokens, i - 1):
             return None  # "Karen Doyle", "Alex Morgan": a capitalised word right after a first name is a surname
         base = raw[:-2] if raw.endswith("'s") else raw
-        if self._name_follows(text, tokens, i) and not raw.endswith("'s"):  # "Holly Grant": a word-name as name
+        if raw[0].isupper() and not raw.endswith("'s") and self._name_follows(text, tokens, i):  # "Holly Grant"
             for group, names in zip(self.groups, self._before_surname):
                 if raw in names and raw not in self._unisex:
                     return group
