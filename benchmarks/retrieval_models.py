@@ -18,7 +18,7 @@ from pathlib import Path
 
 from debiasrag.bench._common import md_table
 from debiasrag.bench.report import make_context
-from debiasrag.bench.retrieval import FAIRNESS_K, build_retriever, compare, measure_fairness
+from debiasrag.bench.retrieval import FAIRNESS_K, build_retriever, compare, group_agreement, measure_fairness
 from debiasrag.datasets import load_fairness_set, load_labelled_set
 from debiasrag.groups import GROUP_KEY
 from debiasrag.strategies import STRATEGIES
@@ -95,7 +95,9 @@ def main() -> int:
             for model in models:
                 row = scores[key, model][strategy, k]
                 rows.append([strategy, k, model, *[row[m] for _, m in COLUMNS]])
-        print(f"**{task.name}: {len(task.queries)} queries, {len(task.documents)} documents**\n")
+        agreement = group_agreement(task)["accuracy"]
+        print(f"**{task.name}: {len(task.queries)} queries, {len(task.documents)} documents**")
+        print(f"(groups the strategies use agree with the labels on {agreement:.3f} of the documents)\n")
         print(md_table(["strategy", "k", "model", *[h for h, _ in COLUMNS]], rows, digits=2) + "\n")
     return 0
 
