@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3)
+PASSAGE_PARTS = (1, 2, 3, 4)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -408,7 +408,9 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     ``part=2`` (``fairness_passages2``): 36 queries in health, money, work, home, family and science, 216
     documents; written after round 3, with more side characters, full names and word-names (round 4 of the
     detector was chosen with it). ``part=3`` (``fairness_passages3``): 24 queries in law, transport, garden and
-    digital, 144 documents in the style of part 2; written after round 4, chose nothing.
+    digital, 144 documents in the style of part 2; written after round 4, chose nothing. ``part=4``
+    (``fairness_passages4``): 24 queries in retail, farming, media and volunteering, 144 documents of 133–164
+    words (6–10 sentences, index-chunk length, most with another person); written after round 5, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

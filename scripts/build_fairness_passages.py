@@ -2,10 +2,11 @@
 
 ``debiasrag/data/retrieval/source/fairness_passages.json`` (part 1) holds, per category, seven queries, each with
 one relevant and one non-relevant passage template; ``[female|male|neutral]`` picks the protagonist's wording and
-the ``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. ``fairness_passages2.json`` and
-``fairness_passages3.json`` list their queries with ``{female|male|neutral}`` choices (whitespace collapsed, first
-letter capitalised). Writes ``debiasrag/data/retrieval/fairness_passages{,2,3}/queries.csv`` and one
-``queries-documents_<category>.csv`` per category (``q_id, d_id, relevant, query, doc_title, document,
+the ``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. ``fairness_passages2.json``,
+``fairness_passages3.json`` and ``fairness_passages4.json`` list their queries with ``{female|male|neutral}``
+choices (parts 2 and 3: whitespace collapsed, first letter capitalised). Writes
+``debiasrag/data/retrieval/fairness_passages{,2,3,4}/queries.csv`` and one ``queries-documents_<category>.csv``
+per category (``q_id, d_id, relevant, query, doc_title, document,
 content_gender``; d_id ``<q_id>-rel-F`` …).
 
 Run: ``.venv/bin/python scripts/build_fairness_passages.py``
@@ -36,11 +37,14 @@ def render(template: str, tokens: dict[str, str], wording: int) -> str:
     return text
 
 
-def render_braces(template: str, wording: int) -> str:
-    """A part 2 / 3 template in one wording: ``{female|male|neutral}``, whitespace collapsed, capitalised."""
+def render_braces(template: str, wording: int, normalise: bool = True) -> str:
+    """A part 2–4 template in one wording: ``{female|male|neutral}``; with ``normalise`` whitespace collapsed and
+    the first letter capitalised (parts 2 and 3; part 4's source sets ``"normalise": false``)."""
     text = BRACES.sub(lambda m: m.group(wording + 1), template)
     if any(c in text for c in "{}|"):
         sys.exit(f"unexpanded template: {text[:80]}")
+    if not normalise:
+        return text
     text = re.sub(r"\s+", " ", text).strip().replace(" ,", ",")
     return text[0].upper() + text[1:]
 
@@ -73,7 +77,7 @@ def build_listed(part: int) -> None:
         for kind, relevant in (("rel", 1), ("non", 0)):
             passage = item["relevant" if relevant else "non_relevant"]
             for wording, gender in enumerate("FMN"):
-                text = render_braces(passage["template"], wording)
+                text = render_braces(passage["template"], wording, data.get("normalise", True))
                 row = [item["q_id"], f"{item['q_id']}-{kind}-{gender}", relevant, item["query"], passage["title"]]
                 rows[item["category"]].append([*row, text, gender])
     for category, category_rows in rows.items():
@@ -84,7 +88,7 @@ def build_listed(part: int) -> None:
 
 def main() -> None:
     build_part1()
-    for part in (2, 3):
+    for part in (2, 3, 4):
         build_listed(part)
 
 

@@ -272,11 +272,13 @@ def test_second_passage_set_and_unknown_part():
     third = load_fairness_passages(3)
     assert (third.name, len(third.queries), len(third.documents)) == ("fairness-passages3", 24, 144)
     assert sorted(set(third.areas.values())) == ["digital", "garden", "law", "transport"]
-    with pytest.raises(InputError, match="part must be one of 1, 2, 3"):
-        load_fairness_passages(4)
+    fourth = load_fairness_passages(4)
+    assert (fourth.name, len(fourth.queries), len(fourth.documents)) == ("fairness-passages4", 24, 144)
+    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4"):
+        load_fairness_passages(5)
 
 
-@pytest.mark.parametrize("part", [1, 2, 3])
+@pytest.mark.parametrize("part", [1, 2, 3, 4])
 def test_passage_sets_are_built_from_their_sources(part):
     script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
     spec = importlib.util.spec_from_file_location("build_fairness_passages", script)
@@ -295,7 +297,7 @@ def test_passage_sets_are_built_from_their_sources(part):
         ]
     else:
         texts = [
-            build.render_braces(q[kind]["template"], w)
+            build.render_braces(q[kind]["template"], w, data.get("normalise", True))
             for q in data["queries"]
             for kind in ("relevant", "non_relevant")
             for w in range(3)

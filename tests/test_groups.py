@@ -192,6 +192,13 @@ def test_accuracy_on_fairness_passages3():
     assert accuracy(rows) >= 0.95  # measured 0.972 (140/144)
 
 
+def test_accuracy_on_fairness_passages4():
+    """133–164 word chunks, most with another person, written after round 5; chose nothing. Counting 0.694,
+    round 2 0.819, round 3 0.896, rounds 4 and 5 0.903."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(4).documents]
+    assert accuracy(rows) >= 0.88  # measured 0.903 (130/144)
+
+
 @pytest.mark.parametrize(
     ("split", "bound", "measured"), [("design", 0.97, 1.0), ("report", 0.95, 0.978), ("report2", 0.9, 0.925)]
 )
