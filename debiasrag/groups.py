@@ -23,7 +23,9 @@ evidence; a capitalised word right after a title is a surname unless another cap
 Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"); such a
 surname alone later is a mention of that person ("… Doyle said"); a named possessive and the person noun
 after it are one mention of the noun ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no
-evidence, nor are "they" / "their" after a plural person noun in the same sentence ("Residents cut their bills").
+evidence, nor are "they" / "their" after a plural person noun in the same sentence ("Residents cut their bills");
+a surname seen after a first name anywhere in the text is that person wherever it stands alone; a text of 100 words
+or more with a single female or male mention is neutral (a passer-by, not the protagonist).
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -134,6 +136,7 @@ class GroupDetector:
         self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
         self._plural_people = frozenset(w.lower() for w in rule.get("plural_people", []))
         self._margin: int | None = rule.get("first_mention_margin")
+        self._long_text: int | None = rule.get("single_mention_neutral_from_words")
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
         phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
         self._generic = (
@@ -166,7 +169,7 @@ class GroupDetector:
             plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
-        surnames: dict[str, str | None] = {}  # "Doyle" -> the group of the "Maureen" or "Mrs" before it
+        surnames = self._surnames(plain, tokens)  # "Doyle" -> the group of a "Maureen" or "Mrs" before it
         i = 0
         while i < len(tokens):
             raw = tokens[i].group(0)
@@ -227,6 +230,23 @@ class GroupDetector:
             if _starts_sentence(text, tokens[j].start()):
                 return False
         return False
+
+    def _surnames(self, text: str, tokens: list[re.Match[str]]) -> dict[str, str | None]:
+        """Every surname in ``text`` that follows a first name or a gendered title, with that person's group: a
+        lone "Doyle" anywhere in the text, before or after "Agnes Doyle", is a mention of her."""
+        found: dict[str, str | None] = {}
+        if self._margin is None:
+            return found
+        for i, token in enumerate(tokens[:-1]):
+            raw = token.group(0)
+            if not raw[0].isupper() or raw.endswith("'s") or not self._name_follows(text, tokens, i):
+                continue
+            if self._is_first_name(text, tokens, i) or raw.rstrip(".") in self._after_title:
+                group = self._group_at(text, tokens, i)
+                if group is not None:
+                    following = tokens[i + 1].group(0)
+                    found.setdefault(following[:-2] if following.endswith("'s") else following, group)
+        return found
 
     def _noun_group(self, word: str) -> str:
         return NEUTRAL if word.lower() in self._neutral_words else self._word_group(word.lower()) or NEUTRAL
@@ -361,6 +381,9 @@ class GroupDetector:
         found = self.mentions(text)
         if not found:
             return NEUTRAL
+        gendered = sum(mention.group != NEUTRAL for mention in found)
+        if gendered == 1 and self._long_text and len(text.split()) >= self._long_text:
+            return NEUTRAL  # a long text names its protagonist more than once: one mention is a passer-by
         ranked = Counter(mention.group for mention in found).most_common(2)
         if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= self._margin:
             return ranked[0][0]
