@@ -11,7 +11,8 @@ report2 split (written after round 2 was fixed) were used to choose neither, nor
 3–5 sentence passages in the rows layout, written blind after that; round 3 was chosen with it) nor
 fairness_passages2 (written after round 3, with many side characters; round 4 was chosen with it) nor
 fairness_passages3 (written after round 4 in the style of passages2; chose nothing) nor fairness_passages4
-(133–164 word chunks, written after round 5; chose nothing).
+(133–164 word chunks, written after round 5; round 6 was chosen with it) nor fairness_passages5 (the same
+style, written after round 6; chose nothing).
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 
@@ -37,7 +38,7 @@ def labelled() -> dict[str, list[tuple[str, str]]]:
         task = load_fairness_set(split)
         sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
     sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    for part in (1, 2, 3, 4):
+    for part in (1, 2, 3, 4, 5):
         task = load_fairness_passages(part)
         sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
     task = load_gendered_topics()

@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4)
+PASSAGE_PARTS = (1, 2, 3, 4, 5)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -410,7 +410,10 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     detector was chosen with it). ``part=3`` (``fairness_passages3``): 24 queries in law, transport, garden and
     digital, 144 documents in the style of part 2; written after round 4, chose nothing. ``part=4``
     (``fairness_passages4``): 24 queries in retail, farming, media and volunteering, 144 documents of 133–164
-    words (6–10 sentences, index-chunk length, most with another person); written after round 5, chose nothing.
+    words (6–10 sentences, index-chunk length, most with another person); written after round 5 (round 6 of the
+    detector was chosen with it). ``part=5`` (``fairness_passages5``): 24 queries in hospitality, construction,
+    caregiving and education_admin, 144 documents of 134–167 words in the style of part 4; written after round
+    6, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

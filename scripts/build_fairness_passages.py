@@ -3,9 +3,9 @@
 ``debiasrag/data/retrieval/source/fairness_passages.json`` (part 1) holds, per category, seven queries, each with
 one relevant and one non-relevant passage template; ``[female|male|neutral]`` picks the protagonist's wording and
 the ``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. ``fairness_passages2.json``,
-``fairness_passages3.json`` and ``fairness_passages4.json`` list their queries with ``{female|male|neutral}``
-choices (parts 2 and 3: whitespace collapsed, first letter capitalised). Writes
-``debiasrag/data/retrieval/fairness_passages{,2,3,4}/queries.csv`` and one ``queries-documents_<category>.csv``
+``fairness_passages3.json``, ``fairness_passages4.json`` and ``fairness_passages5.json`` list their queries
+with ``{female|male|neutral}`` choices (``normalise``: see :func:`render_braces`). Writes
+``debiasrag/data/retrieval/fairness_passages{,2,3,4,5}/queries.csv`` and one ``queries-documents_<category>.csv``
 per category (``q_id, d_id, relevant, query, doc_title, document,
 content_gender``; d_id ``<q_id>-rel-F`` …).
 
@@ -37,14 +37,16 @@ def render(template: str, tokens: dict[str, str], wording: int) -> str:
     return text
 
 
-def render_braces(template: str, wording: int, normalise: bool = True) -> str:
-    """A part 2–4 template in one wording: ``{female|male|neutral}``; with ``normalise`` whitespace collapsed and
-    the first letter capitalised (parts 2 and 3; part 4's source sets ``"normalise": false``)."""
+def render_braces(template: str, wording: int, normalise: bool | str = True) -> str:
+    """A part 2–5 template in one wording: ``{female|male|neutral}``; with ``normalise`` whitespace collapsed and
+    the first letter capitalised (parts 2 and 3), ``"collapse"`` whitespace only (part 5), ``false`` as written."""
     text = BRACES.sub(lambda m: m.group(wording + 1), template)
     if any(c in text for c in "{}|"):
         sys.exit(f"unexpanded template: {text[:80]}")
     if not normalise:
         return text
+    if normalise == "collapse":
+        return " ".join(text.split())
     text = re.sub(r"\s+", " ", text).strip().replace(" ,", ",")
     return text[0].upper() + text[1:]
 
@@ -88,7 +90,7 @@ def build_listed(part: int) -> None:
 
 def main() -> None:
     build_part1()
-    for part in (2, 3, 4):
+    for part in (2, 3, 4, 5):
         build_listed(part)
 
 

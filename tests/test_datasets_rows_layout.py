@@ -274,11 +274,13 @@ def test_second_passage_set_and_unknown_part():
     assert sorted(set(third.areas.values())) == ["digital", "garden", "law", "transport"]
     fourth = load_fairness_passages(4)
     assert (fourth.name, len(fourth.queries), len(fourth.documents)) == ("fairness-passages4", 24, 144)
-    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4"):
-        load_fairness_passages(5)
+    fifth = load_fairness_passages(5)
+    assert (fifth.name, len(fifth.queries), len(fifth.documents)) == ("fairness-passages5", 24, 144)
+    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4, 5"):
+        load_fairness_passages(6)
 
 
-@pytest.mark.parametrize("part", [1, 2, 3, 4])
+@pytest.mark.parametrize("part", [1, 2, 3, 4, 5])
 def test_passage_sets_are_built_from_their_sources(part):
     script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
     spec = importlib.util.spec_from_file_location("build_fairness_passages", script)

@@ -216,6 +216,13 @@ def test_accuracy_on_fairness_passages4():
     assert accuracy(rows) >= 0.93  # measured 0.944 (136/144)
 
 
+def test_accuracy_on_fairness_passages5():
+    """134–167 word chunks in part 4's style, written after round 6; chose nothing. Counting 0.646, round 2 0.771,
+    round 4 0.806, round 5 0.812, round 6 0.833: long texts with several people are the detector's weak spot."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(5).documents]
+    assert accuracy(rows) >= 0.8  # measured 0.833 (120/144)
+
+
 @pytest.mark.parametrize(
     ("split", "bound", "measured"), [("design", 0.97, 1.0), ("report", 0.95, 0.978), ("report2", 0.9, 0.925)]
 )
