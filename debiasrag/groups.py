@@ -421,6 +421,22 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender")
         metadata[GROUP_KEY] = found.group(document_text(doc), metadata)
 
 
+def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
+    """How many documents fall in each group (labels kept, the rest inferred), and ``mixed``: how many of the
+    inferred ones mention people of two or more of the concept's groups, where inference is least reliable
+    (README, "On passages nobody tuned a retrieval rule on")."""
+    found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
+    mixed = 0
+    for doc in documents:
+        text, metadata = document_text(doc), getattr(doc, "metadata", None) or {}
+        group = found.group(text, metadata)
+        counts[group] = counts.get(group, 0) + 1
+        if metadata.get(GROUP_KEY) is None:
+            mixed += sum(count > 0 for count in found.evidence(text).values()) > 1
+    return {**counts, "mixed": mixed}
+
+
 def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
     """A strategy's :class:`~debiasrag.strategies.GroupOf` over documents seen so far, keyed like the rankings.
 

@@ -45,7 +45,15 @@ def index_dir(tmp_path_factory) -> Path:
     proc = run_cli("index", "-", "--out", str(out), stdin=stdin)
     assert proc.returncode == 0, proc.stderr.decode()
     assert "indexed 5 documents" in proc.stderr.decode()
+    assert "groups (gender; a debiasrag_group field overrides): 1 female, 1 male, 3 neutral\n" in proc.stderr.decode()
     return out
+
+
+def test_index_names_documents_that_mention_both_groups(tmp_path):
+    rows = [*CORPUS, {"id": "x1", "text": "She thanked her father, who had taught him and her to sail."}]
+    proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(tmp_path / "ix"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "2 female, 1 male, 3 neutral; 1 (17%) name both women and men" in proc.stderr.decode()
 
 
 def test_query_json_contract(index_dir):

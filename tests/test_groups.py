@@ -14,7 +14,7 @@ from debiasrag.datasets import (
     load_wide_topics,
 )
 from debiasrag.errors import InputError
-from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector
+from debiasrag.groups import GROUP_KEY, GroupDetector, annotate_groups, detector, group_summary
 
 
 @pytest.mark.parametrize(
@@ -235,3 +235,13 @@ def test_accuracy_on_protagonist_triples(split, bound, measured):
 
 def test_concept_from_file_path_is_loaded(tmp_path):
     assert GroupDetector(load_concept("gender")).group("His car.") == "male"
+
+
+def test_group_summary_counts_groups_and_mixed_documents():
+    docs = [
+        Document("a", "She met him at the station."),  # both groups named: mixed
+        Document("b", "He fixed the sink."),
+        Document("c", "The report was filed."),
+        Document("d", "She met him there.", {GROUP_KEY: "male"}),  # a label: counted as given, never 'mixed'
+    ]
+    assert group_summary(docs) == {"female": 1, "male": 2, "neutral": 1, "mixed": 1}

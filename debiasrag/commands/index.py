@@ -12,6 +12,7 @@ from debiasrag.commands.anonymize import add_timeout_option, positive_float, ref
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
+from debiasrag.groups import group_summary
 from debiasrag.index import FaissIndex
 from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
 
@@ -147,4 +148,18 @@ def run(args: argparse.Namespace) -> int:
         index.preprocessing = {"anonymize": settings}
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")
+    say(describe_groups(group_summary(documents), len(documents)))
     return 0
+
+
+def describe_groups(summary: dict[str, int], total: int) -> str:
+    """One line on the documents' gender groups, as ``balanced`` / ``dynamic`` will see them."""
+    counts = ", ".join(f"{n} {group}" for group, n in summary.items() if group != "mixed")
+    line = f"groups (gender; a debiasrag_group field overrides): {counts}"
+    if summary["mixed"]:
+        share = summary["mixed"] / total
+        line += (
+            f"; {summary['mixed']} ({share:.0%}) name both women and men, where inferred groups are least reliable: "
+            "label them with debiasrag_group for balanced / dynamic"
+        )
+    return line
