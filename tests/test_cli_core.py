@@ -46,6 +46,7 @@ def index_dir(tmp_path_factory) -> Path:
     assert proc.returncode == 0, proc.stderr.decode()
     assert "indexed 5 documents" in proc.stderr.decode()
     assert "groups (gender; a debiasrag_group field overrides): 1 female, 1 male, 3 neutral\n" in proc.stderr.decode()
+    assert proc.stderr.decode().splitlines()[-1].startswith("indexed 5 documents")  # still the last line
     return out
 
 

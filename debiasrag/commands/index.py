@@ -147,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
         index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
         index.preprocessing = {"anonymize": settings}
     index.save(args.out, lock_timeout=args.lock_timeout)
-    say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")
     say(describe_groups(group_summary(documents), len(documents)))
+    say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
 
