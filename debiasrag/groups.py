@@ -21,11 +21,11 @@ the title "Mx" and the neutral counterparts of gendered nouns ("parent", "person
 generic phrases ("man-made", "mankind") and a capitalised possessive in mid-sentence ("King's Cross") are not
 evidence; a capitalised word right after a title is a surname unless another capitalised word follows ("Mrs
 Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"); such a
-surname alone later is a mention of that person ("… Doyle said"); a named possessive and the person noun
-after it are one mention of the noun ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no
-evidence, nor are "they" / "their" after a plural person noun in the same sentence ("Residents cut their bills");
-a surname seen after a first name anywhere in the text is that person wherever it stands alone; a text of 100 words
-or more with a single female or male mention is neutral (a passer-by, not the protagonist).
+surname standing alone anywhere in the text, before or after the full name, is a mention of that person ("the Doyle
+family … Agnes Doyle … Doyle said"); a named possessive and the person noun after it are one mention of the noun
+("Leo's mother"); acronyms and firm names ("Holt Brothers") are no evidence, nor are "they" / "their" after a
+plural person noun in the same sentence ("Residents cut their bills"); a text of 100 words or more with a single
+female or male mention is neutral (a passer-by, not the protagonist).
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -185,9 +185,7 @@ class GroupDetector:
                     self._is_first_name(plain, tokens, i - 1) or tokens[i - 1].group(0).rstrip(".") in self._after_title
                 )
             ):
-                group = surnames[base]
-                if group is not None:  # "… Doyle said": that person
-                    found.append(Mention(group, start, end, text[start:end]))
+                found.append(Mention(surnames[base], start, end, text[start:end]))  # "… Doyle said": that person
                 i += 1
                 continue
             noun = self._owned_noun(plain, tokens, i)
@@ -213,9 +211,6 @@ class GroupDetector:
             group = self._group_at(plain, tokens, i)
             if group is not None:
                 found.append(Mention(group, start, end, text[start:end]))
-                if self._margin is not None and self._name_follows(plain, tokens, i) and not raw.endswith("'s"):
-                    if self._is_first_name(plain, tokens, i) or raw.rstrip(".") in self._after_title:
-                        surnames.setdefault(tokens[i + 1].group(0), group)
             i += 1
         return found
 
@@ -231,10 +226,10 @@ class GroupDetector:
                 return False
         return False
 
-    def _surnames(self, text: str, tokens: list[re.Match[str]]) -> dict[str, str | None]:
+    def _surnames(self, text: str, tokens: list[re.Match[str]]) -> dict[str, str]:
         """Every surname in ``text`` that follows a first name or a gendered title, with that person's group: a
         lone "Doyle" anywhere in the text, before or after "Agnes Doyle", is a mention of her."""
-        found: dict[str, str | None] = {}
+        found: dict[str, str] = {}
         if self._margin is None:
             return found
         for i, token in enumerate(tokens[:-1]):
@@ -256,8 +251,7 @@ class GroupDetector:
         raw = tokens[i].group(0)
         if self._margin is None or not raw.endswith("'s") or not raw[0].isupper():
             return None
-        base = raw[:-2]
-        if not (base in self._unisex or any(base in names for names in (*self._before_surname, *(self._names or ())))):
+        if not self._known_first_name(raw[:-2]):
             return None
         for j in (i + 1, i + 2):
             if j < len(tokens):
@@ -308,15 +302,15 @@ class GroupDetector:
         raw = tokens[i].group(0)
         if self._names is None or not self._name_follows(text, tokens, i) or raw.endswith("'s"):
             return False
-        return raw in self._unisex or any(raw in names for names in (*self._names, *self._before_surname))
+        return self._known_first_name(raw)
+
+    def _known_first_name(self, word: str) -> bool:
+        """Whether ``word`` is in the name table: gendered, unisex or a word-name ("Holly")."""
+        return word in self._unisex or any(word in names for names in (*(self._names or ()), *self._before_surname))
 
     def evidence(self, text: str) -> dict[str, int]:
         """How many mentions of each of the concept's groups ``text`` holds (neutral mentions not counted)."""
-        counts = dict.fromkeys(self.groups, 0)
-        for mention in self.mentions(text):
-            if mention.group in counts:
-                counts[mention.group] += 1
-        return counts
+        return self._counts(self.mentions(text))
 
     def _token_group(self, text: str, token: re.Match[str]) -> str | None:
         """The group one token is evidence for: an evidence word, or a capitalised gendered first name."""
@@ -376,9 +370,20 @@ class GroupDetector:
 
     @lru_cache(maxsize=65536)  # noqa: B019  # one detector per concept lives as long as the retriever
     def _infer(self, text: str) -> str:
+        return self._decide(text, self.mentions(text))
+
+    def _counts(self, found: list[Mention]) -> dict[str, int]:
+        """Mentions per concept group (neutral mentions not counted)."""
+        counts = dict.fromkeys(self.groups, 0)
+        for mention in found:
+            if mention.group in counts:
+                counts[mention.group] += 1
+        return counts
+
+    def _decide(self, text: str, found: list[Mention]) -> str:
+        """The group of ``text`` from its mentions ``found`` (see the module docstring)."""
         if self._margin is None:  # concepts without a protagonist rule: the group with strictly more evidence
-            return _strict_winner(self.evidence(text)) or NEUTRAL
-        found = self.mentions(text)
+            return _strict_winner(self._counts(found)) or NEUTRAL
         if not found:
             return NEUTRAL
         gendered = sum(mention.group != NEUTRAL for mention in found)
@@ -430,10 +435,13 @@ def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -
     mixed = 0
     for doc in documents:
         text, metadata = document_text(doc), getattr(doc, "metadata", None) or {}
-        group = found.group(text, metadata)
+        if metadata.get(GROUP_KEY) is not None:
+            group = found.group(text, metadata)  # a label: checked and kept
+        else:  # one pass over the text gives both the group and whether two groups are named
+            mentions = found.mentions(text)
+            group = found._decide(text, mentions)
+            mixed += sum(count > 0 for count in found._counts(mentions).values()) > 1
         counts[group] = counts.get(group, 0) + 1
-        if metadata.get(GROUP_KEY) is None:
-            mixed += sum(count > 0 for count in found.evidence(text).values()) > 1
     return {**counts, "mixed": mixed}
 
 
