@@ -18,6 +18,7 @@ import csv
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,47 +52,57 @@ def render_braces(template: str, wording: int, normalise: bool | str = True) -> 
     return text[0].upper() + text[1:]
 
 
-def build_part1() -> None:
-    data = json.loads((DATA / "source/fairness_passages.json").read_text(encoding="utf-8"))
-    out = DATA / "fairness_passages"
-    queries = []
-    for category in data["categories"]:
-        rows = []
-        for n, item in enumerate(category["queries"], start=1):
-            q_id = f"P-{category['prefix']}-{n:02d}"
-            queries.append([q_id, category["name"], item["query"]])
-            for kind, relevant in (("rel", 1), ("non", 0)):
-                passage = item["relevant" if relevant else "non_relevant"]
-                for wording, gender in enumerate("FMN"):
-                    text = render(passage["template"], data["tokens"], wording)
-                    rows.append(
-                        [q_id, f"{q_id}-{kind}-{gender}", relevant, item["query"], passage["title"], text, gender]
-                    )
-        write(out / f"queries-documents_{category['name']}.csv", HEADER, rows)
-    write(out / "queries.csv", ["q_id", "category", "query"], queries)
+Rows = tuple[list[list], dict[str, list[list]]]  # queries.csv rows, and each category's document rows
 
 
-def build_listed(part: int) -> None:
-    data = json.loads((DATA / f"source/fairness_passages{part}.json").read_text(encoding="utf-8"))
-    out = DATA / f"fairness_passages{part}"
-    rows: dict[str, list[list]] = {category: [] for category in data["categories"]}
+def passage_rows(q_id: str, item: dict, render_one: Callable[[str, int], str]) -> list[list]:
+    """The six document rows of one query: relevant and non-relevant passage × F / M / N wording."""
+    rows = []
+    for kind, relevant in (("rel", 1), ("non", 0)):
+        passage = item["relevant" if relevant else "non_relevant"]
+        for wording, gender in enumerate("FMN"):
+            text = render_one(passage["template"], wording)
+            rows.append([q_id, f"{q_id}-{kind}-{gender}", relevant, item["query"], passage["title"], text, gender])
+    return rows
+
+
+def part_rows(part: int) -> Rows:
+    """The rows of part ``part`` (1–5) rendered from its source, without writing them."""
+    data = json.loads((DATA / f"source/fairness_passages{part if part > 1 else ''}.json").read_text(encoding="utf-8"))
+    queries: list[list] = []
+    documents: dict[str, list[list]] = {}
+    if part == 1:  # categories with seven queries each; ids from the category prefix; tokens + [a|b|c]
+        for category in data["categories"]:
+            documents[category["name"]] = []
+            for n, item in enumerate(category["queries"], start=1):
+                q_id = f"P-{category['prefix']}-{n:02d}"
+                queries.append([q_id, category["name"], item["query"]])
+                documents[category["name"]] += passage_rows(
+                    q_id, item, lambda template, wording: render(template, data["tokens"], wording)
+                )
+        return queries, documents
+    documents = {category: [] for category in data["categories"]}
+    normalise = data.get("normalise", True)
     for item in data["queries"]:
-        for kind, relevant in (("rel", 1), ("non", 0)):
-            passage = item["relevant" if relevant else "non_relevant"]
-            for wording, gender in enumerate("FMN"):
-                text = render_braces(passage["template"], wording, data.get("normalise", True))
-                row = [item["q_id"], f"{item['q_id']}-{kind}-{gender}", relevant, item["query"], passage["title"]]
-                rows[item["category"]].append([*row, text, gender])
-    for category, category_rows in rows.items():
-        write(out / f"queries-documents_{category}.csv", HEADER, category_rows)
-    queries = [[item["q_id"], item["category"], item["query"]] for item in data["queries"]]
+        queries.append([item["q_id"], item["category"], item["query"]])
+        documents[item["category"]] += passage_rows(
+            item["q_id"], item, lambda template, wording: render_braces(template, wording, normalise)
+        )
+    return queries, documents
+
+
+def build(part: int) -> None:
+    """Write part ``part``'s ``queries.csv`` and ``queries-documents_<category>.csv`` files."""
+    out = DATA / f"fairness_passages{part if part > 1 else ''}"
+    queries, documents = part_rows(part)
+    for category, rows in documents.items():
+        write(out / f"queries-documents_{category}.csv", HEADER, rows)
     write(out / "queries.csv", ["q_id", "category", "query"], queries)
 
 
 def main() -> None:
-    build_part1()
-    for part in (2, 3, 4, 5):
-        build_listed(part)
+    for part in (1, 2, 3, 4, 5):
+        build(part)
 
 
 def write(path: Path, header: list[str], rows: list[list]) -> None:

@@ -287,22 +287,8 @@ def test_passage_sets_are_built_from_their_sources(part):
     assert spec is not None and spec.loader is not None
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
-    suffix = "" if part == 1 else str(part)
-    data = json.loads((build.DATA / f"source/fairness_passages{suffix}.json").read_text(encoding="utf-8"))
-    if part == 1:
-        templates = [q for c in data["categories"] for q in c["queries"]]
-        texts = [
-            build.render(q[kind]["template"], data["tokens"], w)
-            for q in templates
-            for kind in ("relevant", "non_relevant")
-            for w in range(3)
-        ]
-    else:
-        texts = [
-            build.render_braces(q[kind]["template"], w, data.get("normalise", True))
-            for q in data["queries"]
-            for kind in ("relevant", "non_relevant")
-            for w in range(3)
-        ]
-    shipped = load_fairness_passages(part).documents
-    assert sorted(texts) == sorted(d.text for d in shipped)
+    queries, documents = build.part_rows(part)
+    shipped = load_fairness_passages(part)
+    rows = [row for category_rows in documents.values() for row in category_rows]
+    assert sorted((row[1], row[5]) for row in rows) == sorted((d.id, d.text) for d in shipped.documents)
+    assert {q_id: query for q_id, _, query in queries} == shipped.queries
