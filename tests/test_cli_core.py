@@ -203,3 +203,14 @@ def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys)
         (copy / "manifest.json").write_text(json.dumps(manifest))
         model = [] if field == "dimension" else ["--model", "sentence-transformers/all-MiniLM-L6-v2"]
         expect_error(capsys, ["query", str(copy), "Who commanded the fleet?", *model], message)
+
+
+def test_index_refuses_a_bad_group_label_before_writing(tmp_path):
+    rows = [{"id": "a", "text": "She ran.", "debiasrag_group": "robot"}]
+    out = tmp_path / "ix"
+    proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(out))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip().splitlines() == [
+        "debiasrag: error: metadata 'debiasrag_group' is 'robot'; expected one of female, male, neutral"
+    ]
+    assert not out.exists()

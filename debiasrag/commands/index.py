@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 f"document {clash.id!r} already has an 'anonymized_text' field, which --anonymize would overwrite",
                 hint="rename that field first",
             )
+    groups = group_summary(documents)  # a bad debiasrag_group label stops here, before any embedding or write
     embedder = load_embedder(args.model)
     if settings is not None:
         embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
         index.preprocessing = {"anonymize": settings}
     index.save(args.out, lock_timeout=args.lock_timeout)
-    say(describe_groups(group_summary(documents), len(documents)))
+    say(describe_groups(groups, len(documents)))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
