@@ -35,16 +35,19 @@ Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "H
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from dataclasses import asdict, dataclass
+from functools import cache, cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import InputError
-from debiasrag.resources import read_json
+from debiasrag.resources import read_json, read_text
 from debiasrag.strategies import GroupOf
 
 GROUP_KEY = "debiasrag_group"
@@ -130,6 +133,8 @@ class GroupDetector:
             for word in data.get(group, []):
                 add(word, group)
         self._words = {w: g for w, g in words.items() if g}
+        self._use_names = use_names
+        self._data_files = tuple(data[key] for key in ("word_pairs_file", "names_file") if key in data)
         rule = data.get("protagonist") or {}
         known = (*self.groups, NEUTRAL)
         self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
@@ -161,6 +166,21 @@ class GroupDetector:
         )
         if not set(self._pronouns.values()) <= set(known):
             raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Identifies the rules and data this detector infers with: groups stored at index time by a detector
+        with another fingerprint (an edited concept, a newer debiasrag) are inferred again rather than trusted."""
+        digest = hashlib.sha256(Path(__file__).read_bytes())  # the rules in code: any edit counts
+        for name in ("group_words.json", "names/non_names.json", *self._data_files):
+            digest.update(read_text(*name.split("/")).encode("utf-8"))
+        concept = json.dumps(asdict(self.concept), sort_keys=True, ensure_ascii=False, default=str)
+        digest.update(f"{concept}|names={self._use_names}".encode())
+        return digest.hexdigest()
+
+    def groups_of(self, documents: Iterable[Any]) -> list[str]:
+        """Each document's :meth:`group` (labels kept, the rest inferred), in order."""
+        return [self.group(document_text(doc), getattr(doc, "metadata", None)) for doc in documents]
 
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""
@@ -421,18 +441,16 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender")
     ``metadata`` dict (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
     """
     found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
-    for doc in documents:
-        metadata = doc.metadata
-        metadata[GROUP_KEY] = found.group(document_text(doc), metadata)
+    docs = list(documents)
+    for doc, group in zip(docs, found.groups_of(docs)):
+        doc.metadata[GROUP_KEY] = group
 
 
-def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
-    """How many documents fall in each group (labels kept, the rest inferred), and ``mixed``: how many of the
-    inferred ones mention people of two or more of the concept's groups, where inference is least reliable
-    (README, "On passages nobody tuned a retrieval rule on")."""
+def group_census(documents: Iterable[Any], concept: str | Concept = "gender") -> tuple[list[str], dict[str, int]]:
+    """Each document's group (labels kept, the rest inferred) and :func:`group_summary`'s counts, in one pass."""
     found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
     counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
-    mixed = 0
+    groups, mixed = [], 0
     for doc in documents:
         text, metadata = document_text(doc), getattr(doc, "metadata", None) or {}
         if metadata.get(GROUP_KEY) is not None:
@@ -442,7 +460,15 @@ def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -
             group = found._decide(text, mentions)
             mixed += sum(count > 0 for count in found._counts(mentions).values()) > 1
         counts[group] = counts.get(group, 0) + 1
-    return {**counts, "mixed": mixed}
+        groups.append(group)
+    return groups, {**counts, "mixed": mixed}
+
+
+def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
+    """How many documents fall in each group (labels kept, the rest inferred), and ``mixed``: how many of the
+    inferred ones mention people of two or more of the concept's groups, where inference is least reliable
+    (README, "On passages nobody tuned a retrieval rule on")."""
+    return group_census(documents, concept)[1]
 
 
 def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
@@ -481,5 +507,7 @@ __all__ = [
     "annotate_groups",
     "detector",
     "document_text",
+    "group_census",
     "group_lookup",
+    "group_summary",
 ]

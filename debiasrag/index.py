@@ -2,8 +2,9 @@
 
 On disk an index is a folder whose ``manifest.json`` (model, dimension, kind, count, SHA-256 and size
 of each file) names the current version: ``index.faiss`` (FAISS's own format) and ``documents.jsonl``
-(one ``{"id", "text", "metadata"}`` per vector, in vector order). Publication is atomic, verified and
-reader-safe; :mod:`debiasrag.storage` holds the protocol.
+(one ``{"id", "text", "metadata"}`` per vector, in vector order; with ``"groups"`` too once
+:meth:`FaissIndex.store_groups` inferred them, the manifest naming the detector). Publication is atomic,
+verified and reader-safe; :mod:`debiasrag.storage` holds the protocol.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,13 +20,24 @@ import faiss
 import numpy as np
 
 from debiasrag import storage
+from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
+from debiasrag.groups import NEUTRAL, GroupDetector, detector
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
 _INDEX_FILE, _DOCS_FILE = storage.INDEX_FILE, storage.DOCS_FILE
+
+
+@dataclass(frozen=True)
+class StoredGroups:
+    """Every document's group for one concept, as inferred at index time, and the detector that inferred them
+    (its :attr:`~debiasrag.groups.GroupDetector.fingerprint`)."""
+
+    detector: str
+    groups: list[str]
 
 
 class FaissIndex:
@@ -72,6 +85,8 @@ class FaissIndex:
         self.ids: list[str | int] = []
         self.texts: list[str] = []
         self.metadatas: list[dict[str, Any]] = []
+        # concept name -> groups computed once (store_groups) and saved, so retrievers need not infer them
+        self.groups: dict[str, StoredGroups] = {}
         self._position: dict[str | int, int] = {}
         # FAISS's Python types are partial (IVF/HNSW attributes are not on faiss.Index): Any, checked on load.
         self._index: Any = None if kind == "ivf" else self._new_index()
@@ -110,6 +125,7 @@ class FaissIndex:
             self._index.train(vectors)
         start = len(self.ids)
         self._index.add(vectors)
+        self.groups.clear()  # they no longer cover every document: store_groups() again, or retrievers infer
         for offset, doc in enumerate(documents):
             self._position[doc.id] = start + offset
             self.ids.append(doc.id)
@@ -183,6 +199,32 @@ class FaissIndex:
         index.add(documents, np.concatenate(parts))
         return index
 
+    def store_groups(
+        self, concept: str | Concept | GroupDetector = "gender", *, groups: Sequence[str] | None = None
+    ) -> StoredGroups:
+        """Infer every document's group for ``concept`` once (a ``debiasrag_group`` label is kept) and keep them
+        with the index, saved by :meth:`save`; :class:`~debiasrag.retriever.DebiasedRetriever` reads them
+        instead of inferring at query time, as long as its detector has the same fingerprint.
+
+        ``groups``: the same detector's groups already computed for these documents, in index order
+        (e.g. by :func:`~debiasrag.groups.group_census` while counting them), so they are not inferred twice.
+        """
+        if isinstance(concept, GroupDetector):
+            found = concept
+        else:
+            found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+        if groups is None:
+            docs = [Document(i, t, m) for i, t, m in zip(self.ids, self.texts, self.metadatas)]
+            groups = found.groups_of(docs)
+        elif len(groups) != len(self.ids):
+            raise InputError(f"{len(groups)} groups for {len(self.ids)} documents")
+        elif not set(groups) <= {*found.groups, NEUTRAL}:
+            unknown = sorted(set(groups) - {*found.groups, NEUTRAL})
+            raise InputError(f"unknown group(s) {', '.join(map(repr, unknown))} for concept {found.concept.name!r}")
+        stored = StoredGroups(found.fingerprint, list(groups))
+        self.groups[found.concept.name] = stored
+        return stored
+
     # -- querying ---------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.ids)
@@ -228,6 +270,7 @@ class FaissIndex:
             "kind": self.kind,
             "count": len(self.ids),
             "preprocessing": self.preprocessing,
+            "groups": {name: stored.detector for name, stored in self.groups.items()},
             "options": {"nlist": self.nlist, "nprobe": self.nprobe, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search},
         }
 
@@ -244,8 +287,10 @@ class FaissIndex:
         if self._index is None or not self.ids:
             raise InputError("refusing to save an empty index")
         lines = []
-        for doc_id, text, metadata in zip(self.ids, self.texts, self.metadatas):
-            row = {"id": doc_id, "text": text, "metadata": metadata}
+        for position, (doc_id, text, metadata) in enumerate(zip(self.ids, self.texts, self.metadatas)):
+            row: dict[str, Any] = {"id": doc_id, "text": text, "metadata": metadata}
+            if self.groups:
+                row["groups"] = {name: stored.groups[position] for name, stored in self.groups.items()}
             try:
                 line = json.dumps(row, ensure_ascii=False, allow_nan=False)
             except (TypeError, ValueError, RecursionError) as exc:
@@ -285,13 +330,17 @@ class FaissIndex:
             raise IndexLoadError(
                 f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}"
             )
-        for doc in _parse_documents(files[_DOCS_FILE], folder):
+        stored_groups: dict[str, list[str]] = {name: [] for name in manifest.get("groups", {})}
+        for doc, groups in _parse_documents(files[_DOCS_FILE], folder, tuple(stored_groups)):
             if doc.id in index._position:
                 raise IndexLoadError(f"{folder}/{_DOCS_FILE} is corrupted: duplicate id {doc.id!r}")
             index._position[doc.id] = len(index.ids)
             index.ids.append(doc.id)
             index.texts.append(doc.text)
             index.metadatas.append(doc.metadata)
+            for name, group in groups.items():
+                stored_groups[name].append(group)
+        index.groups = {name: StoredGroups(manifest["groups"][name], g) for name, g in stored_groups.items()}
         if not (len(index.ids) == index._index.ntotal == manifest["count"]):
             raise IndexLoadError(
                 f"{folder}: {len(index.ids)} documents, {index._index.ntotal} vectors, "
@@ -313,7 +362,8 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not strict JSON")
 
 
-def _parse_documents(data: bytes, folder: Path) -> Iterator[Document]:
+def _parse_documents(data: bytes, folder: Path, concepts: tuple[str, ...]) -> Iterator[tuple[Document, dict[str, str]]]:
+    """Each row's document and its stored group for every concept in ``concepts`` (the manifest's)."""
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
             row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
@@ -321,9 +371,12 @@ def _parse_documents(data: bytes, folder: Path) -> Iterator[Document]:
             valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
             if not (valid_id and isinstance(text, str) and isinstance(metadata, dict)):
                 raise TypeError("wrong field types")
+            groups = {name: row["groups"][name] for name in concepts}
+            if not all(isinstance(group, str) for group in groups.values()):
+                raise TypeError("a stored group is not a string")
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise IndexLoadError(f"{folder}/{_DOCS_FILE} line {number} is corrupted") from None
-        yield Document(doc_id, text, metadata)
+        yield Document(doc_id, text, metadata), groups
 
 
 def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> None:

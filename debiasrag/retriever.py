@@ -11,7 +11,7 @@ import numpy as np
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import GroupDetector, detector
+from debiasrag.groups import NEUTRAL, GroupDetector, detector
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
     Dynamic,
@@ -146,9 +146,14 @@ class DebiasedRetriever:
         bundled = isinstance(concept, str) and concept == self.concept.name
         self._detector = detector(self.concept.name) if bundled else GroupDetector(self.concept)
         self._groups: dict[int, str] = {}  # position -> group, filled lazily (memo for this index)
+        stored = index.groups.get(self.concept.name)
+        allowed = {*self.concept.groups, NEUTRAL}
+        if stored is not None and stored.detector == self._detector.fingerprint and set(stored.groups) <= allowed:
+            self._groups = dict(enumerate(stored.groups))  # computed once at index time by this same detector
 
     def group_of(self, position: int) -> str:
-        """The group of the document at ``position``: its ``debiasrag_group`` metadata, else inferred (memoized)."""
+        """The group of the document at ``position``: as stored by :meth:`FaissIndex.store_groups`, else its
+        ``debiasrag_group`` metadata, else inferred (memoized)."""
         if position not in self._groups:
             doc = self.index.document(position)
             self._groups[position] = self._detector.group(doc.text, doc.metadata)

@@ -356,6 +356,12 @@ def validate_manifest(manifest: Any, folder: Path) -> None:
             raise _fail(folder, field, expected, manifest[field])
     _validate_options(manifest["options"], folder)
     _validate_preprocessing(manifest["preprocessing"], folder)
+    groups = manifest.get("groups", {})  # concept -> fingerprint of the detector that stored its groups
+    if not isinstance(groups, dict):
+        raise _fail(folder, "groups", "an object", groups)
+    for name, fingerprint in groups.items():
+        if not (isinstance(fingerprint, str) and re.fullmatch(r"[0-9a-f]{64}", fingerprint)):
+            raise _fail(folder, f"groups.{name}", "a detector fingerprint (SHA-256 hex digest)", fingerprint)
     for name in DATA_FILES:
         value = manifest["sha256"].get(name)
         if not (isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value)):

@@ -45,7 +45,10 @@ def index_dir(tmp_path_factory) -> Path:
     proc = run_cli("index", "-", "--out", str(out), stdin=stdin)
     assert proc.returncode == 0, proc.stderr.decode()
     assert "indexed 5 documents" in proc.stderr.decode()
-    assert "groups (gender; a debiasrag_group field overrides): 1 female, 1 male, 3 neutral\n" in proc.stderr.decode()
+    assert (
+        "groups (gender, stored in the index; a debiasrag_group field overrides): 1 female, 1 male, 3 neutral\n"
+        in proc.stderr.decode()
+    )
     assert proc.stderr.decode().splitlines()[-1].startswith("indexed 5 documents")  # still the last line
     return out
 

@@ -12,7 +12,7 @@ from debiasrag.commands.anonymize import add_timeout_option, positive_float, ref
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import group_summary
+from debiasrag.groups import group_census
 from debiasrag.index import FaissIndex
 from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
 
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 f"document {clash.id!r} already has an 'anonymized_text' field, which --anonymize would overwrite",
                 hint="rename that field first",
             )
-    groups = group_summary(documents)  # a bad debiasrag_group label stops here, before any embedding or write
+    groups, summary = group_census(documents)  # a bad debiasrag_group label stops here, before embedding or writing
     embedder = load_embedder(args.model)
     if settings is not None:
         embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
@@ -147,8 +147,9 @@ def run(args: argparse.Namespace) -> int:
     if settings is not None:
         index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
         index.preprocessing = {"anonymize": settings}
+    index.store_groups("gender", groups=groups)  # inferred once (above, from the original text), read by queries
     index.save(args.out, lock_timeout=args.lock_timeout)
-    say(describe_groups(groups, len(documents)))
+    say(describe_groups(summary, len(documents)))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
 def describe_groups(summary: dict[str, int], total: int) -> str:
     """One line on the documents' gender groups, as ``balanced`` / ``dynamic`` will see them."""
     counts = ", ".join(f"{n} {group}" for group, n in summary.items() if group != "mixed")
-    line = f"groups (gender; a debiasrag_group field overrides): {counts}"
+    line = f"groups (gender, stored in the index; a debiasrag_group field overrides): {counts}"
     if summary["mixed"]:
         share = summary["mixed"] / total
         line += (
