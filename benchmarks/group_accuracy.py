@@ -12,7 +12,9 @@ report2 split (written after round 2 was fixed) were used to choose neither, nor
 fairness_passages2 (written after round 3, with many side characters; round 4 was chosen with it) nor
 fairness_passages3 (written after round 4 in the style of passages2; chose nothing) nor fairness_passages4
 (133–164 word chunks, written after round 5; round 6 was chosen with it) nor fairness_passages5 (the same
-style, written after round 6; chose nothing).
+style, written after round 6; round 7, a surname standing alone names the protagonist, was chosen with it) nor
+fairness_passages6 (140–170 word chunks with more side characters, written blind while round 7 was chosen and
+scored only after).
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 
@@ -22,6 +24,7 @@ import time
 from collections import Counter
 
 from debiasrag.datasets import (
+    PASSAGE_PARTS,
     load_fairness_passages,
     load_fairness_set,
     load_gendered_topics,
@@ -38,7 +41,7 @@ def labelled() -> dict[str, list[tuple[str, str]]]:
         task = load_fairness_set(split)
         sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
     sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    for part in (1, 2, 3, 4, 5):
+    for part in PASSAGE_PARTS:
         task = load_fairness_passages(part)
         sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
     task = load_gendered_topics()

@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -413,7 +413,9 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     words (6–10 sentences, index-chunk length, most with another person); written after round 5 (round 6 of the
     detector was chosen with it). ``part=5`` (``fairness_passages5``): 24 queries in hospitality, construction,
     caregiving and education_admin, 144 documents of 134–167 words in the style of part 4; written after round
-    6, chose nothing.
+    6 (round 7 of the detector was chosen with it). ``part=6`` (``fairness_passages6``): 24 queries in
+    appearance, relationships, engineering and emergency_services, 144 documents of 140–170 words, nearly all
+    with other people of both genders; written blind while round 7 was chosen, scored only after it was fixed.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

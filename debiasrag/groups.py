@@ -25,7 +25,9 @@ surname standing alone anywhere in the text, before or after the full name, is a
 family … Agnes Doyle … Doyle said"); a named possessive and the person noun after it are one mention of the noun
 ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no evidence, nor are "they" / "their" after a
 plural person noun in the same sentence ("Residents cut their bills"); a text of 100 words or more with a single
-female or male mention is neutral (a passer-by, not the protagonist).
+female or male mention is neutral (a passer-by, not the protagonist); unless a text opens with a full name, the
+person it most often names by surname alone is the protagonist ("Kwame felt dizzy … safety manager Joanne Price
+rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind` marks such mentions).
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -68,6 +70,7 @@ class Mention:
     start: int
     end: int
     text: str
+    kind: str = ""  # "surname": a surname standing alone ("… Doyle said"), the press's way to name its subject
 
 
 @cache
@@ -142,6 +145,7 @@ class GroupDetector:
         self._plural_people = frozenset(w.lower() for w in rule.get("plural_people", []))
         self._margin: int | None = rule.get("first_mention_margin")
         self._long_text: int | None = rule.get("single_mention_neutral_from_words")
+        self._surname_decides = bool(rule.get("lone_surname_decides"))
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
         phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
         self._generic = (
@@ -205,7 +209,7 @@ class GroupDetector:
                     self._is_first_name(plain, tokens, i - 1) or tokens[i - 1].group(0).rstrip(".") in self._after_title
                 )
             ):
-                found.append(Mention(surnames[base], start, end, text[start:end]))  # "… Doyle said": that person
+                found.append(Mention(surnames[base], start, end, text[start:end], "surname"))  # "… Doyle said"
                 i += 1
                 continue
             noun = self._owned_noun(plain, tokens, i)
@@ -230,7 +234,8 @@ class GroupDetector:
                 continue
             group = self._group_at(plain, tokens, i)
             if group is not None:
-                found.append(Mention(group, start, end, text[start:end]))
+                kind = "full name" if self._is_first_name(plain, tokens, i) else ""
+                found.append(Mention(group, start, end, text[start:end], kind))
             i += 1
         return found
 
@@ -409,10 +414,21 @@ class GroupDetector:
         gendered = sum(mention.group != NEUTRAL for mention in found)
         if gendered == 1 and self._long_text and len(text.split()) >= self._long_text:
             return NEUTRAL  # a long text names its protagonist more than once: one mention is a passer-by
+        if self._surname_decides and found[0].kind != "full name":
+            # Chunks open on a scene ("Kwame felt dizzy …") before their subject, whom the press then names by
+            # surname alone ("… Price says"): the most often so named person is the protagonist.
+            lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
+            if lone:
+                top = lone.most_common(1)[0][0]
+                return next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
         ranked = Counter(mention.group for mention in found).most_common(2)
         if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= self._margin:
             return ranked[0][0]
         return found[0].group  # the first person a text mentions is the one it is about
+
+
+def _strip_possessive(word: str) -> str:
+    return word[:-2] if word.endswith(("'s", "\u2019s")) else word
 
 
 def _starts_sentence(text: str, start: int) -> bool:

@@ -196,9 +196,9 @@ def test_accuracy_on_fairness_passages2():
     possessive ("Leo's mother"), full names whose surname is a first name elsewhere ("Maureen Doyle … Doyle"),
     word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731); round 4 (surnames
     remembered, named possessives, word-names before surnames, acronyms, firm names) was chosen with it: 0.903;
-    round 5 (a group's they/their after a plural person noun is no evidence): 0.912."""
+    round 5 (a group's they/their after a plural person noun is no evidence): 0.912; round 7 0.935."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(2).documents]
-    assert accuracy(rows) >= 0.9  # measured 0.912 (197/216)
+    assert accuracy(rows) >= 0.9  # measured 0.935 (202/216)
 
 
 def test_accuracy_on_fairness_passages3():
@@ -211,16 +211,35 @@ def test_accuracy_on_fairness_passages3():
 def test_accuracy_on_fairness_passages4():
     """133–164 word chunks, most with another person, written after round 5: counting 0.694, round 2 0.819,
     round 3 0.896, rounds 4 and 5 0.903; round 6 (surnames anywhere in the text, a long text's single gendered
-    mention is neutral) was chosen with it: 0.944."""
+    mention is neutral) was chosen with it: 0.944; round 7 0.951."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(4).documents]
-    assert accuracy(rows) >= 0.93  # measured 0.944 (136/144)
+    assert accuracy(rows) >= 0.93  # measured 0.951 (137/144)
 
 
 def test_accuracy_on_fairness_passages5():
-    """134–167 word chunks in part 4's style, written after round 6; chose nothing. Counting 0.646, round 2 0.771,
-    round 4 0.806, round 5 0.812, round 6 0.833: long texts with several people are the detector's weak spot."""
+    """134–167 word chunks in part 4's style, written after round 6: counting 0.646, round 2 0.771, round 4 0.806,
+    round 5 0.812, round 6 0.833; round 7 (a surname standing alone names the protagonist) was chosen with it."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(5).documents]
-    assert accuracy(rows) >= 0.8  # measured 0.833 (120/144)
+    assert accuracy(rows) >= 0.92  # measured 0.938 (135/144)
+
+
+def test_accuracy_on_fairness_passages6():
+    """140–170 word chunks with side people of both genders, written blind while round 7 was chosen, scored after:
+    counting 0.514, round 2 0.632, round 6 0.681, round 7 0.729 — long multi-person chunks stay the weak spot."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(6).documents]
+    assert accuracy(rows) >= 0.71  # measured 0.729 (105/144)
+
+
+def test_lone_surname_names_the_protagonist_unless_a_full_name_opens():
+    text = (
+        "Last July a labourer, Kwame, felt dizzy on the roof. He recovered, but the next morning safety manager "
+        'Joanne Price rewrote the summer plan. Work now starts at 6 a.m. "Nobody works in that heat," Price says.'
+    )
+    found = GroupDetector("gender")
+    assert found.group(text) == "female"  # the first mention (Kwame) is male; Price is the one the text is about
+    assert [m.kind for m in found.mentions(text)] == ["", "", "full name", "surname"]
+    opens_with_full_name = "Professor Elena Rossi and her student, Will Carter, dug a pit. Carter found goat bones."
+    assert found.group(opens_with_full_name) == "female"
 
 
 @pytest.mark.parametrize(
