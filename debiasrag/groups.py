@@ -25,9 +25,11 @@ surname standing alone anywhere in the text, before or after the full name, is a
 family … Agnes Doyle … Doyle said"); a named possessive and the person noun after it are one mention of the noun
 ("Leo's mother"); acronyms and firm names ("Holt Brothers") are no evidence, nor are "they" / "their" after a
 plural person noun in the same sentence ("Residents cut their bills"); a text of 100 words or more with a single
-female or male mention is neutral (a passer-by, not the protagonist); unless a text opens with a full name, the
-person it most often names by surname alone is the protagonist ("Kwame felt dizzy … safety manager Joanne Price
-rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind` marks such mentions).
+female or male mention is neutral (a passer-by, not the protagonist); unless a text of under 100 words opens with
+a full name, the person it most often names by surname alone is the protagonist ("Kwame felt dizzy … safety
+manager Joanne Price rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind`
+marks such mentions); a unisex first name takes the next pronoun only when no other person's first name or title
+comes first ("Jamie Nowak says … Derek Shaw … he" is Derek's "he").
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -54,6 +56,10 @@ from debiasrag.strategies import GroupOf
 
 GROUP_KEY = "debiasrag_group"
 """Metadata key holding a document's group; set by :func:`annotate_groups` at index time or by the user."""
+
+INFERRED_BY_KEY = "debiasrag_group_inferred_by"
+"""Metadata key :func:`annotate_groups` sets next to an inferred group: the detector's fingerprint. A group without it
+is the user's label and always kept; one inferred by another detector (an older debiasrag) is inferred again."""
 
 NEUTRAL = "neutral"
 
@@ -146,6 +152,7 @@ class GroupDetector:
         self._margin: int | None = rule.get("first_mention_margin")
         self._long_text: int | None = rule.get("single_mention_neutral_from_words")
         self._surname_decides = bool(rule.get("lone_surname_decides"))
+        self._full_name_first_below: int | None = rule.get("full_name_first_keeps_protagonist_below_words")
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
         phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
         self._generic = (
@@ -308,11 +315,25 @@ class GroupDetector:
                 if raw in names and raw not in self._unisex:
                     return group
         if base in self._unisex:  # "Alex … they": the person's group is that of the next pronoun
-            return next(
-                (self._pronouns[t.group(0).lower()] for t in tokens[i + 1 :] if t.group(0).lower() in self._pronouns),
-                NEUTRAL,
-            )
+            return self._next_pronoun_group(text, tokens, i)
+
         return self._token_group(text, tokens[i])
+
+    def _next_pronoun_group(self, text: str, tokens: list[re.Match[str]], i: int) -> str:
+        """The group of the first pronoun after the unisex name at ``i``; neutral when there is none, or when
+        another person's name or title comes first ("Jamie Nowak says … Derek Shaw … he": Derek's)."""
+        own = _strip_possessive(tokens[i].group(0))
+        skip = i + 1 if self._name_follows(text, tokens, i) else i  # the name's own surname
+        for j in range(i + 1, len(tokens)):
+            word = tokens[j].group(0)
+            pronoun = self._pronouns.get(word.lower())
+            if pronoun is not None:
+                return pronoun
+            if j > skip and word[0].isupper() and _strip_possessive(word) != own:
+                name = _strip_possessive(word)
+                if self._known_first_name(name) or word.rstrip(".") in self._titles:
+                    return NEUTRAL
+        return NEUTRAL
 
     def _name_follows(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
         """Whether the ``i``-th token is directly followed (one space) by another capitalised word."""
@@ -383,8 +404,9 @@ class GroupDetector:
         return None
 
     def group(self, text: str, metadata: Mapping[str, Any] | None = None) -> str:
-        """The document's group: ``metadata[GROUP_KEY]`` if set, else the group with most evidence, else neutral."""
-        if metadata is not None and metadata.get(GROUP_KEY) is not None:
+        """The document's group: ``metadata[GROUP_KEY]`` if set (and, when :func:`annotate_groups` inferred it, by a
+        detector with this one's fingerprint), else the group with most evidence, else neutral."""
+        if metadata is not None and metadata.get(GROUP_KEY) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
             if label not in (*self.groups, NEUTRAL):
                 raise InputError(
@@ -392,6 +414,11 @@ class GroupDetector:
                 )
             return str(label)
         return self._infer(text)
+
+    def _stale(self, metadata: Mapping[str, Any]) -> bool:
+        """Whether the metadata's group was inferred by another detector (not a user label, not ours)."""
+        inferred_by = metadata.get(INFERRED_BY_KEY)
+        return inferred_by is not None and inferred_by != self.fingerprint
 
     @lru_cache(maxsize=65536)  # noqa: B019  # one detector per concept lives as long as the retriever
     def _infer(self, text: str) -> str:
@@ -414,9 +441,12 @@ class GroupDetector:
         gendered = sum(mention.group != NEUTRAL for mention in found)
         if gendered == 1 and self._long_text and len(text.split()) >= self._long_text:
             return NEUTRAL  # a long text names its protagonist more than once: one mention is a passer-by
-        if self._surname_decides and found[0].kind != "full name":
+        short = self._full_name_first_below is None or len(text.split()) < self._full_name_first_below
+        if self._surname_decides and not (found[0].kind == "full name" and short):
             # Chunks open on a scene ("Kwame felt dizzy …") before their subject, whom the press then names by
-            # surname alone ("… Price says"): the most often so named person is the protagonist.
+            # surname alone ("… Price says"): the most often so named person is the protagonist. A short text
+            # that opens with a full name is about that person ("Professor Elena Rossi and her student, Will
+            # Carter … Carter found"); a long chunk often opens with a client or a passer-by by full name.
             lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
             if lone:
                 top = lone.most_common(1)[0][0]
@@ -450,16 +480,27 @@ def detector(concept: str = "gender") -> GroupDetector:
     return GroupDetector(concept)
 
 
-def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender") -> None:
-    """Store each document's inferred group in ``metadata[GROUP_KEY]`` (index time), keeping user labels.
+def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender") -> list[str]:
+    """Store each document's group in ``metadata[GROUP_KEY]`` at index time, so a wrapped store keeps it and
+    retrieval reads it instead of inferring it; returns the groups.
 
-    Works on :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a
-    ``metadata`` dict (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
+    A user's label (a group without :data:`INFERRED_BY_KEY`) is kept; an inferred group is marked with the
+    detector's fingerprint in ``metadata[INFERRED_BY_KEY]``, so annotating again after an upgrade refreshes it, and
+    retrieval with another detector infers it again instead of trusting it. Works on
+    :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a ``metadata`` dict
+    (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
     """
     found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
     docs = list(documents)
-    for doc, group in zip(docs, found.groups_of(docs)):
-        doc.metadata[GROUP_KEY] = group
+    groups = []
+    for doc in docs:
+        metadata = doc.metadata
+        labelled = metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in metadata
+        group = found.group(document_text(doc), metadata if labelled else None)
+        if not labelled:
+            metadata[GROUP_KEY], metadata[INFERRED_BY_KEY] = group, found.fingerprint
+        groups.append(group)
+    return groups
 
 
 def group_census(documents: Iterable[Any], concept: str | Concept = "gender") -> tuple[list[str], dict[str, int]]:
@@ -517,6 +558,7 @@ def document_text(doc: Any) -> str:
 
 __all__ = [
     "GROUP_KEY",
+    "INFERRED_BY_KEY",
     "NEUTRAL",
     "GroupDetector",
     "Mention",
