@@ -6,7 +6,8 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
 * the concept's own word pairs (``pairs`` in the concept JSON), first word → first group, second → second;
 * extra evidence words from ``data/group_words.json`` (pronouns, possessives, kin, role words and titles); for
   gender also the counterfactual pair list ``data/gender_words.json`` (plurals and possessives) and gendered
-  first names from ``data/names/gender_swap_names.json`` (names-dataset, gender share ≥ 0.9), counted only when
+  first names from ``data/names/gender_swap_names.json`` (names-dataset, US, gender share ≥ 0.9) and
+  ``data/names/world_first_names.json`` (every country's top 1,000, not a frequent English word), counted only when
   capitalised and not a title, month or other capitalised non-name (``data/names/non_names.json``) nor a
   common word (``not_names`` in ``data/group_words.json``); a unisex first name (``unisex_names``) is a mention
   whose group is that of the next pronoun ("Alex … he": male; none: neutral);
@@ -85,10 +86,15 @@ def _group_words() -> dict[str, Any]:
 
 
 @cache
-def _names(names_file: str, not_names: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+def _names(
+    names_file: str, not_names: tuple[str, ...], extra_file: str | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
     pairs = read_json(*names_file.split("/"))["pairs"]
     female = {f for f, _ in pairs}
     male = {m for _, m in pairs}
+    if extra_file is not None:  # names from everywhere, added where the main table does not say the other gender
+        extra = read_json(*extra_file.split("/"))
+        female, male = female | (set(extra["female"]) - male), male | (set(extra["male"]) - female)
     skip = set(not_names)
     for words in read_json("names", "non_names.json").values():
         if isinstance(words, list):
@@ -143,7 +149,8 @@ class GroupDetector:
                 add(word, group)
         self._words = {w: g for w, g in words.items() if g}
         self._use_names = use_names
-        self._data_files = tuple(data[key] for key in ("word_pairs_file", "names_file") if key in data)
+        keys = ("word_pairs_file", "names_file", "extra_names_file")
+        self._data_files = tuple(data[key] for key in keys if key in data)
         rule = data.get("protagonist") or {}
         known = (*self.groups, NEUTRAL)
         self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
@@ -167,11 +174,12 @@ class GroupDetector:
         self._pronouns = {w.lower(): g for g, ws in rule.get("pronouns", {}).items() for w in ws}
         if use_names and "names_file" in data:
             unisex = tuple(data.get("unisex_names", ()))
-            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex)
+            extra = data.get("extra_names_file")
+            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex, extra)
             if self._margin is not None and self._pronouns:
                 self._unisex = frozenset(unisex)
                 # word-names ("Holly", "Mark") count as first names when a surname follows them
-                self._before_surname = _names(data["names_file"], unisex)
+                self._before_surname = _names(data["names_file"], unisex, extra)
         self._lower_evidence = (
             frozenset(self._words) | self._neutral_words | set(self._possessive) | set(self._pronouns)
         )

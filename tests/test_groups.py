@@ -208,9 +208,10 @@ def test_accuracy_on_fairness_passages2():
     possessive ("Leo's mother"), full names whose surname is a first name elsewhere ("Maureen Doyle … Doyle"),
     word-names and non-person gendered words. Held out for round 3: 0.847 (counting 0.731); round 4 (surnames
     remembered, named possessives, word-names before surnames, acronyms, firm names) was chosen with it: 0.903;
-    round 5 (a group's they/their after a plural person noun is no evidence): 0.912; round 7 0.935."""
+    round 5 (a group's they/their after a plural person noun is no evidence): 0.912; round 7 0.935; round 9 (first
+    names from every country) 0.949."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(2).documents]
-    assert accuracy(rows) >= 0.9  # measured 0.935 (202/216)
+    assert accuracy(rows) >= 0.93  # measured 0.949 (205/216)
 
 
 def test_accuracy_on_fairness_passages3():
@@ -223,25 +224,33 @@ def test_accuracy_on_fairness_passages3():
 def test_accuracy_on_fairness_passages4():
     """133–164 word chunks, most with another person, written after round 5: counting 0.694, round 2 0.819,
     round 3 0.896, rounds 4 and 5 0.903; round 6 (surnames anywhere in the text, a long text's single gendered
-    mention is neutral) was chosen with it: 0.944; round 7 0.951."""
+    mention is neutral) was chosen with it: 0.944; round 7 0.951, round 8 0.958, round 9 0.965."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(4).documents]
-    assert accuracy(rows) >= 0.93  # measured 0.951 (137/144)
+    assert accuracy(rows) >= 0.95  # measured 0.965 (139/144)
 
 
 def test_accuracy_on_fairness_passages5():
     """134–167 word chunks in part 4's style, written after round 6: counting 0.646, round 2 0.771, round 4 0.806,
-    round 5 0.812, round 6 0.833; round 7 (a surname standing alone names the protagonist) was chosen with it."""
+    round 5 0.812, round 6 0.833; round 7 (a surname standing alone names the protagonist) was chosen with it: 0.938;
+    round 9 0.944."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(5).documents]
-    assert accuracy(rows) >= 0.92  # measured 0.938 (135/144)
+    assert accuracy(rows) >= 0.93  # measured 0.944 (136/144)
 
 
 def test_accuracy_on_fairness_passages6():
     """140–170 word chunks with side people of both genders, written blind while round 7 was chosen, scored after:
     counting 0.514, round 2 0.632, round 6 0.681, round 7 0.729. Round 8 was chosen with its errors (a unisex name
     takes the next pronoun only when no other person's name or title comes first; in a text of 100+ words a
-    full name first does not stop the lone-surname rule)."""
+    full name first does not stop the lone-surname rule): 0.868; round 9 (first names from every country) 0.924."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(6).documents]
-    assert accuracy(rows) >= 0.85  # measured 0.868 (125/144)
+    assert accuracy(rows) >= 0.9  # measured 0.924 (133/144)
+
+
+def test_first_names_from_everywhere_count():
+    found = GroupDetector("gender")
+    assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
+    assert found.group("Huw Griffiths said the figures were wrong.") == "male"
+    assert found.group("Will the train be late?") == "neutral"  # a frequent English word stays out
 
 
 def test_unisex_name_does_not_take_another_persons_pronoun():
