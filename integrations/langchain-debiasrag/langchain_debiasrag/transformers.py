@@ -1,7 +1,9 @@
-"""``AnonymizingTransformer``: remove or replace names in Documents before they are embedded (seed 002)."""
+"""Ingestion-time Document transformers: ``AnonymizingTransformer`` removes or replaces names before the Documents
+are embedded (seed 002); ``GroupAnnotator`` stores each Document's group in its metadata once, at index time."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -10,6 +12,7 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
 from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError
+from debiasrag.groups import annotate_groups, detector
 
 
 class AnonymizingTransformer(BaseDocumentTransformer):
@@ -74,7 +77,58 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         return output
 
 
+class GroupAnnotator(BaseDocumentTransformer):
+    """Store each Document's group (e.g. female / male / neutral) in its metadata at ingestion, so a vector store
+    keeps it and :class:`~langchain_debiasrag.DebiasedRetriever` (``balanced``, ``dynamic``) reads it at query time
+    instead of inferring it from every returned text again.
+
+    Each output Document is a copy (same id, text and metadata; the inputs are not changed) whose metadata gains
+    ``debiasrag_group`` (:data:`debiasrag.groups.GROUP_KEY`), inferred from the text by
+    :func:`debiasrag.groups.annotate_groups`, and ``debiasrag_group_inferred_by``
+    (:data:`~debiasrag.groups.INFERRED_BY_KEY`): the detector's fingerprint, so a retriever whose detector differs
+    (another concept, a newer debiasrag) infers the group again rather than trusting a stale one. A Document that
+    already has ``debiasrag_group`` but no ``debiasrag_group_inferred_by`` is labelled by you: the label is checked
+    and kept, unmarked. Both values are flat strings, accepted by every store (Chroma included). One concept per
+    store: both keys hold a single group.
+
+    Example:
+        >>> from langchain_core.documents import Document
+        >>> (doc,) = GroupAnnotator().transform_documents([Document(page_content="She fixed the build.")])
+        >>> doc.metadata["debiasrag_group"]
+        'female'
+
+    Args:
+        concept: the concept whose groups are stored: ``"gender"``, ``"age"``, ``"wealth"`` or a path to a concept
+            JSON; the same ``concept`` the retriever uses. An unknown one raises :class:`debiasrag.InputError` here.
+    """
+
+    def __init__(self, concept: str = "gender") -> None:
+        if not isinstance(concept, str):
+            raise InputError(f"concept must be a concept name or a concept JSON path, got {type(concept).__name__}")
+        self.concept = concept
+        self.fingerprint = detector(concept).fingerprint  # loads (and checks) the concept now, not at first use
+
+    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        """Copies of the Documents, in order, with their groups in ``metadata`` (see the class docstring)."""
+        copies = [doc.model_copy(update={"metadata": dict(doc.metadata)}) for doc in _checked(documents)]
+        annotate_groups(copies, self.concept)  # writes GROUP_KEY / INFERRED_BY_KEY into the copies' metadata
+        return copies
+
+    async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        """Async :meth:`transform_documents` (run in a worker thread, so a large batch never blocks the event loop)."""
+        return await asyncio.to_thread(self.transform_documents, documents, **kwargs)
+
+
 _EXPECTED = "LangChain Documents"
+
+
+def _checked(documents: Sequence[object]) -> list[Document]:
+    checked: list[Document] = []
+    for position, doc in enumerate(documents):
+        if not isinstance(doc, Document):
+            raise InputError(f"expected {_EXPECTED}, got {type(doc).__name__} at position {position}")
+        checked.append(doc)
+    return checked
 
 
 def _text(document: Document) -> str:

@@ -1,7 +1,8 @@
-"""LlamaIndex integration of debiasrag: ``DebiasedRetriever``, ``AnonymizeTransform``, ``DebiasragEmbedding``."""
+"""LlamaIndex integration of debiasrag: ``DebiasedRetriever``, ``AnonymizeTransform``, ``GroupAnnotateTransform``,
+``DebiasragEmbedding``."""
 
 from llama_index.retrievers.debiasrag.base import DebiasedRetriever
 from llama_index.retrievers.debiasrag.embeddings import DebiasragEmbedding
-from llama_index.retrievers.debiasrag.transforms import AnonymizeTransform
+from llama_index.retrievers.debiasrag.transforms import AnonymizeTransform, GroupAnnotateTransform
 
-__all__ = ["AnonymizeTransform", "DebiasedRetriever", "DebiasragEmbedding"]
+__all__ = ["AnonymizeTransform", "DebiasedRetriever", "DebiasragEmbedding", "GroupAnnotateTransform"]

@@ -1,7 +1,9 @@
-"""``AnonymizeTransform``: an ``IngestionPipeline`` step that removes or replaces names before embedding."""
+"""``IngestionPipeline`` steps: ``AnonymizeTransform`` removes or replaces names before embedding;
+``GroupAnnotateTransform`` stores each node's group in its metadata once, at index time."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ from pydantic import Field, PrivateAttr
 from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
 from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError
+from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
 
 # Recorded in node metadata but kept out of the embedding and LLM views: spans and counts mean nothing to an
 # embedder, and with include_names=True the removed names would be embedded right back in.
@@ -97,6 +100,72 @@ class AnonymizeTransform(TransformComponent):
         return output
 
 
+# Recorded in node metadata for the retriever, kept out of the embedding and LLM views: a "debiasrag_group: female"
+# line in the embedded text would move the vector towards that group, the very bias the retriever balances away.
+GROUP_KEYS = (GROUP_KEY, INFERRED_BY_KEY)
+
+
+class GroupAnnotateTransform(TransformComponent):
+    """Store each node's group (e.g. female / male / neutral) in its metadata in an ``IngestionPipeline``, so the
+    vector store keeps it and :class:`~llama_index.retrievers.debiasrag.DebiasedRetriever` (``balanced``,
+    ``dynamic``) reads it at query time instead of inferring it from every returned text again.
+
+    Returns copies of the nodes (same ids, text and relationships; the inputs are not changed) whose metadata gains
+    ``debiasrag_group`` (:data:`debiasrag.groups.GROUP_KEY`), inferred from the text by
+    :func:`debiasrag.groups.annotate_groups`, and ``debiasrag_group_inferred_by``
+    (:data:`~debiasrag.groups.INFERRED_BY_KEY`): the detector's fingerprint, so a retriever whose detector differs
+    (another concept, a newer debiasrag) infers the group again rather than trusting a stale one. A node that
+    already has ``debiasrag_group`` but no ``debiasrag_group_inferred_by`` is labelled by you: the label is checked
+    and kept, unmarked. Both keys are excluded from the embedding and LLM metadata views, so the label never
+    changes a node's vector nor reaches a prompt. Both values are flat strings (accepted by Chroma). One concept
+    per store: both keys hold a single group.
+
+    Example:
+        >>> from llama_index.core import Document
+        >>> (node,) = GroupAnnotateTransform()([Document(text="She fixed the build.")])
+        >>> node.metadata["debiasrag_group"]
+        'female'
+
+    Args:
+        concept: the concept whose groups are stored: ``"gender"``, ``"age"``, ``"wealth"`` or a path to a concept
+            JSON; the same ``concept`` the retriever uses. An unknown one raises :class:`debiasrag.InputError` here.
+    """
+
+    concept: str = Field(default="gender", description="concept name or path to a concept JSON")
+    fingerprint: str = Field(
+        default="", description="the group detector's fingerprint (part of the ingestion cache key)"
+    )
+
+    def __init__(self, concept: str = "gender", **data: Any) -> None:
+        if not isinstance(concept, str):
+            raise InputError(f"concept must be a concept name or a concept JSON path, got {type(concept).__name__}")
+        found = detector(concept)  # loads (and checks) the concept now, before pydantic and before first use
+        super().__init__(**{**data, "concept": concept, "fingerprint": found.fingerprint})
+
+    @classmethod
+    def class_name(cls) -> str:
+        """LlamaIndex's serialisation name."""
+        return "DebiasragGroupAnnotateTransform"
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        """Copies of the nodes, in order, with their groups in ``metadata`` (see the class docstring)."""
+        output = []
+        for position, node in enumerate(nodes):
+            if not isinstance(node, BaseNode):
+                raise InputError(f"expected {_EXPECTED}, got {type(node).__name__} at position {position}")
+            new = node.model_copy()  # shallow; metadata and exclusion lists are replaced below, not mutated
+            new.metadata = dict(node.metadata)
+            new.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, GROUP_KEYS)
+            new.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, GROUP_KEYS)
+            output.append(new)
+        annotate_groups(output, self.concept)  # writes GROUP_KEY / INFERRED_BY_KEY into the copies' metadata
+        return output
+
+    async def acall(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        """Async :meth:`__call__` (run in a worker thread, so a large batch never blocks the event loop)."""
+        return await asyncio.to_thread(self.__call__, nodes, **kwargs)
+
+
 _EXPECTED = "LlamaIndex nodes"
 
 
@@ -104,5 +173,5 @@ def _text(node: BaseNode) -> str:
     return node.get_content(metadata_mode=MetadataMode.NONE)
 
 
-def _union(keys: list[str]) -> list[str]:
-    return list(keys) + [key for key in RECORD_KEYS if key not in keys]
+def _union(keys: list[str], extra: Sequence[str] = RECORD_KEYS) -> list[str]:
+    return list(keys) + [key for key in extra if key not in keys]
