@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -415,7 +415,10 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     caregiving and education_admin, 144 documents of 134–167 words in the style of part 4; written after round
     6 (round 7 of the detector was chosen with it). ``part=6`` (``fairness_passages6``): 24 queries in
     appearance, relationships, engineering and emergency_services, 144 documents of 140–170 words, nearly all
-    with other people of both genders; written blind while round 7 was chosen, scored only after it was fixed.
+    with other people of both genders; written blind while round 7 was chosen, scored only after it was fixed
+    (rounds 8 and 9 were chosen with it). ``part=7`` (``fairness_passages7``): 24 queries in veterinary, aviation,
+    real_estate and music, 144 documents of 136–167 words in part 6's style; written blind while rounds 8–9 were
+    chosen, scored only after, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

@@ -246,6 +246,13 @@ def test_accuracy_on_fairness_passages6():
     assert accuracy(rows) >= 0.9  # measured 0.924 (133/144)
 
 
+def test_accuracy_on_fairness_passages7():
+    """136–167 word chunks in part 6's style, written blind while rounds 8 and 9 were chosen, scored only after:
+    counting 0.632, round 2 0.736, round 6 0.771, round 7 0.826, round 8 0.847, round 9 0.868; chose nothing."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(7).documents]
+    assert accuracy(rows) >= 0.85  # measured 0.868 (125/144)
+
+
 def test_first_names_from_everywhere_count():
     found = GroupDetector("gender")
     assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
