@@ -7,7 +7,8 @@ rarely label them. :class:`GroupDetector` reads the evidence in the text and cou
 * extra evidence words from ``data/group_words.json`` (pronouns, possessives, kin, role words and titles); for
   gender also the counterfactual pair list ``data/gender_words.json`` (plurals and possessives) and gendered
   first names from ``data/names/gender_swap_names.json`` (names-dataset, US, gender share ≥ 0.9) and
-  ``data/names/world_first_names.json`` (every country's top 1,000, not a frequent English word), counted only when
+  ``data/names/world_first_names.json`` (every country's top 1,000, accents kept, not a frequent English word;
+  words are read in any script, so "Ciarán" is one token), counted only when
   capitalised and not a title, month or other capitalised non-name (``data/names/non_names.json``) nor a
   common word (``not_names`` in ``data/group_words.json``); a unisex first name (``unisex_names``) is a mention
   whose group is that of the next pronoun ("Alex … he": male; none: neutral);
@@ -64,7 +65,8 @@ is the user's label and always kept; one inferred by another detector (an older 
 
 NEUTRAL = "neutral"
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-.]*[A-Za-z]|[A-Za-z]")
+_LETTER = r"[^\W\d_]"  # any script's letters: "Ciarán", "Søren", "Zoë" are one token each
+_TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-.])*{_LETTER}|{_LETTER}")
 _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
 _SENTENCE_END = '.!?;:"\u201c('
 

