@@ -48,12 +48,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cache, cached_property, lru_cache
-from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import InputError
-from debiasrag.resources import read_json, read_text
+from debiasrag.resources import module_bytes, read_json, read_text
 from debiasrag.strategies import GroupOf
 
 GROUP_KEY = "debiasrag_group"
@@ -192,7 +191,7 @@ class GroupDetector:
     def fingerprint(self) -> str:
         """Identifies the rules and data this detector infers with: groups stored at index time by a detector
         with another fingerprint (an edited concept, a newer debiasrag) are inferred again rather than trusted."""
-        digest = hashlib.sha256(Path(__file__).read_bytes())  # the rules in code: any edit counts
+        digest = hashlib.sha256(module_bytes("groups"))  # the rules in code: any edit counts
         for name in ("group_words.json", "names/non_names.json", *self._data_files):
             digest.update(read_text(*name.split("/")).encode("utf-8"))
         concept = json.dumps(asdict(self.concept), sort_keys=True, ensure_ascii=False, default=str)

@@ -53,6 +53,11 @@ def read_json(*parts: str) -> Any:
     return json.loads(read_text(*parts))
 
 
+def module_bytes(module: str) -> bytes:
+    """The source of the package module ``debiasrag/<module>.py`` (e.g. to fingerprint rules kept in code)."""
+    return resources.files(PACKAGE).joinpath(f"{module}.py").read_bytes()
+
+
 def read_jsonl(*parts: str) -> list[Any]:
     """A packaged JSON Lines file: one parsed value per non-blank line."""
     return [json.loads(line) for line in read_text(*parts).splitlines() if line.strip()]
