@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -418,7 +418,9 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     with other people of both genders; written blind while round 7 was chosen, scored only after it was fixed
     (rounds 8 and 9 were chosen with it). ``part=7`` (``fairness_passages7``): 24 queries in veterinary, aviation,
     real_estate and music, 144 documents of 136–167 words in part 6's style; written blind while rounds 8–9 were
-    chosen, scored only after, chose nothing.
+    chosen, scored only after (round 10 was chosen with it). ``part=8`` (``fairness_passages8``): 24 queries in
+    pharmacy, logistics, libraries and fisheries, 144 documents of 142–168 words, names from many cultures;
+    written blind while round 10 was chosen, scored only after, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

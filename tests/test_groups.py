@@ -254,6 +254,13 @@ def test_accuracy_on_fairness_passages7():
     assert accuracy(rows) >= 0.85  # measured 0.875 (126/144)
 
 
+def test_accuracy_on_fairness_passages8():
+    """142–168 word chunks, names from many cultures, written blind while round 10 was chosen, scored only after:
+    counting 0.576, round 6 0.743, round 7 0.757, round 8 0.785, round 9 0.819, round 10 0.833; chose nothing."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(8).documents]
+    assert accuracy(rows) >= 0.81  # measured 0.833 (120/144)
+
+
 def test_first_names_from_everywhere_count():
     found = GroupDetector("gender")
     assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
