@@ -31,7 +31,8 @@ female or male mention is neutral (a passer-by, not the protagonist); unless a t
 a full name, the person it most often names by surname alone is the protagonist ("Kwame felt dizzy … safety
 manager Joanne Price rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind`
 marks such mentions); a unisex first name takes the next pronoun only when no other person's first name or title
-comes first ("Jamie Nowak says … Derek Shaw … he" is Derek's "he").
+comes first ("Jamie Nowak says … Derek Shaw … he" is Derek's "he"); a capitalised word before a street or
+institution word is a place, not a person ("Warren Avenue", "Marsh Lane", ``place_words``).
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
@@ -78,7 +79,7 @@ class Mention:
     start: int
     end: int
     text: str
-    kind: str = ""  # "surname": a surname standing alone ("… Doyle said"), the press's way to name its subject
+    kind: str = ""  # "surname" standing alone ("… Doyle said"), "full name" (a first name before its surname), or ""
 
 
 @cache
@@ -167,6 +168,10 @@ class GroupDetector:
             re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.IGNORECASE) if phrases else None
         )
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"]) if self._margin else frozenset()
+        places = rule.get("place_words", [])
+        self._place = (
+            re.compile(rf"\b({_LETTER}[\w'\-]*)\s+(?:{'|'.join(map(re.escape, places))})\b") if places else None
+        )
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
@@ -207,6 +212,8 @@ class GroupDetector:
         plain = text.replace("\u2019", "'")  # same length: offsets stay those of ``text``
         if self._generic is not None:  # "man-made", "mankind": blanked, so they are no evidence
             plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
+        if self._place is not None:  # "Warren Avenue", "Marsh Lane": a street is named after nobody here
+            plain = self._place.sub(lambda m: " " * len(m.group(0)) if m.group(1)[0].isupper() else m.group(0), plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
         surnames = self._surnames(plain, tokens)  # "Doyle" -> the group of a "Maureen" or "Mrs" before it
