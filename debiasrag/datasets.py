@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -420,7 +420,9 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     real_estate and music, 144 documents of 136–167 words in part 6's style; written blind while rounds 8–9 were
     chosen, scored only after (round 10 was chosen with it). ``part=8`` (``fairness_passages8``): 24 queries in
     pharmacy, logistics, libraries and fisheries, 144 documents of 142–168 words, names from many cultures;
-    written blind while round 10 was chosen, scored only after (round 11 was chosen with it).
+    written blind while round 10 was chosen, scored only after (round 11 was chosen with it). ``part=9``
+    (``fairness_passages9``): 24 queries in dentistry, archaeology, insurance and beekeeping, 144 documents of
+    138–168 words in part 8's style; written blind while round 11 was chosen, scored only after, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

@@ -262,6 +262,13 @@ def test_accuracy_on_fairness_passages8():
     assert accuracy(rows) >= 0.82  # measured 0.847 (122/144) with round 11, chosen with it
 
 
+def test_accuracy_on_fairness_passages9():
+    """138–168 word chunks in part 8's style, written blind while round 11 was chosen, scored only after: counting
+    0.583, round 6 0.674, round 8 0.708, round 10 0.715, round 11 0.715; chose nothing. The hardest set yet."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(9).documents]
+    assert accuracy(rows) >= 0.69  # measured 0.715 (103/144)
+
+
 def test_first_names_from_everywhere_count():
     found = GroupDetector("gender")
     assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
