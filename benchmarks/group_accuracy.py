@@ -18,7 +18,7 @@ scored only after; rounds 8 and 9 were chosen with it) nor fairness_passages7 (p
 rounds 8–9 were chosen, scored only after; round 10 was chosen with it) nor fairness_passages8 (the same style,
 names from many cultures, written blind while round 10 was chosen, scored only after; round 11 was chosen with
 it) nor fairness_passages9 (the same style, written blind while round 11 was chosen, scored only after; chose
-nothing).
+nothing) nor fairness_passages10 (the same style, written after round 11 was fixed; chose nothing).
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 

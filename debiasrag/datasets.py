@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -423,6 +423,8 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     written blind while round 10 was chosen, scored only after (round 11 was chosen with it). ``part=9``
     (``fairness_passages9``): 24 queries in dentistry, archaeology, insurance and beekeeping, 144 documents of
     138–168 words in part 8's style; written blind while round 11 was chosen, scored only after, chose nothing.
+    ``part=10`` (``fairness_passages10``): 24 queries in astronomy, brewing, translation and forestry, 144
+    documents of 138–166 words in the same style; written blind after round 11 was fixed, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

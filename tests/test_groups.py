@@ -269,6 +269,13 @@ def test_accuracy_on_fairness_passages9():
     assert accuracy(rows) >= 0.69  # measured 0.715 (103/144)
 
 
+def test_accuracy_on_fairness_passages10():
+    """138–166 word chunks in part 9's style, written after round 11 was fixed: counting 0.604, round 4 0.785,
+    round 6 0.778, round 7 0.757, round 9 0.778, rounds 10 and 11 0.799; chose nothing."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(10).documents]
+    assert accuracy(rows) >= 0.77  # measured 0.799 (115/144)
+
+
 def test_first_names_from_everywhere_count():
     found = GroupDetector("gender")
     assert found.group("Fatima Idrissi trains two school leavers every year.") == "female"  # not a US top-2500 name
