@@ -264,33 +264,31 @@ def test_bundled_passage_set_is_read_through_the_rows_layout():
     assert all(d.metadata["doc_title"] for d in task.documents)  # extra columns become metadata
 
 
-def test_second_passage_set_and_unknown_part():
-    task = load_fairness_passages(2)
-    assert (task.name, len(task.queries), len(task.documents)) == ("fairness-passages2", 36, 216)
-    assert sorted(set(task.areas.values())) == ["family", "health", "home", "money", "science", "work"]
-    assert not set(task.queries) & set(load_fairness_passages(1).queries)
-    third = load_fairness_passages(3)
-    assert (third.name, len(third.queries), len(third.documents)) == ("fairness-passages3", 24, 144)
-    assert sorted(set(third.areas.values())) == ["digital", "garden", "law", "transport"]
-    fourth = load_fairness_passages(4)
-    assert (fourth.name, len(fourth.queries), len(fourth.documents)) == ("fairness-passages4", 24, 144)
-    fifth = load_fairness_passages(5)
-    assert (fifth.name, len(fifth.queries), len(fifth.documents)) == ("fairness-passages5", 24, 144)
-    sixth = load_fairness_passages(6)
-    assert (sixth.name, len(sixth.queries), len(sixth.documents)) == ("fairness-passages6", 24, 144)
-    assert sorted(set(sixth.areas.values())) == ["appearance", "emergency_services", "engineering", "relationships"]
-    seventh = load_fairness_passages(7)
-    assert (seventh.name, len(seventh.queries), len(seventh.documents)) == ("fairness-passages7", 24, 144)
-    assert sorted(set(seventh.areas.values())) == ["aviation", "music", "real_estate", "veterinary"]
-    eighth = load_fairness_passages(8)
-    assert (eighth.name, len(eighth.queries), len(eighth.documents)) == ("fairness-passages8", 24, 144)
-    assert sorted(set(eighth.areas.values())) == ["fisheries", "libraries", "logistics", "pharmacy"]
-    ninth = load_fairness_passages(9)
-    assert (ninth.name, len(ninth.queries), len(ninth.documents)) == ("fairness-passages9", 24, 144)
-    assert sorted(set(ninth.areas.values())) == ["archaeology", "beekeeping", "dentistry", "insurance"]
-    tenth = load_fairness_passages(10)
-    assert (tenth.name, len(tenth.queries), len(tenth.documents)) == ("fairness-passages10", 24, 144)
-    assert sorted(set(tenth.areas.values())) == ["astronomy", "brewing", "forestry", "translation"]
+PASSAGE_SETS = {  # part: (queries, documents, areas)
+    2: (36, 216, ["family", "health", "home", "money", "science", "work"]),
+    3: (24, 144, ["digital", "garden", "law", "transport"]),
+    4: (24, 144, ["farming", "media", "retail", "volunteering"]),
+    5: (24, 144, ["caregiving", "construction", "education_admin", "hospitality"]),
+    6: (24, 144, ["appearance", "emergency_services", "engineering", "relationships"]),
+    7: (24, 144, ["aviation", "music", "real_estate", "veterinary"]),
+    8: (24, 144, ["fisheries", "libraries", "logistics", "pharmacy"]),
+    9: (24, 144, ["archaeology", "beekeeping", "dentistry", "insurance"]),
+    10: (24, 144, ["astronomy", "brewing", "forestry", "translation"]),
+}
+
+
+@pytest.mark.parametrize("part", sorted(PASSAGE_SETS))
+def test_later_passage_sets(part):
+    task = load_fairness_passages(part)
+    queries, documents, areas = PASSAGE_SETS[part]
+    assert (task.name, len(task.queries), len(task.documents)) == (f"fairness-passages{part}", queries, documents)
+    assert sorted(set(task.areas.values())) == areas
+    earlier = [load_fairness_passages(p) for p in range(1, part)]
+    assert not any(set(task.queries) & set(e.queries) for e in earlier)  # new query ids
+    assert not any(set(task.areas.values()) & set(e.areas.values()) for e in earlier)  # areas no earlier set has
+
+
+def test_unknown_passage_part():
     with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10"):
         load_fairness_passages(11)
 
