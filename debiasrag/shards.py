@@ -27,7 +27,7 @@ import numpy as np
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
-from debiasrag.index import FaissIndex
+from debiasrag.index import FaissIndex, StoredGroups
 
 SHARD_FORMAT = 1
 _SUFFIXES = (".npy", ".jsonl", ".json")
@@ -262,7 +262,8 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
     """One new index holding every document of ``indexes`` (stored vectors reused, nothing re-embedded).
 
     ``options`` go to the new :class:`FaissIndex`; by default it keeps the first index's kind. All inputs
-    must share model, dimension and preprocessing; an id present twice raises InputError.
+    must share model, dimension and preprocessing; an id present twice raises InputError. Groups stored by
+    :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector.
     """
     if not indexes:
         raise InputError("no indexes to merge")
@@ -272,7 +273,12 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
         documents = [index.document(i) for i in range(len(index))]
         vectors = index.vectors_at(np.arange(len(index)))
         builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}")
-    return builder.finish()
+    merged = builder.finish()
+    for concept, first in indexes[0].groups.items():
+        stored = [index.groups.get(concept) for index in indexes]
+        if all(s is not None and s.detector == first.detector for s in stored):
+            merged.groups[concept] = StoredGroups(first.detector, [g for s in stored if s for g in s.groups])
+    return merged
 
 
 __all__ = [

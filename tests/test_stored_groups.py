@@ -137,3 +137,20 @@ def test_cli_index_stores_groups_the_query_command_uses(tmp_path, run_cli):
     proc = run_cli("index", str(corpus), "--out", str(tmp_path / "ix"))
     assert proc.returncode == 0, proc.stderr.decode()
     assert FaissIndex.load(tmp_path / "ix").groups["gender"].groups == ["female", "male", "neutral", "female"]
+
+
+def test_merged_indexes_keep_groups_all_inputs_stored_with_one_detector(embedder):
+    from debiasrag import merge_indexes
+
+    first = FaissIndex.from_documents(DOCS[:2], embedder)
+    second = FaissIndex.from_documents(
+        [Document("x", "Her sister fixed it."), Document("y", "It was fixed.")], embedder
+    )
+    first.store_groups()
+    assert merge_indexes([first, second]).groups == {}  # the second never stored them: inferred lazily instead
+    second.store_groups()
+    merged = merge_indexes([first, second])
+    assert merged.ids == ["f", "m", "x", "y"]
+    assert merged.groups["gender"].groups == ["female", "male", "female", "neutral"]
+    second.groups["gender"] = StoredGroups("0" * 64, second.groups["gender"].groups)  # another detector's
+    assert merge_indexes([first, second]).groups == {}
