@@ -224,7 +224,7 @@ class GroupDetector:
                 i += 1  # most tokens: a plain lower-case word that is no evidence of any kind
                 continue
             start, end = tokens[i].span()
-            base = raw[:-2] if raw.endswith("'s") else raw
+            base = _strip_possessive(raw)
             if (
                 base in surnames
                 and i > 0
@@ -287,8 +287,7 @@ class GroupDetector:
             if self._is_first_name(text, tokens, i) or raw.rstrip(".") in self._after_title:
                 group = self._group_at(text, tokens, i)
                 if group is not None:
-                    following = tokens[i + 1].group(0)
-                    found.setdefault(following[:-2] if following.endswith("'s") else following, group)
+                    found.setdefault(_strip_possessive(tokens[i + 1].group(0)), group)
         return found
 
     def _noun_group(self, word: str) -> str:
@@ -325,7 +324,7 @@ class GroupDetector:
             return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name ("Dr Jordan Lee" is)
         if self._margin is not None and raw[0].isupper() and i > 0 and self._is_first_name(text, tokens, i - 1):
             return None  # "Karen Doyle", "Alex Morgan": a capitalised word right after a first name is a surname
-        base = raw[:-2] if raw.endswith("'s") else raw
+        base = _strip_possessive(raw)
         if raw[0].isupper() and not raw.endswith("'s") and self._name_follows(text, tokens, i):  # "Holly Grant"
             for group, names in zip(self.groups, self._before_surname):
                 if raw in names and raw not in self._unisex:
@@ -345,8 +344,8 @@ class GroupDetector:
             pronoun = self._pronouns.get(word.lower())
             if pronoun is not None:
                 return pronoun
-            if j > skip and word[0].isupper() and _strip_possessive(word) != own:
-                name = _strip_possessive(word)
+            name = _strip_possessive(word)
+            if j > skip and word[0].isupper() and name != own:
                 if self._known_first_name(name) or word.rstrip(".") in self._titles:
                     return NEUTRAL
         return NEUTRAL
@@ -400,7 +399,7 @@ class GroupDetector:
                 return None  # "King's Cross", "Queen's Park": part of a place name
             return group
         if self._names is not None and raw[0].isupper():
-            base = raw[:-2] if raw.endswith("'s") else raw
+            base = _strip_possessive(raw)
             if base in self._names[0]:
                 return self.groups[0]
             if base in self._names[1]:
@@ -455,9 +454,10 @@ class GroupDetector:
         if not found:
             return NEUTRAL
         gendered = sum(mention.group != NEUTRAL for mention in found)
-        if gendered == 1 and self._long_text and len(text.split()) >= self._long_text:
+        words = len(text.split())
+        if gendered == 1 and self._long_text and words >= self._long_text:
             return NEUTRAL  # a long text names its protagonist more than once: one mention is a passer-by
-        short = self._full_name_first_below is None or len(text.split()) < self._full_name_first_below
+        short = self._full_name_first_below is None or words < self._full_name_first_below
         if self._surname_decides and not (found[0].kind == "full name" and short):
             # Chunks open on a scene ("Kwame felt dizzy …") before their subject, whom the press then names by
             # surname alone ("… Price says"): the most often so named person is the protagonist. A short text
@@ -496,6 +496,13 @@ def detector(concept: str = "gender") -> GroupDetector:
     return GroupDetector(concept)
 
 
+def detector_for(concept: str | Concept | GroupDetector) -> GroupDetector:
+    """The detector for ``concept``: shared for a name (:func:`detector`), new for a :class:`Concept`, as is."""
+    if isinstance(concept, GroupDetector):
+        return concept
+    return detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+
+
 def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender") -> list[str]:
     """Store each document's group in ``metadata[GROUP_KEY]`` at index time, so a wrapped store keeps it and
     retrieval reads it instead of inferring it; returns the groups.
@@ -506,7 +513,7 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender")
     :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a ``metadata`` dict
     (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
     """
-    found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+    found = detector_for(concept)
     docs = list(documents)
     groups = []
     for doc in docs:
@@ -521,7 +528,7 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender")
 
 def group_census(documents: Iterable[Any], concept: str | Concept = "gender") -> tuple[list[str], dict[str, int]]:
     """Each document's group (labels kept, the rest inferred) and :func:`group_summary`'s counts, in one pass."""
-    found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+    found = detector_for(concept)
     counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
     groups, mixed = [], 0
     for doc in documents:
@@ -580,6 +587,7 @@ __all__ = [
     "Mention",
     "annotate_groups",
     "detector",
+    "detector_for",
     "document_text",
     "group_census",
     "group_lookup",

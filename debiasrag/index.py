@@ -24,7 +24,7 @@ from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
-from debiasrag.groups import NEUTRAL, GroupDetector, detector
+from debiasrag.groups import NEUTRAL, GroupDetector, detector_for
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -209,10 +209,7 @@ class FaissIndex:
         ``groups``: the same detector's groups already computed for these documents, in index order
         (e.g. by :func:`~debiasrag.groups.group_census` while counting them), so they are not inferred twice.
         """
-        if isinstance(concept, GroupDetector):
-            found = concept
-        else:
-            found = detector(concept) if isinstance(concept, str) else GroupDetector(concept)
+        found = detector_for(concept)
         if groups is None:
             docs = [Document(i, t, m) for i, t, m in zip(self.ids, self.texts, self.metadatas)]
             groups = found.groups_of(docs)
