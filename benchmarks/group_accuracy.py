@@ -27,45 +27,17 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from debiasrag.datasets import (
-    PASSAGE_PARTS,
-    load_fairness_passages,
-    load_fairness_set,
-    load_gendered_topics,
-    load_protagonist_triples,
-    load_toy_task,
-    load_wide_topics,
-)
+from debiasrag.datasets import load_group_sets
 from debiasrag.groups import GroupDetector
 
 
-def labelled() -> dict[str, list[tuple[str, str]]]:
-    sets = {}
-    for split in ("main", "holdout"):
-        task = load_fairness_set(split)
-        sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in task.documents]
-    sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
-    for part in PASSAGE_PARTS:
-        task = load_fairness_passages(part)
-        sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
-    task = load_gendered_topics()
-    # Distractors are labelled "none": they are about nobody, i.e. neutral.
-    sets["gendered_topics"] = [(d.text, d.metadata["group"].replace("none", "neutral")) for d in task.documents]
-    # The toy's 5 "random" chunks are off-topic, not about a group: neutral (one says "his guitar").
-    sets["toy (seed 000 App. E)"] = [
-        (d.text, d.metadata["group"].replace("random", "neutral")) for d in load_toy_task().documents
-    ]
-    for split in ("design", "report", "report2"):
-        sets[f"triples_{split}"] = load_protagonist_triples(split)
-    return sets
-
-
 def main() -> None:
-    for use_names in (False, True):
-        print(f"\nnames {'on' if use_names else 'off'}")
+    for use_names, protagonist in ((False, "learned"), (True, "rules"), (True, "learned")):
+        print(f"\nnames {'on' if use_names else 'off'}, protagonist decider: {protagonist}")
         print(f"{'set':18} {'docs':>5} {'accuracy':>9} {'µs/text':>8}  confusions")
-        for name, rows in labelled().items():
-            found = GroupDetector("gender", use_names=use_names)  # a fresh memo: every text is new to it
+        for name, rows in load_group_sets().items():
+            # a fresh memo: every text is new to it
+            found = GroupDetector("gender", use_names=use_names, protagonist=protagonist)
             started = time.perf_counter()
             predicted = [found.group(text) for text, _ in rows]
             per_text = (time.perf_counter() - started) / len(rows) * 1e6

@@ -456,3 +456,26 @@ def load_protagonist_triples(split: str | None = None) -> list[tuple[str, str]]:
             if split is None or _field(where, row, "split") == split:
                 pairs.append((_field(where, row, "text"), group))
     return pairs
+
+
+def load_group_sets() -> dict[str, list[tuple[str, str]]]:
+    """Every bundled labelled set as ``(text, group)`` pairs per set name, for group detectors: the fairness
+    splits, the wide topics, the passage parts (``fairness_passages``, ``fairness_passages2`` …), gendered_topics
+    (distractors: ``neutral``), the seed's toy task (off-topic chunks: ``neutral``) and the protagonist triples'
+    splits (``triples_design`` …). Which of them chose a rule and which only report is in the README and in
+    ``data/groups/protagonist_model.json``."""
+    sets: dict[str, list[tuple[str, str]]] = {}
+    for split in ("main", "holdout"):
+        sets[f"fairness_{split}"] = [(d.text, d.metadata["group"]) for d in load_fairness_set(split).documents]
+    sets["wide_topics"] = [(d.text, d.metadata["group"]) for d in load_wide_topics().documents]
+    for part in PASSAGE_PARTS:
+        task = load_fairness_passages(part)
+        sets[task.name.replace("-", "_")] = [(d.text, d.metadata["group"]) for d in task.documents]
+    # Distractors are about nobody, and the toy's "random" chunks are off-topic: neutral.
+    sets["gendered_topics"] = [
+        (d.text, d.metadata["group"].replace("none", "neutral")) for d in load_gendered_topics().documents
+    ]
+    sets["toy"] = [(d.text, d.metadata["group"].replace("random", "neutral")) for d in load_toy_task().documents]
+    for split in PROTAGONIST_SPLITS:
+        sets[f"triples_{split}"] = load_protagonist_triples(split)
+    return sets

@@ -49,6 +49,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cache, cached_property, lru_cache
+from math import log1p
 from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
@@ -69,6 +70,37 @@ _LETTER = r"[^\W\d_]"  # any script's letters: "Ciarán", "Søren", "Zoë" are o
 _TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-.])*{_LETTER}|{_LETTER}")
 _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
 _SENTENCE_END = '.!?;:"\u201c('
+_FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+PROTAGONIST_DECIDERS = ("learned", "rules")
+"""How :class:`GroupDetector` picks a gender protagonist from the mentions: ``"learned"`` (default) weighs the
+:data:`PROTAGONIST_FEATURES` of each candidate group with weights fitted on our design sets
+(``data/groups/protagonist_model.json``, ``scripts/train_protagonist_model.py``); ``"rules"`` is the hand-written
+rules alone (round 11), which the learned decider also reads as a feature."""
+
+PROTAGONIST_FEATURES = (
+    "log1p mentions",
+    "share of the mentions",
+    "first mention",
+    "1 - offset of the first mention / length",
+    "log1p lone-surname mentions",
+    "most named lone surname",
+    "log1p full-name mentions",
+    "log1p pronouns",
+    "log1p named mentions",
+    "log1p mentions in the first sentence",
+    "log1p mentions opening a sentence",
+    "the rules' pick",
+    "any mention",
+    "log1p mentions in the second half",
+    "log1p distinct names",
+    "log1p mentions of the most named person",
+    "first mention x long text (100+ words)",
+    "most named lone surname x long text",
+    "the rules' pick x long text",
+    "log1p mentions x long text",
+    "log1p pronouns x long text",
+)
 
 
 @dataclass(frozen=True)
@@ -117,7 +149,11 @@ class GroupDetector:
         'female'
     """
 
-    def __init__(self, concept: str | Concept = "gender", *, use_names: bool = True) -> None:
+    def __init__(
+        self, concept: str | Concept = "gender", *, use_names: bool = True, protagonist: str = "learned"
+    ) -> None:
+        if protagonist not in PROTAGONIST_DECIDERS:
+            raise InputError(f"protagonist must be one of {', '.join(PROTAGONIST_DECIDERS)}; got {protagonist!r}")
         self.concept = load_concept(concept)
         self.groups: tuple[str, ...] = tuple(self.concept.groups)
         words: dict[str, str] = {}
@@ -151,9 +187,12 @@ class GroupDetector:
                 add(word, group)
         self._words = {w: g for w, g in words.items() if g}
         self._use_names = use_names
-        keys = ("word_pairs_file", "names_file", "extra_names_file")
-        self._data_files = tuple(data[key] for key in keys if key in data)
         rule = data.get("protagonist") or {}
+        model_file = rule.get("model_file") if protagonist == "learned" and use_names else None
+        self._model: dict[str, Any] | None = read_json(*model_file.split("/")) if model_file else None
+        self._protagonist = protagonist
+        keys = ("word_pairs_file", "names_file", "extra_names_file")
+        self._data_files = tuple(data[key] for key in keys if key in data) + ((model_file,) if model_file else ())
         known = (*self.groups, NEUTRAL)
         self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
         self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
@@ -200,7 +239,7 @@ class GroupDetector:
         for name in ("group_words.json", "names/non_names.json", *self._data_files):
             digest.update(read_text(*name.split("/")).encode("utf-8"))
         concept = json.dumps(asdict(self.concept), sort_keys=True, ensure_ascii=False, default=str)
-        digest.update(f"{concept}|names={self._use_names}".encode())
+        digest.update(f"{concept}|names={self._use_names}|protagonist={self._protagonist}".encode())
         return digest.hexdigest()
 
     def groups_of(self, documents: Iterable[Any]) -> list[str]:
@@ -449,6 +488,80 @@ class GroupDetector:
 
     def _decide(self, text: str, found: list[Mention]) -> str:
         """The group of ``text`` from its mentions ``found`` (see the module docstring)."""
+        rule = self._rule_decision(text, found)
+        if self._model is None or not found:
+            return rule
+        candidates = (*self.groups, NEUTRAL)
+        scores = self.protagonist_scores(self.protagonist_features(text, found, rule))
+        best = max(scores)
+        winners = [group for group, score in zip(candidates, scores) if score == best]
+        return rule if rule in winners else winners[0]
+
+    def protagonist_scores(self, features: list[list[float]]) -> list[float]:
+        """The learned decider's score per candidate group (rows of :meth:`protagonist_features`); the highest is
+        the protagonist's group. One weight vector is shared by the two gendered groups, so neither is preferred
+        for its own sake; neutral has its own and a bias."""
+        if self._model is None:
+            raise InputError("this detector decides by the rules alone (protagonist='rules' or names off)")
+        weights = self._model["weights"]
+        kinds = ("gendered", "gendered", "neutral")
+        return [
+            sum(w * x for w, x in zip(weights[kind], row)) + (weights["neutral_bias"] if kind == "neutral" else 0.0)
+            for kind, row in zip(kinds, features)
+        ]
+
+    def protagonist_features(self, text: str, found: list[Mention], rule: str) -> list[list[float]]:
+        """The learned decider's inputs: one row per candidate group (the concept's two, then neutral), the
+        :data:`PROTAGONIST_FEATURES` in order, from the text's mentions ``found`` and the rules' pick ``rule``."""
+        size = len(text)
+        long = 1.0 if len(text.split()) >= 100 else 0.0
+        first_end = _FIRST_SENTENCE_END.search(text)
+        first_sentence = first_end.end() if first_end else size
+        lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
+        lone_group = None
+        if lone:
+            top = lone.most_common(1)[0][0]
+            lone_group = next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
+        rows = []
+        for group in (*self.groups, NEUTRAL):
+            own = [m for m in found if m.group == group]
+            pronouns = sum(m.text.lower() in self._pronouns for m in own)
+            named = [
+                _strip_possessive(m.text) for m in own if m.text[:1].isupper() and m.text.lower() not in self._pronouns
+            ]
+            people = Counter(named)
+            count = log1p(len(own))
+            first_mention = 1.0 if found[0].group == group else 0.0
+            lone_pick = 1.0 if lone_group == group else 0.0
+            rule_pick = 1.0 if rule == group else 0.0
+            row = [
+                count,
+                len(own) / len(found),
+                first_mention,
+                1.0 - own[0].start / size if own else 0.0,
+                log1p(sum(m.kind == "surname" for m in own)),
+                lone_pick,
+                log1p(sum(m.kind == "full name" for m in own)),
+                log1p(pronouns),
+                log1p(len(named)),
+                log1p(sum(m.start < first_sentence for m in own)),
+                log1p(sum(_starts_sentence(text, m.start) for m in own)),
+                rule_pick,
+                1.0 if own else 0.0,
+                log1p(sum(m.start > size / 2 for m in own)),
+                log1p(len(people)),
+                log1p(max(people.values(), default=0)),
+                first_mention * long,
+                lone_pick * long,
+                rule_pick * long,
+                count * long,
+                log1p(pronouns) * long,
+            ]
+            rows.append(row)
+        return rows
+
+    def _rule_decision(self, text: str, found: list[Mention]) -> str:
+        """The hand-written rules' group for ``text`` (see the module docstring)."""
         if self._margin is None:  # concepts without a protagonist rule: the group with strictly more evidence
             return _strict_winner(self._counts(found)) or NEUTRAL
         if not found:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from debiasrag.concepts import Concept, load_concept
@@ -15,6 +20,7 @@ from debiasrag.datasets import (
 )
 from debiasrag.errors import InputError
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, GroupDetector, annotate_groups, detector, group_summary
+from debiasrag.resources import read_json
 
 
 @pytest.mark.parametrize(
@@ -243,7 +249,7 @@ def test_accuracy_on_fairness_passages6():
     takes the next pronoun only when no other person's name or title comes first; in a text of 100+ words a
     full name first does not stop the lone-surname rule): 0.868; round 9 (first names from every country) 0.924."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(6).documents]
-    assert accuracy(rows) >= 0.9  # measured 0.924 (133/144)
+    assert accuracy(rows) >= 0.9  # measured 0.924 (133/144); learned decider (trained on it) 0.944
 
 
 def test_accuracy_on_fairness_passages7():
@@ -251,7 +257,7 @@ def test_accuracy_on_fairness_passages7():
     counting 0.632, round 2 0.736, round 6 0.771, round 7 0.826, round 8 0.847, round 9 0.868; round 10 (letters
     of every script in words and names) was chosen with its errors: 0.875."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(7).documents]
-    assert accuracy(rows) >= 0.85  # measured 0.875 (126/144)
+    assert accuracy(rows) >= 0.85  # measured 0.875 (126/144); learned decider (trained on it) 0.903
 
 
 def test_accuracy_on_fairness_passages8():
@@ -259,21 +265,66 @@ def test_accuracy_on_fairness_passages8():
     counting 0.576, round 6 0.743, round 7 0.757, round 8 0.785, round 9 0.819, round 10 0.833; round 11 (a
     capitalised word before a street or institution word is a place) was chosen with its errors: 0.847."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(8).documents]
-    assert accuracy(rows) >= 0.82  # measured 0.847 (122/144) with round 11, chosen with it
+    assert accuracy(rows) >= 0.82  # measured 0.847 (122/144) with round 11, chosen with it; learned 0.896
 
 
 def test_accuracy_on_fairness_passages9():
     """138–168 word chunks in part 8's style, written blind while round 11 was chosen, scored only after: counting
     0.583, round 6 0.674, round 8 0.708, round 10 0.715, round 11 0.715; chose nothing. The hardest set yet."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(9).documents]
-    assert accuracy(rows) >= 0.69  # measured 0.715 (103/144)
+    assert accuracy(rows) >= 0.69  # measured 0.715 (103/144) with the rules; 0.778 with the learned decider
 
 
 def test_accuracy_on_fairness_passages10():
     """138–166 word chunks in part 9's style, written after round 11 was fixed: counting 0.604, round 4 0.785,
     round 6 0.778, round 7 0.757, round 9 0.778, rounds 10 and 11 0.799; chose nothing."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(10).documents]
-    assert accuracy(rows) >= 0.77  # measured 0.799 (115/144)
+    assert accuracy(rows) >= 0.77  # measured 0.799 (115/144) with the rules; 0.847 with the learned decider
+
+
+def test_learned_decider_beats_the_rules_on_sets_nobody_chose_on():
+    """scripts/train_protagonist_model.py fits the decider on the sets that chose a rule; parts 9 and 10 chose
+    nothing: rules 0.715 / 0.799, learned 0.778 / 0.847 (benchmarks/group_accuracy.py)."""
+    rules = GroupDetector("gender", protagonist="rules")
+    learned = GroupDetector("gender")
+    for part in (9, 10):
+        rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
+        right = [sum(found.group(text) == gold for text, gold in rows) for found in (rules, learned)]
+        assert right[1] >= right[0] + 5, (part, right)  # measured +9 and +7 of 144
+
+
+def test_learned_decider_prefers_neither_gender():
+    """Swapping the female and male candidates' evidence swaps their scores: one weight vector serves both."""
+    found = GroupDetector("gender")
+    text = (
+        "Site manager Gary Holt said his team stopped at once. Dr Funmilayo Adeyemi, the county archaeologist, "
+        "confirmed the bones were old. Holt expects a delay of three weeks. Adeyemi said the site may be medieval."
+    )
+    rows = found.protagonist_features(text, found.mentions(text), "female")
+    female, male, neutral = found.protagonist_scores(rows)
+    assert found.protagonist_scores([rows[1], rows[0], rows[2]]) == [male, female, neutral]
+    assert female != male
+
+
+def test_protagonist_decider_is_checked_and_fingerprinted():
+    with pytest.raises(InputError, match="protagonist must be one of learned, rules"):
+        GroupDetector("gender", protagonist="vote")
+    assert GroupDetector("gender").fingerprint != GroupDetector("gender", protagonist="rules").fingerprint
+    with pytest.raises(InputError, match="rules alone"):
+        GroupDetector("gender", protagonist="rules").protagonist_scores([[0.0]] * 3)
+
+
+def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
+    """The weights in data/groups/protagonist_model.json are what scripts/train_protagonist_model.py writes."""
+    out = tmp_path / "model.json"
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_protagonist_model.py"
+    run = subprocess.run([sys.executable, str(script), "--out", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    shipped = read_json("groups", "protagonist_model.json")
+    fitted = json.loads(out.read_text(encoding="utf-8"))
+    assert fitted["l2"] == shipped["l2"] and fitted["trained_on"] == shipped["trained_on"]
+    for kind in ("gendered", "neutral"):
+        assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=1e-3)
 
 
 def test_first_names_from_everywhere_count():

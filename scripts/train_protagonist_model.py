@@ -1,0 +1,150 @@
+"""Fit the learned protagonist decider of ``debiasrag.groups`` (``data/groups/protagonist_model.json``).
+
+A conditional logit over a text's candidate groups (female, male, neutral): score = w · features(group), one
+weight vector shared by female and male (so the decider prefers neither for its own sake), one for neutral plus
+a bias; softmax cross-entropy with an L2 penalty λ, fitted by L-BFGS from zeros (deterministic). The features
+(``GroupDetector.protagonist_features``) are read from the hand-written rules' mentions, and the rules' own pick
+is one of them.
+
+Protocol: trained only on the sets that already chose a rule of the detector (``TRAIN``); λ chosen by
+leave-one-set-out accuracy over them; the sets that chose nothing (``REPORT``) are scored once, after the choice,
+and printed for the README. Texts without any mention are left out (the detector calls them neutral without the
+model).
+
+    .venv/bin/python scripts/train_protagonist_model.py [--out PATH]   # LOSO table, report, writes the JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+from debiasrag.datasets import load_group_sets
+from debiasrag.groups import NEUTRAL, PROTAGONIST_FEATURES, GroupDetector
+
+OUT = Path(__file__).resolve().parents[1] / "debiasrag/data/groups/protagonist_model.json"
+TRAIN = (
+    "fairness_main",
+    "gendered_topics",
+    "toy",
+    "triples_design",
+    "triples_report",
+    "fairness_passages",
+    "fairness_passages2",
+    "fairness_passages4",
+    "fairness_passages5",
+    "fairness_passages6",
+    "fairness_passages7",
+    "fairness_passages8",
+)
+LAMBDAS = (0.0, 1e-3, 1e-2, 1e-1)
+GROUPS = ("female", "male", NEUTRAL)
+
+
+def featurize(rules: GroupDetector, rows: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (texts × 3 groups × features), gold group indices and the rules' picks, texts with mentions."""
+    features, gold, picks = [], [], []
+    for text, group in rows:
+        found = rules.mentions(text)
+        if not found:
+            continue
+        pick = rules._decide(text, found)
+        features.append(rules.protagonist_features(text, found, pick))
+        gold.append(GROUPS.index(group))
+        picks.append(GROUPS.index(pick))
+    return np.array(features).reshape(-1, 3, len(PROTAGONIST_FEATURES)), np.array(gold), np.array(picks)
+
+
+def scores(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    k = x.shape[2]
+    return np.stack([x[:, 0] @ w[:k], x[:, 1] @ w[:k], x[:, 2] @ w[k : 2 * k] + w[2 * k]], axis=1)
+
+
+def fit(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    k = x.shape[2]
+
+    def loss(w: np.ndarray) -> float:
+        s = scores(w, x)
+        s = s - s.max(axis=1, keepdims=True)
+        log_p = s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+        return float(-log_p[np.arange(len(y)), y].mean() + lam * (w[: 2 * k] ** 2).sum())
+
+    return minimize(loss, np.zeros(2 * k + 1), method="L-BFGS-B").x
+
+
+def accuracy(w: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray], total: int) -> float:
+    """Accuracy over all ``total`` texts of a set: those without mentions are neutral, right when gold is."""
+    x, y, _ = data
+    return float((scores(w, x).argmax(axis=1) == y).sum() + total - len(y)) / total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the model (default {OUT.name})")
+    out = parser.parse_args().out
+    sets = load_group_sets()
+    missing = [name for name in TRAIN if name not in sets]
+    if missing:
+        sys.exit(f"unknown sets: {missing}")
+    rules = GroupDetector("gender", protagonist="rules")
+    data = {name: featurize(rules, rows) for name, rows in sets.items()}
+    empty_right = {name: sum(g == NEUTRAL for t, g in rows if not rules.mentions(t)) for name, rows in sets.items()}
+
+    def set_accuracy(w: np.ndarray, name: str) -> float:
+        x, y, _ = data[name]
+        right = int((scores(w, x).argmax(axis=1) == y).sum()) + empty_right[name]
+        return right / len(sets[name])
+
+    def rules_accuracy(name: str) -> float:
+        _, y, picks = data[name]
+        return (int((picks == y).sum()) + empty_right[name]) / len(sets[name])
+
+    loso: dict[float, dict[str, float]] = {}
+    for lam in LAMBDAS:
+        loso[lam] = {}
+        for held in TRAIN:
+            x = np.concatenate([data[n][0] for n in TRAIN if n != held])
+            y = np.concatenate([data[n][1] for n in TRAIN if n != held])
+            loso[lam][held] = set_accuracy(fit(x, y, lam), held)
+        mean = sum(loso[lam].values()) / len(TRAIN)
+        print(f"λ = {lam:g}: leave-one-set-out mean accuracy {mean:.4f}")
+    rules_mean = sum(rules_accuracy(n) for n in TRAIN) / len(TRAIN)
+    print(f"rules (chosen on these sets, so in-sample): {rules_mean:.4f}")
+    best = max(LAMBDAS, key=lambda lam: (round(sum(loso[lam].values()), 9), lam))
+    print(f"chosen λ = {best:g}")
+    print(f"{'set':22} {'LOSO learned':>12} {'rules':>7}")
+    for name in TRAIN:
+        print(f"{name:22} {loso[best][name]:12.3f} {rules_accuracy(name):7.3f}")
+
+    x = np.concatenate([data[n][0] for n in TRAIN])
+    y = np.concatenate([data[n][1] for n in TRAIN])
+    w = fit(x, y, best)
+    report = [name for name in sets if name not in TRAIN]
+    print(f"\nreport only (never trained or chosen on):\n{'set':22} {'learned':>8} {'rules':>7}")
+    for name in report:
+        print(f"{name:22} {set_accuracy(w, name):8.3f} {rules_accuracy(name):7.3f}")
+    k = len(PROTAGONIST_FEATURES)
+    model = {
+        "about": "Learned protagonist decider of debiasrag.groups; written by scripts/train_protagonist_model.py",
+        "features": list(PROTAGONIST_FEATURES),
+        "weights": {
+            "gendered": [round(float(v), 6) for v in w[:k]],
+            "neutral": [round(float(v), 6) for v in w[k : 2 * k]],
+            "neutral_bias": round(float(w[2 * k]), 6),
+        },
+        "l2": best,
+        "trained_on": list(TRAIN),
+        "leave_one_set_out_accuracy": {name: round(v, 4) for name, v in loso[best].items()},
+        "report_only": report,
+    }
+    out.write_text(json.dumps(model, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()
