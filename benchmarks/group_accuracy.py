@@ -18,7 +18,10 @@ scored only after; rounds 8 and 9 were chosen with it) nor fairness_passages7 (p
 rounds 8–9 were chosen, scored only after; round 10 was chosen with it) nor fairness_passages8 (the same style,
 names from many cultures, written blind while round 10 was chosen, scored only after; round 11 was chosen with
 it) nor fairness_passages9 (the same style, written blind while round 11 was chosen, scored only after; chose
-nothing) nor fairness_passages10 (the same style, written after round 11 was fixed; chose nothing).
+nothing) nor fairness_passages10 (the same style, written after round 11 was fixed; chose nothing) nor parts 11 and
+12 (written after the learned protagonist decider was fixed; chose nothing). The learned decider
+(scripts/train_protagonist_model.py) was fitted on the sets that chose a rule; the script prints its
+leave-one-set-out table. Three deciders are printed: names off, the rules (round 11) and the learned decider.
 Prints accuracy per set and the confusions (gold → predicted) with the text of the first few errors.
 """
 

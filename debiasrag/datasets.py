@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -425,6 +425,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     138–168 words in part 8's style; written blind while round 11 was chosen, scored only after, chose nothing.
     ``part=10`` (``fairness_passages10``): 24 queries in astronomy, brewing, translation and forestry, 144
     documents of 138–166 words in the same style; written blind after round 11 was fixed, chose nothing.
+    ``part=11`` (``fairness_passages11``): 24 queries in opticians, sailing_school, funeral_services and bakery,
+    144 documents of 139–169 words, side people in every chunk; ``part=12`` (``fairness_passages12``): 24
+    queries in mental_health, carpentry, tax and parenting_teens, 144 documents of 78–156 words (a third single-
+    person passages, a third with one or two side people, a third naming 4–5 people); both written blind after
+    the learned protagonist decider was fixed, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """
