@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cache, cached_property, lru_cache
-from math import log1p
+from math import exp, log1p
 from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
@@ -496,6 +496,21 @@ class GroupDetector:
         best = max(scores)
         winners = [group for group, score in zip(candidates, scores) if score == best]
         return rule if rule in winners else winners[0]
+
+    def group_probabilities(self, text: str) -> dict[str, float]:
+        """How sure the detector is of each group of ``text`` (the concept's groups and neutral, summing to 1): the
+        learned decider's softmax over its candidate scores; 1.0 for the group decided when there is no model (other
+        concepts, ``protagonist="rules"``, names off) or no evidence. Low values mark the documents to label first."""
+        candidates = (*self.groups, NEUTRAL)
+        found = self.mentions(text)
+        if self._model is None or not found:
+            decided = self._decide(text, found)
+            return {group: float(group == decided) for group in candidates}
+        scores = self.protagonist_scores(self.protagonist_features(text, found, self._rule_decision(text, found)))
+        top = max(scores)
+        weights = [exp(score - top) for score in scores]
+        total = sum(weights)
+        return {group: weight / total for group, weight in zip(candidates, weights)}
 
     def protagonist_scores(self, features: list[list[float]]) -> list[float]:
         """The learned decider's score per candidate group (rows of :meth:`protagonist_features`); the highest is

@@ -302,6 +302,23 @@ def test_learned_decider_prefers_neither_gender():
     assert female != male
 
 
+def test_group_probabilities_say_how_sure_the_detector_is():
+    found = GroupDetector("gender")
+    clear = found.group_probabilities("Maria fixed her bike and rode it to her office.")
+    assert set(clear) == {"female", "male", "neutral"} and sum(clear.values()) == pytest.approx(1.0)
+    assert clear["female"] > 0.9
+    mixed = (
+        "Site manager Gary Holt said his team stopped at once. Dr Funmilayo Adeyemi, the county archaeologist, "
+        "confirmed the bones were old. Holt expects a delay of three weeks. Adeyemi said the site may be medieval."
+    )
+    probabilities = found.group_probabilities(mixed)
+    assert max(probabilities.values()) < clear["female"]  # two people: less sure
+    assert max(probabilities, key=probabilities.get) == found.group(mixed)
+    assert found.group_probabilities("The train was cancelled.") == {"female": 0.0, "male": 0.0, "neutral": 1.0}
+    rules = GroupDetector("gender", protagonist="rules").group_probabilities(mixed)
+    assert sorted(rules.values()) == [0.0, 0.0, 1.0]  # no model: the decided group only
+
+
 def test_protagonist_decider_is_checked_and_fingerprinted():
     with pytest.raises(InputError, match="protagonist must be one of learned, rules"):
         GroupDetector("gender", protagonist="vote")
