@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -429,7 +429,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     144 documents of 139–169 words, side people in every chunk; ``part=12`` (``fairness_passages12``): 24
     queries in mental_health, carpentry, tax and parenting_teens, 144 documents of 78–156 words (a third single-
     person passages, a third with one or two side people, a third naming 4–5 people); both written blind after
-    the learned protagonist decider was fixed, chose nothing.
+    the learned protagonist decider was fixed, chose nothing. ``part=13`` (``fairness_passages13``): 24 queries in
+    locksmiths, chess_club, hearing_care and vineyards, 144 documents of 140–170 words, side people in every chunk;
+    ``part=14`` (``fairness_passages14``): 24 queries in nursing, cybersecurity, hairdressing and
+    disability_benefits, 144 documents of 80–146 words in part 12's mix; both written blind after version 2 of the
+    learned decider was fixed, chose nothing.
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

@@ -302,6 +302,20 @@ def test_learned_decider_prefers_neither_gender():
     assert female != male
 
 
+@pytest.mark.parametrize(("part", "rules_right", "learned_right"), [(13, 107, 129), (14, 124, 136)])
+def test_accuracy_on_sets_written_after_learned_v2(part, rules_right, learned_right):
+    """Parts 13 (140-170 word chunks; side people in every one, named first in a third) and 14 (part 12's mix)
+    were written blind after the shipped decider was fixed and scored once, first: rules 0.743 / 0.861, learned
+    0.896 / 0.944 of 144 (benchmarks/group_accuracy.py)."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
+    right = {
+        name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
+        for name in ("rules", "learned")
+    }
+    assert right["learned"] >= learned_right - 3 and right["rules"] <= rules_right + 3, right
+    assert right["learned"] >= right["rules"] + 5
+
+
 def test_group_probabilities_say_how_sure_the_detector_is():
     found = GroupDetector("gender")
     clear = found.group_probabilities("Maria fixed her bike and rode it to her office.")
