@@ -33,6 +33,10 @@ manager Joanne Price rewrote the plan … Price says": the press names its subje
 marks such mentions); a unisex first name takes the next pronoun only when no other person's first name or title
 comes first ("Jamie Nowak says … Derek Shaw … he" is Derek's "he"); a capitalised word before a street or
 institution word is a place, not a person ("Warren Avenue", "Marsh Lane", ``place_words``).
+For gender a learned decider then weighs that evidence (:data:`PROTAGONIST_DECIDERS`; default ``"learned"``): a
+conditional logit over the candidate groups' :data:`PROTAGONIST_FEATURES` (the rules' own pick among them), one
+weight vector shared by female and male, fitted on our design sets (``data/groups/protagonist_model.json``,
+``scripts/train_protagonist_model.py``); :meth:`GroupDetector.group_probabilities` says how sure it is.
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
