@@ -104,6 +104,9 @@ PROTAGONIST_FEATURES = (
     "the rules' pick x long text",
     "log1p mentions x long text",
     "log1p pronouns x long text",
+    "log1p mentions right before a speech verb (the one quoted)",
+    "log1p mentions in the last sentence",
+    "log1p title mentions (Mr, Mrs, Ms, Mx …)",
 )
 
 
@@ -206,6 +209,9 @@ class GroupDetector:
         self._surname_decides = bool(rule.get("lone_surname_decides"))
         self._full_name_first_below: int | None = rule.get("full_name_first_keeps_protagonist_below_words")
         self._titles = {w: g for g, ws in rule.get("capitalised_titles", {}).items() for w in ws}
+        verbs = rule.get("speech_verbs", [])
+        # a mention right before a speech verb is the one quoted ("… Pike says", "Holt said"): a feature, not a rule
+        self._speaker = re.compile(rf"^\W{{0,3}}\s*(?:{'|'.join(map(re.escape, verbs))})\b") if verbs else None
         phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
         self._generic = (
             re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.IGNORECASE) if phrases else None
@@ -541,6 +547,7 @@ class GroupDetector:
         if lone:
             top = lone.most_common(1)[0][0]
             lone_group = next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
+        last_sentence = max(text.rfind(". ", 0, size - 2), 0)
         rows = []
         for group in (*self.groups, NEUTRAL):
             own = [m for m in found if m.group == group]
@@ -575,6 +582,9 @@ class GroupDetector:
                 rule_pick * long,
                 count * long,
                 log1p(pronouns) * long,
+                log1p(sum(bool(self._speaker and self._speaker.match(text[m.end : m.end + 20])) for m in own)),
+                log1p(sum(m.start > last_sentence for m in own)),
+                log1p(sum(m.text.rstrip(".") in self._after_title for m in own)),
             ]
             rows.append(row)
         return rows

@@ -279,14 +279,14 @@ def test_accuracy_on_fairness_passages9():
     """138–168 word chunks in part 8's style, written blind while round 11 was chosen, scored only after: counting
     0.583, round 6 0.674, round 8 0.708, round 10 0.715, round 11 0.715; chose nothing. The hardest set yet."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(9).documents]
-    assert accuracy(rows) >= 0.69  # measured 0.715 (103/144) with the rules; 0.778 with the learned decider
+    assert accuracy(rows) >= 0.69  # 0.715 (103/144) with the rules; learned v1 (not trained on it) 0.778, v3 0.854
 
 
 def test_accuracy_on_fairness_passages10():
     """138–166 word chunks in part 9's style, written after round 11 was fixed: counting 0.604, round 4 0.785,
     round 6 0.778, round 7 0.757, round 9 0.778, rounds 10 and 11 0.799; chose nothing."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(10).documents]
-    assert accuracy(rows) >= 0.77  # measured 0.799 (115/144) with the rules; 0.847 with the learned decider
+    assert accuracy(rows) >= 0.77  # 0.799 (115/144) with the rules; learned v1 (not trained on it) 0.847, v3 0.889
 
 
 def test_learned_decider_prefers_neither_gender():
@@ -302,11 +302,15 @@ def test_learned_decider_prefers_neither_gender():
     assert female != male
 
 
-@pytest.mark.parametrize(("part", "rules_right", "learned_right"), [(13, 107, 129), (14, 124, 136)])
-def test_accuracy_on_sets_written_after_learned_v2(part, rules_right, learned_right):
-    """Parts 13 (140-170 word chunks; side people in every one, named first in a third) and 14 (part 12's mix)
-    were written blind after the shipped decider was fixed and scored once, first: rules 0.743 / 0.861, learned
-    0.896 / 0.944 of 144 (benchmarks/group_accuracy.py)."""
+@pytest.mark.parametrize(
+    ("part", "rules_right", "learned_right"), [(11, 119, 139), (12, 125, 134), (13, 107, 128), (14, 124, 138)]
+)
+def test_learned_decider_on_parts_11_to_14(part, rules_right, learned_right):
+    """Each part was written blind and scored once, first, before it joined the training sets: parts 11 (139-169
+    word chunks, side people in every one) and 12 (a real corpus's mix, a third single-person passages) after v1
+    was fixed, rules 0.826 / 0.868, v1 0.917 / 0.889 (v2, not trained on them: 0.938 / 0.903); parts 13 (140-170
+    words, side people first in a third) and 14 (part 12's mix) after v2, rules 0.743 / 0.861, v2 0.896 / 0.944.
+    The shipped v3 is trained on all four: 0.965 / 0.931 / 0.889 / 0.958 (benchmarks/group_accuracy.py)."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
     right = {
         name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
@@ -352,21 +356,6 @@ def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
     assert fitted["l2"] == shipped["l2"] and fitted["trained_on"] == shipped["trained_on"]
     for kind in ("gendered", "neutral"):
         assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=1e-3)
-
-
-@pytest.mark.parametrize(("part", "rules_right", "learned_right"), [(11, 119, 135), (12, 125, 130)])
-def test_learned_decider_beats_the_rules_on_sets_it_never_saw(part, rules_right, learned_right):
-    """Parts 11 (139-169 word chunks, side people in every one) and 12 (a real corpus's mix: a third single-person
-    passages) were written blind after the first learned decider (trained without parts 9-10) was fixed: rules
-    0.826 / 0.868, that decider 0.917 / 0.889 at first scoring; the shipped one (parts 9-10 added to its training
-    sets) 0.938 / 0.903 of 144 (benchmarks/group_accuracy.py). Bounds a few texts below the measured counts."""
-    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
-    right = {
-        name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
-        for name in ("rules", "learned")
-    }
-    assert right["learned"] >= learned_right - 3 and right["rules"] <= rules_right + 3, right
-    assert right["learned"] >= right["rules"] + 5
 
 
 def test_first_names_from_everywhere_count():
