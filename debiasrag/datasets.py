@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+PASSAGE_PARTS = tuple(range(1, 17))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -433,7 +433,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     locksmiths, chess_club, hearing_care and vineyards, 144 documents of 140–170 words, side people in every chunk;
     ``part=14`` (``fairness_passages14``): 24 queries in nursing, cybersecurity, hairdressing and
     disability_benefits, 144 documents of 80–146 words in part 12's mix; both written blind after version 2 of the
-    learned decider was fixed, chose nothing.
+    learned decider was fixed, chose nothing. ``part=15`` (``fairness_passages15``): 24 queries in plumbing,
+    rowing_club, wildlife_rescue and bookbinding, 144 documents of 139–168 words, side people in nearly every
+    chunk; ``part=16`` (``fairness_passages16``): 24 queries in midwifery, accounting, esports and debt_advice, 144
+    documents of 73–165 words in part 12's mix; both written blind after version 3 of the learned decider was
+    fixed, chose nothing. Parts 9–14 are among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

@@ -278,6 +278,8 @@ PASSAGE_SETS = {  # part: (queries, documents, areas)
     12: (24, 144, ["carpentry", "mental_health", "parenting_teens", "tax"]),
     13: (24, 144, ["chess_club", "hearing_care", "locksmiths", "vineyards"]),
     14: (24, 144, ["cybersecurity", "disability_benefits", "hairdressing", "nursing"]),
+    15: (24, 144, ["bookbinding", "plumbing", "rowing_club", "wildlife_rescue"]),
+    16: (24, 144, ["accounting", "debt_advice", "esports", "midwifery"]),
 }
 
 
@@ -293,11 +295,11 @@ def test_later_passage_sets(part):
 
 
 def test_unknown_passage_part():
-    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14"):
-        load_fairness_passages(15)
+    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16"):
+        load_fairness_passages(17)
 
 
-@pytest.mark.parametrize("part", list(range(1, 15)))
+@pytest.mark.parametrize("part", list(range(1, 17)))
 def test_passage_sets_are_built_from_their_sources(part):
     script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
     spec = importlib.util.spec_from_file_location("build_fairness_passages", script)

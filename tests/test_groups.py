@@ -320,6 +320,20 @@ def test_learned_decider_on_parts_11_to_14(part, rules_right, learned_right):
     assert right["learned"] >= right["rules"] + 5
 
 
+@pytest.mark.parametrize(("part", "rules_right", "learned_right"), [(15, 106, 121), (16, 119, 134)])
+def test_accuracy_on_sets_written_after_learned_v3(part, rules_right, learned_right):
+    """Parts 15 (139-168 word chunks, side people in nearly every one) and 16 (part 12's mix) were written blind
+    after the shipped decider (v3) was fixed and scored once, first: rules 0.736 / 0.826, learned 0.840 / 0.931 of
+    144 (benchmarks/group_accuracy.py)."""
+    rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
+    right = {
+        name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
+        for name in ("rules", "learned")
+    }
+    assert right["learned"] >= learned_right - 3 and right["rules"] <= rules_right + 3, right
+    assert right["learned"] >= right["rules"] + 5
+
+
 def test_group_probabilities_say_how_sure_the_detector_is():
     found = GroupDetector("gender")
     clear = found.group_probabilities("Maria fixed her bike and rode it to her office.")
