@@ -197,6 +197,10 @@ class GroupDetector:
         rule = data.get("protagonist") or {}
         model_file = rule.get("model_file") if protagonist == "learned" and use_names else None
         self._model: dict[str, Any] | None = read_json(*model_file.split("/")) if model_file else None
+        if self._model is not None and any(
+            len(self._model["weights"][kind]) != len(PROTAGONIST_FEATURES) for kind in ("gendered", "neutral")
+        ):
+            raise InputError(f"{model_file}: weights do not match the {len(PROTAGONIST_FEATURES)} protagonist features")
         self._protagonist = protagonist
         keys = ("word_pairs_file", "names_file", "extra_names_file")
         self._data_files = tuple(data[key] for key in keys if key in data) + ((model_file,) if model_file else ())
@@ -505,7 +509,9 @@ class GroupDetector:
         scores = self.protagonist_scores(self.protagonist_features(text, found, rule))
         best = max(scores)
         winners = [group for group, score in zip(candidates, scores) if score == best]
-        return rule if rule in winners else winners[0]
+        if rule in winners or len(winners) > 1:  # an exact tie the rules do not settle: neither gender by default
+            return rule if rule in winners else NEUTRAL
+        return winners[0]
 
     def group_probabilities(self, text: str) -> dict[str, float]:
         """How sure the detector is of each group of ``text`` (the concept's groups and neutral, summing to 1): the
