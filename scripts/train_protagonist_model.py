@@ -47,6 +47,8 @@ TRAIN = (
     "fairness_passages12",
     "fairness_passages13",
     "fairness_passages14",
+    "fairness_passages15",
+    "fairness_passages16",
 )
 LAMBDAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 GROUPS = ("female", "male", NEUTRAL)
