@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 17))
+PASSAGE_PARTS = tuple(range(1, 19))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -437,7 +437,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     rowing_club, wildlife_rescue and bookbinding, 144 documents of 139–168 words, side people in nearly every
     chunk; ``part=16`` (``fairness_passages16``): 24 queries in midwifery, accounting, esports and debt_advice, 144
     documents of 73–165 words in part 12's mix; both written blind after version 3 of the learned decider was
-    fixed, chose nothing. Parts 9–14 are among the learned decider's training sets (after their first scores).
+    fixed, chose nothing. ``part=17`` (``fairness_passages17``): 24 queries in glassblowing, ferry_crews,
+    speech_therapy and allotments, 144 documents of 138–160 words with side people; ``part=18``
+    (``fairness_passages18``): 24 queries in physiotherapy, data_science, barbering and pensions, 144 documents of
+    69–151 words in part 12's mix; both written blind after version 4 of the learned decider was fixed, chose
+    nothing. Parts 9–16 are among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

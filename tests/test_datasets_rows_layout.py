@@ -280,6 +280,8 @@ PASSAGE_SETS = {  # part: (queries, documents, areas)
     14: (24, 144, ["cybersecurity", "disability_benefits", "hairdressing", "nursing"]),
     15: (24, 144, ["bookbinding", "plumbing", "rowing_club", "wildlife_rescue"]),
     16: (24, 144, ["accounting", "debt_advice", "esports", "midwifery"]),
+    17: (24, 144, ["allotments", "ferry_crews", "glassblowing", "speech_therapy"]),
+    18: (24, 144, ["barbering", "data_science", "pensions", "physiotherapy"]),
 }
 
 
@@ -295,11 +297,13 @@ def test_later_passage_sets(part):
 
 
 def test_unknown_passage_part():
-    with pytest.raises(InputError, match="part must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16"):
-        load_fairness_passages(17)
+    with pytest.raises(
+        InputError, match="part must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18"
+    ):
+        load_fairness_passages(19)
 
 
-@pytest.mark.parametrize("part", list(range(1, 17)))
+@pytest.mark.parametrize("part", list(range(1, 19)))
 def test_passage_sets_are_built_from_their_sources(part):
     script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
     spec = importlib.util.spec_from_file_location("build_fairness_passages", script)
