@@ -509,9 +509,9 @@ class GroupDetector:
         scores = self.protagonist_scores(self.protagonist_features(text, found, rule))
         best = max(scores)
         winners = [group for group, score in zip(candidates, scores) if score == best]
-        if rule in winners or len(winners) > 1:  # an exact tie the rules do not settle: neither gender by default
-            return rule if rule in winners else NEUTRAL
-        return winners[0]
+        if rule in winners:
+            return rule
+        return winners[0] if len(winners) == 1 else NEUTRAL  # an exact tie the rules do not settle: neither gender
 
     def group_probabilities(self, text: str) -> dict[str, float]:
         """How sure the detector is of each group of ``text`` (the concept's groups and neutral, summing to 1): the
@@ -548,11 +548,7 @@ class GroupDetector:
         long = 1.0 if len(text.split()) >= 100 else 0.0
         first_end = _FIRST_SENTENCE_END.search(text)
         first_sentence = first_end.end() if first_end else size
-        lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
-        lone_group = None
-        if lone:
-            top = lone.most_common(1)[0][0]
-            lone_group = next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
+        lone_group = _most_named_by_surname(found)
         last_sentence = max(text.rfind(". ", 0, size - 2), 0)
         rows = []
         for group in (*self.groups, NEUTRAL):
@@ -611,10 +607,9 @@ class GroupDetector:
             # surname alone ("… Price says"): the most often so named person is the protagonist. A short text
             # that opens with a full name is about that person ("Professor Elena Rossi and her student, Will
             # Carter … Carter found"); a long chunk often opens with a client or a passer-by by full name.
-            lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
-            if lone:
-                top = lone.most_common(1)[0][0]
-                return next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
+            lone_group = _most_named_by_surname(found)
+            if lone_group is not None:
+                return lone_group
         ranked = Counter(mention.group for mention in found).most_common(2)
         if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= self._margin:
             return ranked[0][0]
@@ -623,6 +618,15 @@ class GroupDetector:
 
 def _strip_possessive(word: str) -> str:
     return word[:-2] if word.endswith(("'s", "\u2019s")) else word
+
+
+def _most_named_by_surname(found: list[Mention]) -> str | None:
+    """The group of the person most often named by surname alone in ``found`` (ties: the first such), or None."""
+    lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
+    if not lone:
+        return None
+    top = lone.most_common(1)[0][0]
+    return next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
 
 
 def _starts_sentence(text: str, start: int) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -54,18 +55,31 @@ LAMBDAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 GROUPS = ("female", "male", NEUTRAL)
 
 
-def featurize(rules: GroupDetector, rows: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features (texts × 3 groups × features), gold group indices and the rules' picks, texts with mentions."""
-    features, gold, picks = [], [], []
+@dataclass
+class Featurized:
+    """One set: features (texts with mentions × 3 groups × features), gold group indices, the rules' picks, and
+    of the texts without mentions (neutral without the model) how many are gold-neutral, and the set's size."""
+
+    x: np.ndarray
+    y: np.ndarray
+    picks: np.ndarray
+    empty_right: int
+    total: int
+
+
+def featurize(rules: GroupDetector, rows: list[tuple[str, str]]) -> Featurized:
+    features, gold, picks, empty_right = [], [], [], 0
     for text, group in rows:
         found = rules.mentions(text)
         if not found:
+            empty_right += group == NEUTRAL
             continue
         pick = rules._decide(text, found)
         features.append(rules.protagonist_features(text, found, pick))
         gold.append(GROUPS.index(group))
         picks.append(GROUPS.index(pick))
-    return np.array(features).reshape(-1, 3, len(PROTAGONIST_FEATURES)), np.array(gold), np.array(picks)
+    x = np.array(features).reshape(-1, 3, len(PROTAGONIST_FEATURES))
+    return Featurized(x, np.array(gold), np.array(picks), empty_right, len(rows))
 
 
 def scores(w: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -85,10 +99,13 @@ def fit(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
     return minimize(loss, np.zeros(2 * k + 1), method="L-BFGS-B").x
 
 
-def accuracy(w: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray], total: int) -> float:
-    """Accuracy over all ``total`` texts of a set: those without mentions are neutral, right when gold is."""
-    x, y, _ = data
-    return float((scores(w, x).argmax(axis=1) == y).sum() + total - len(y)) / total
+def accuracy(w: np.ndarray, data: Featurized) -> float:
+    """The learned decider's accuracy over the whole set (texts without mentions are neutral)."""
+    return (int((scores(w, data.x).argmax(axis=1) == data.y).sum()) + data.empty_right) / data.total
+
+
+def rules_accuracy(data: Featurized) -> float:
+    return (int((data.picks == data.y).sum()) + data.empty_right) / data.total
 
 
 def main() -> None:
@@ -101,41 +118,31 @@ def main() -> None:
         sys.exit(f"unknown sets: {missing}")
     rules = GroupDetector("gender", protagonist="rules")
     data = {name: featurize(rules, rows) for name, rows in sets.items()}
-    empty_right = {name: sum(g == NEUTRAL for t, g in rows if not rules.mentions(t)) for name, rows in sets.items()}
-
-    def set_accuracy(w: np.ndarray, name: str) -> float:
-        x, y, _ = data[name]
-        right = int((scores(w, x).argmax(axis=1) == y).sum()) + empty_right[name]
-        return right / len(sets[name])
-
-    def rules_accuracy(name: str) -> float:
-        _, y, picks = data[name]
-        return (int((picks == y).sum()) + empty_right[name]) / len(sets[name])
 
     loso: dict[float, dict[str, float]] = {}
     for lam in LAMBDAS:
         loso[lam] = {}
         for held in TRAIN:
-            x = np.concatenate([data[n][0] for n in TRAIN if n != held])
-            y = np.concatenate([data[n][1] for n in TRAIN if n != held])
-            loso[lam][held] = set_accuracy(fit(x, y, lam), held)
+            x = np.concatenate([data[n].x for n in TRAIN if n != held])
+            y = np.concatenate([data[n].y for n in TRAIN if n != held])
+            loso[lam][held] = accuracy(fit(x, y, lam), data[held])
         mean = sum(loso[lam].values()) / len(TRAIN)
         print(f"λ = {lam:g}: leave-one-set-out mean accuracy {mean:.4f}")
-    rules_mean = sum(rules_accuracy(n) for n in TRAIN) / len(TRAIN)
+    rules_mean = sum(rules_accuracy(data[n]) for n in TRAIN) / len(TRAIN)
     print(f"rules (round 11, chosen on parts of these sets): {rules_mean:.4f}")
     best = max(LAMBDAS, key=lambda lam: (round(sum(loso[lam].values()), 9), lam))
     print(f"chosen λ = {best:g}")
     print(f"{'set':22} {'LOSO learned':>12} {'rules':>7}")
     for name in TRAIN:
-        print(f"{name:22} {loso[best][name]:12.3f} {rules_accuracy(name):7.3f}")
+        print(f"{name:22} {loso[best][name]:12.3f} {rules_accuracy(data[name]):7.3f}")
 
-    x = np.concatenate([data[n][0] for n in TRAIN])
-    y = np.concatenate([data[n][1] for n in TRAIN])
+    x = np.concatenate([data[n].x for n in TRAIN])
+    y = np.concatenate([data[n].y for n in TRAIN])
     w = fit(x, y, best)
     report = [name for name in sets if name not in TRAIN]
     print(f"\nreport only (never trained or chosen on):\n{'set':22} {'learned':>8} {'rules':>7}")
     for name in report:
-        print(f"{name:22} {set_accuracy(w, name):8.3f} {rules_accuracy(name):7.3f}")
+        print(f"{name:22} {accuracy(w, data[name]):8.3f} {rules_accuracy(data[name]):7.3f}")
     k = len(PROTAGONIST_FEATURES)
     model = {
         "about": "Learned protagonist decider of debiasrag.groups; written by scripts/train_protagonist_model.py",
