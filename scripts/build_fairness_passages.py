@@ -14,11 +14,14 @@ Run: ``.venv/bin/python scripts/build_fairness_passages.py``
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from debiasrag.fileio import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "debiasrag/data/retrieval"
@@ -105,10 +108,11 @@ def main() -> None:
 
 
 def write(path: Path, header: list[str], rows: list[list]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    atomic_write_text(path, text.getvalue())  # a failed write leaves the shipped file as it was
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from debiasrag.datasets import load_group_sets
+from debiasrag.fileio import atomic_write_text
 from debiasrag.groups import NEUTRAL, PROTAGONIST_FEATURES, GroupDetector
 
 OUT = Path(__file__).resolve().parents[1] / "debiasrag/data/groups/protagonist_model.json"
@@ -157,7 +158,7 @@ def main() -> None:
         "leave_one_set_out_accuracy": {name: round(v, 4) for name, v in loso[best].items()},
         "report_only": report,
     }
-    out.write_text(json.dumps(model, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(out, json.dumps(model, indent=1, ensure_ascii=False) + "\n")  # the old model stays on failure
     print(f"\nwrote {out}")
 
 
