@@ -298,7 +298,13 @@ class GroupDetector:
             noun = None
             if owner is not None:
                 noun = next(
-                    (j for j in (i + 1, i + 2) if j < len(tokens) and self._token_group(plain, tokens[j]) is not None),
+                    (
+                        j
+                        for j in (i + 1, i + 2)
+                        if j < len(tokens)
+                        and tokens[j].group(0)[0].islower()  # a person noun: "His therapist, Yasmin" is two people
+                        and self._token_group(plain, tokens[j]) is not None
+                    ),
                     None,
                 )
             if owner == NEUTRAL and self._plural_they(plain, tokens, i):

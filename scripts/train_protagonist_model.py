@@ -51,6 +51,8 @@ TRAIN = (
     "fairness_passages14",
     "fairness_passages15",
     "fairness_passages16",
+    "fairness_passages17",
+    "fairness_passages18",
 )
 LAMBDAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 GROUPS = ("female", "male", NEUTRAL)
