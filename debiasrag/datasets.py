@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 19))
+PASSAGE_PARTS = tuple(range(1, 21))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -441,7 +441,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     speech_therapy and allotments, 144 documents of 138–160 words with side people; ``part=18``
     (``fairness_passages18``): 24 queries in physiotherapy, data_science, barbering and pensions, 144 documents of
     69–151 words in part 12's mix; both written blind after version 4 of the learned decider was fixed, chose
-    nothing. Parts 9–16 are among the learned decider's training sets (after their first scores).
+    nothing. ``part=19`` (``fairness_passages19``): 24 queries in tailoring, lifeguarding, court_interpreting and
+    community_choir, 144 documents of 147–170 words, side people in every chunk; ``part=20``
+    (``fairness_passages20``): 24 queries in dietetics, software_testing, florists and mortgages, 144 documents of
+    76–154 words in part 12's mix; both written blind after version 5 of the learned decider was fixed, chose
+    nothing. Parts 9–18 are among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """
