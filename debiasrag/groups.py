@@ -424,6 +424,13 @@ class GroupDetector:
             return False
         return self._known_first_name(raw)
 
+    def is_first_name(self, word: str, *, before_surname: bool = False) -> bool:
+        """Whether ``word`` is a first name the detector knows: gendered, unisex, or a word-name ("Holly", "Mark")
+        when ``before_surname`` (a capitalised word follows it)."""
+        if word in self._unisex or any(word in names for names in self._names or ()):
+            return True
+        return before_surname and any(word in names for names in self._before_surname)
+
     def _known_first_name(self, word: str) -> bool:
         """Whether ``word`` is in the name table: gendered, unisex or a word-name ("Holly")."""
         return word in self._unisex or any(word in names for names in (*(self._names or ()), *self._before_surname))

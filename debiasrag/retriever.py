@@ -9,11 +9,14 @@ from typing import Any, SupportsInt, cast, overload
 import numpy as np
 
 from debiasrag.concepts import Concept, load_concept
+from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.groups import NEUTRAL, GroupDetector, detector
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
+    BLIND_INDEX_DELTA,
+    Balanced,
     Dynamic,
     DynamicCutoff,
     GroupOf,
@@ -139,7 +142,13 @@ class DebiasedRetriever:
                 f"embedder {self.embedder.name} has dimension {self.embedder.dimension}, index has {index.dimension}"
             )
         self.concept = load_concept(concept)
-        self.strategy = get_strategy(strategy)
+        # A gender-blind index (``preprocessing.neutralize``) embedded the neutral wording of every document:
+        # queries get the same rewrite, and ``balanced`` swaps only near-ties (its wordings now score alike).
+        settings = index.preprocessing.get("neutralize")
+        self._neutralizer: GenderNeutralizer | None = (
+            GenderNeutralizer.from_settings(settings) if isinstance(settings, dict) else None
+        )
+        self.strategy = self._strategy(strategy)
         self.k = validate_k(k)
         self.query_transform = query_transform
         # Bundled concepts share one memoized detector per process.
@@ -164,7 +173,9 @@ class DebiasedRetriever:
         query = validate_query(query)
         if self.query_transform is not None:
             query = validate_query(self.query_transform(query))
-        chosen = self.strategy if strategy is None else get_strategy(strategy)
+        if self._neutralizer is not None:
+            query = self._neutralizer.query_transform(query)
+        chosen = self.strategy if strategy is None else self._strategy(strategy)
         if k is None:
             k = chosen.cutoff.max_k if isinstance(chosen, Dynamic) else self.k
         k = validate_k(k)
@@ -176,6 +187,11 @@ class DebiasedRetriever:
         )
         balanced = tuple(self.concept.groups) if groups is not None else ()
         return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants), balanced)
+
+    def _strategy(self, strategy: str | Strategy) -> Strategy:
+        if strategy == "balanced" and self._neutralizer is not None:
+            return Balanced(delta=BLIND_INDEX_DELTA)
+        return get_strategy(strategy)
 
     def _rankings(self, variants: list[tuple[str, str]], vectors: np.ndarray, depth: int) -> list[Ranking]:
         scores, positions = self.index.search(vectors, depth)

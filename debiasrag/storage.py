@@ -392,8 +392,16 @@ def _validate_options(options: dict[str, Any], folder: Path) -> None:
 
 def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None:
     for key in preprocessing:
-        if key != "anonymize":
-            raise _fail(folder, f"preprocessing.{key}", "'anonymize' (the only known step)", key)
+        if key not in ("anonymize", "neutralize"):
+            raise _fail(folder, f"preprocessing.{key}", "'anonymize' or 'neutralize' (the known steps)", key)
+    neutral = preprocessing.get("neutralize")
+    if neutral is not None:  # the rewrite every query of this index gets (debiasrag.counterfactual.neutralize)
+        if not isinstance(neutral, dict) or set(neutral) != {"concept", "names"}:
+            raise _fail(folder, "preprocessing.neutralize", "an object with 'concept' and 'names'", neutral)
+        if neutral["concept"] != "gender":
+            raise _fail(folder, "preprocessing.neutralize.concept", "'gender'", neutral["concept"])
+        if neutral["names"] not in ("ner", "table", "keep"):
+            raise _fail(folder, "preprocessing.neutralize.names", "'ner', 'table' or 'keep'", neutral["names"])
     settings = preprocessing.get("anonymize")
     if settings is None:
         return

@@ -58,9 +58,15 @@ FAIRNESS_COLUMNS = (
 )
 
 
-def build_retriever(task: RetrievalTask, embedder: Embedder) -> DebiasedRetriever:
-    """An index over the task's documents, with every query variant embedded in one batch (cache warm-up)."""
-    index = FaissIndex.from_documents(task.documents, embedder)
+def build_retriever(task: RetrievalTask, embedder: Embedder, neutralize: str | None = None) -> DebiasedRetriever:
+    """An index over the task's documents (gender-blind with ``neutralize``, the names mode of
+    :class:`~debiasrag.counterfactual.GenderNeutralizer`), with every query variant embedded in one batch."""
+    if neutralize is not None:
+        from debiasrag.counterfactual.neutralize import GenderNeutralizer, blind_index
+
+        index = blind_index(task.documents, embedder, GenderNeutralizer(names=neutralize))
+    else:
+        index = FaissIndex.from_documents(task.documents, embedder)
     retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
     variants = {
         text
@@ -261,13 +267,14 @@ def run(ctx: BenchContext) -> BenchResult:
     total = sum(len(t.queries) for t in tasks.values()) + (0 if data is not None else 2 * len(STRATEGIES))
     with ctx.progress("retrieval", total) as advance:
         for key, task in tasks.items():
-            scores = measure_fairness(task, build_retriever(task, embedder), advance)
+            scores = measure_fairness(task, build_retriever(task, embedder, ctx.neutralize), advance)
             compare(scores)
             for (strategy, k), row in scores.items():
                 k_label = k if k == "best" else f"k{k}"
                 result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
             n_docs = len(task.documents)
-            result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents", scores))
+            blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
+            result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
             agreement = group_agreement(task)
             result.metrics.update({f"{key}.groups.{m}": round(v, 6) for m, v in agreement.items()})
             misses = ", ".join(f"{m.replace('_as_', ' as ')} {v:.0f}" for m, v in agreement.items() if "_as_" in m)
@@ -286,6 +293,10 @@ def run(ctx: BenchContext) -> BenchResult:
     )
     if ctx.anonymize:
         result.notes.append("--anonymize does not apply to the retrieval benchmark.")
+    if ctx.neutralize and data is None:
+        result.notes.append(
+            "--neutralize: the fairness sets use a gender-blind index; the toy and topics tables do not."
+        )
     if data is None:
         add_toy_plot(result, ctx, embedder)
     return result

@@ -35,6 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
     parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
     add_timeout_option(parser, "with --anonymize llm", default=None)
+    parser.add_argument(
+        "--neutralize",
+        choices=["ner", "table", "keep"],
+        nargs="?",
+        const="ner",
+        default=None,
+        metavar="NAMES",
+        help="retrieval: search a gender-blind index (as `debiasrag index --neutralize` builds it)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")
     parser.add_argument(
@@ -100,6 +109,7 @@ def _command_line(args: argparse.Namespace) -> str:
         ("--timeout", args.timeout),
         ("--cache-dir", args.cache_dir),
         ("--data", args.data),
+        ("--neutralize", args.neutralize),
     )
     for flag, value in options:
         if value is not None:
@@ -136,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
+    if args.neutralize is not None and "retrieval" not in names:
+        raise InputError("--neutralize applies to the retrieval benchmark only")
         load_labelled_set(args.data)
     if args.out is not None:
         check_report_folder(args.out)  # before any model loads
@@ -155,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     for ctx in contexts:
         ctx.data = args.data
+        ctx.neutralize = args.neutralize
     unique: dict[str, BenchContext] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
         unique.setdefault(context_embedder(ctx).name, ctx)

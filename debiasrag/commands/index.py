@@ -45,6 +45,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         f"(default: {DEFAULT_LOCK_TIMEOUT:g}); the previous index is kept when it runs out",
     )
     add_anonymize_options(parser)
+    parser.add_argument(
+        "--neutralize",
+        choices=["ner", "table", "keep"],
+        nargs="?",
+        const="ner",
+        default=None,
+        metavar="NAMES",
+        help="gender-blind index: embed each document's gender-neutral wording (pronouns, gendered words, titles; "
+        "first names removed by NER, 'ner', the default, or the name tables, 'table', or kept, 'keep'); the "
+        "original text is stored, queries are neutralized the same way, and balanced swaps only near-ties",
+    )
     parser.set_defaults(func=run)
 
 
@@ -135,8 +146,23 @@ def run(args: argparse.Namespace) -> int:
             )
     groups, summary = group_census(documents)  # a bad debiasrag_group label stops here, before embedding or writing
     embedder = load_embedder(args.model)
+    neutralizer = None
+    if args.neutralize is not None:
+        from debiasrag.counterfactual.neutralize import GenderNeutralizer
+
+        neutralizer = GenderNeutralizer(names=args.neutralize)
     if settings is not None:
         embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
+    else:
+        embed_texts = [d.text for d in documents]
+    if neutralizer is not None:  # after anonymizing: the neutral wording of what would be embedded
+        with progress_bar("neutralizing", len(documents)) as advance:
+            neutral: list[str] = []
+            for start in range(0, len(embed_texts), 256):
+                neutral += neutralizer.neutralize_batch(embed_texts[start : start + 256])
+                advance(min(256, len(embed_texts) - start))
+        embed_texts = neutral
+    if settings is not None or neutralizer is not None:
         to_embed = [Document(d.id, text, d.metadata) for d, text in zip(documents, embed_texts)]
     else:
         to_embed = documents
@@ -144,9 +170,12 @@ def run(args: argparse.Namespace) -> int:
         index = FaissIndex.from_documents(
             to_embed, embedder, batch_size=args.batch_size, progress=advance, kind=args.kind
         )
-    if settings is not None:
-        index.texts = [d.text for d in documents]  # store the original text; the vectors are of the anonymized one
-        index.preprocessing = {"anonymize": settings}
+    if settings is not None or neutralizer is not None:
+        index.texts = [d.text for d in documents]  # store the original text; the vectors are of the rewritten one
+        index.preprocessing = {
+            **({"anonymize": settings} if settings is not None else {}),
+            **({"neutralize": neutralizer.settings} if neutralizer is not None else {}),
+        }
     index.store_groups("gender", groups=groups)  # inferred once (above, from the original text), read by queries
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents)))

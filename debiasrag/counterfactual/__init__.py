@@ -2,6 +2,8 @@
 
 * :mod:`~debiasrag.counterfactual.gender_swap`: :class:`GenderSwapper` ("She is a nurse" -> "He is a nurse",
   names and possessives included) and augmentation chosen by bias score (:func:`augment_by_bias_score`);
+* :mod:`~debiasrag.counterfactual.neutralize`: :class:`GenderNeutralizer` (the neutral wording of a text, for
+  gender-blind embeddings: "She called her mother" -> "They called their parent");
 * :mod:`~debiasrag.counterfactual.bias_score`: :class:`BiasScorer` (transformer token bias along a gender
   direction fitted from swapped sentence pairs) and :class:`GloveBiasScorer` (GloVe word vectors), with
   :func:`rank_scores` / :func:`most_stereotyped`.
@@ -28,17 +30,20 @@ from debiasrag.counterfactual.gender_swap import (
     load_swap_names,
     select_by_bias_score,
 )
+from debiasrag.counterfactual.neutralize import GenderNeutralizer, blind_index
 
 __all__ = [
     "BiasRanking",
     "BiasScorer",
     "Counterfactual",
+    "GenderNeutralizer",
     "GenderSwapper",
     "GloveBiasScorer",
     "Replacement",
     "SentenceBias",
     "TokenBias",
     "augment_by_bias_score",
+    "blind_index",
     "load_gender_words",
     "load_swap_names",
     "most_stereotyped",

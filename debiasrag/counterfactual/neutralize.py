@@ -1,0 +1,155 @@
+"""Gender-blind text for embedding: every gendered word, pronoun, title and first name rewritten neutrally.
+
+An embedding of "She sets the annealer …" and of "He sets the annealer …" differ only by gender, and that
+difference moves their scores for a neutral query (seed 000); seed 002 removes names before embedding for the
+same reason. :class:`GenderNeutralizer` goes one step further and writes the text the way its neutral wording
+would read — pronouns become *they* / *their* / *them*, gendered nouns their neutral counterparts ("mother" ->
+"parent", "policewoman" -> "police officer"; ``data/neutral_words.json``), titles *Mx*, and first names are
+removed — so the female, male and neutral wordings of a document embed (almost) alike and a ranking cannot
+prefer one gender's documents. The index stores the original text and returns it; only the vectors are of the
+neutral text (``debiasrag index --neutralize``; queries are neutralized the same way).
+
+Names: ``"ner"`` (default) removes every person name spaCy's NER finds (seed 002's anonymizer, person entities
+only) and then first names from the name tables; ``"table"`` only the latter (no spaCy, faster, misses names in no
+table); ``"keep"`` leaves names alone.
+
+Measured: ``.venv/bin/python benchmarks/blind_index.py`` (README, "Gender-blind index").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from debiasrag.corpus import Document
+from debiasrag.embedders import Embedder
+from debiasrag.errors import InputError
+from debiasrag.groups import GroupDetector
+from debiasrag.index import FaissIndex
+from debiasrag.resources import read_json
+
+NAME_MODES = ("ner", "table", "keep")
+_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['\u2019\-])*[^\W\d_]|[^\W\d_]")
+
+
+@cache
+def _neutral_words() -> dict[str, Any]:
+    return read_json("neutral_words.json")
+
+
+class GenderNeutralizer:
+    """Rewrite texts in gender-neutral wording before they are embedded (see the module docstring).
+
+    Args:
+        names: ``"ner"`` (spaCy person names, then the name tables), ``"table"`` or ``"keep"``.
+        spacy_model: with ``names="ner"``, the spaCy model (default: the packaged ``en_core_web_sm``).
+
+    Example:
+        >>> GenderNeutralizer(names="table").neutralize("Maria said her mother would call.")
+        'said their parent would call.'
+    """
+
+    def __init__(self, names: str = "ner", *, spacy_model: str | None = None) -> None:
+        if names not in NAME_MODES:
+            raise InputError(f"names must be one of {', '.join(NAME_MODES)}; got {names!r}")
+        self.names = names
+        self.spacy_model = spacy_model
+        data = _neutral_words()
+        self._pronouns: dict[str, str] = data["pronouns"]
+        self._words: dict[str, str] = data["words"]
+        self._titles: dict[str, str] = data["titles"]
+        self._after_title = frozenset(read_json("names", "non_names.json")["titles"])  # "Mrs Evans": a surname
+        self._detector = GroupDetector("gender")
+        self._anonymizer: Any = None
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What an index records in its manifest (``preprocessing.neutralize``) so queries get the same."""
+        return {"concept": "gender", "names": self.names}
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> GenderNeutralizer:
+        """The neutralizer an index's manifest names (:attr:`settings`)."""
+        return cls(names=settings.get("names", "ner"))
+
+    def neutralize(self, text: str) -> str:
+        """``text`` in gender-neutral wording (whitespace collapsed)."""
+        return self.neutralize_batch([text])[0]
+
+    def neutralize_batch(self, texts: Iterable[str]) -> list[str]:
+        """Each text in gender-neutral wording; person names found by NER in one spaCy pass over the batch."""
+        texts = list(texts)
+        if self.names == "ner" and texts:
+            texts = [result.text for result in self._ner().anonymize_batch(texts)]
+        return [self._rewrite(text) for text in texts]
+
+    def query_transform(self, query: str) -> str:
+        """For ``DebiasedRetriever(query_transform=...)``: the neutral query (as typed if nothing is left)."""
+        neutral = self.neutralize(query)
+        return neutral if neutral.strip() else query
+
+    def _ner(self) -> Any:
+        if self._anonymizer is None:
+            from debiasrag.anonymize import get_anonymizer
+
+            options = {"model": self.spacy_model} if self.spacy_model else {}
+            self._anonymizer = get_anonymizer("ner", strategy="remove", entities="person", **options)
+        return self._anonymizer
+
+    def _rewrite(self, text: str) -> str:
+        out: list[str] = []
+        last = 0
+        tokens = list(_TOKEN.finditer(text))
+        surname_next = False  # the capitalised word after a title or a first name is a surname ("Mrs Evans")
+        for i, token in enumerate(tokens):
+            raw = token.group(0)
+            following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+            replacement = self._replacement(raw, following, surname_next)
+            surname_next = raw in self._after_title or (replacement == "" and following[:1].isupper())
+            if replacement is None:
+                continue
+            out.append(text[last : token.start()])
+            out.append(replacement)
+            last = token.end()
+        out.append(text[last:])
+        neutral = re.sub(r"[ \t]+", " ", "".join(out))
+        return re.sub(r" +([,.;:!?])", r"\1", neutral).strip()
+
+    def _replacement(self, raw: str, following: str, surname: bool) -> str | None:
+        """The neutral form of one token, "" to remove it, ``None`` to keep it."""
+        word = raw.replace("\u2019", "'")
+        lower = word.lower()
+        if raw in self._titles and following[:1].isupper():
+            return self._titles[raw]  # "Mrs Evans" -> "Mx Evans" (not "miss the bus")
+        neutral = self._pronouns.get(lower) or self._words.get(lower)
+        if neutral is not None:
+            return neutral[0].upper() + neutral[1:] if raw[0].isupper() else neutral
+        if self.names != "keep" and raw[0].isupper() and not (surname and not following[:1].isupper()):
+            base = word[:-2] if word.endswith("'s") else word
+            if self._detector.is_first_name(base, before_surname=following[:1].isupper()):
+                return ""
+        return None
+
+
+def blind_index(
+    documents: Iterable[Document],
+    embedder: Embedder,
+    neutralizer: GenderNeutralizer | None = None,
+    **options: Any,
+) -> FaissIndex:
+    """A gender-blind :class:`FaissIndex`: vectors of each document's neutral wording, the original text stored
+    and returned, ``preprocessing.neutralize`` recorded so that :class:`~debiasrag.DebiasedRetriever` neutralizes
+    queries the same way. ``options`` go to :meth:`FaissIndex.from_documents` (``kind``, ``batch_size`` …)."""
+    neutralizer = neutralizer or GenderNeutralizer()
+    documents = list(documents)
+    texts = neutralizer.neutralize_batch([doc.text for doc in documents])
+    neutral = [Document(doc.id, text, dict(doc.metadata)) for doc, text in zip(documents, texts)]
+    index = FaissIndex.from_documents(neutral, embedder, **options)
+    index.texts = [doc.text for doc in documents]
+    index.preprocessing = {**index.preprocessing, "neutralize": neutralizer.settings}
+    return index
+
+
+__all__ = ["NAME_MODES", "GenderNeutralizer", "blind_index"]

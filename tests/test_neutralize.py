@@ -1,0 +1,104 @@
+"""Gender-blind text and indexes (debiasrag.counterfactual.neutralize): real spaCy, real MiniLM, real CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from debiasrag import DebiasedRetriever, Document, FaissIndex
+from debiasrag.cli import main
+from debiasrag.counterfactual import GenderNeutralizer, blind_index
+from debiasrag.errors import InputError
+from debiasrag.strategies import BLIND_INDEX_DELTA, Balanced
+
+WORDINGS = (  # one passage in female, male and neutral wording of its protagonist; the side person stays
+    "Dr Leila Haddad says she keeps the first week gentle. Her patient, Tom, wanted to run; his sister drove him.",
+    "Dr Omar Haddad says he keeps the first week gentle. His patient, Tom, wanted to run; his sister drove him.",
+    "Dr Sasha Haddad says they keep the first week gentle. Their patient, Tom, wanted to run; his sister drove him.",
+)
+
+
+@pytest.fixture(scope="module")
+def table() -> GenderNeutralizer:
+    return GenderNeutralizer(names="table")
+
+
+def test_pronouns_words_titles_and_first_names_become_neutral(table):
+    assert table.neutralize("She called her mother.") == "They called their parent."
+    assert table.neutralize("He called his father.") == "They called their parent."
+    assert table.neutralize("Mrs Evans met the policewomen's union") == "Mx Evans met the police officers' union"
+    assert table.neutralize("Maria Lopez said her son would come") == "Lopez said their child would come"
+    assert table.neutralize("Holly Grant planted holly") == "Grant planted holly"  # a word-name before a surname
+    assert table.neutralize("You may miss the bus") == "You may miss the bus"  # lower-case: no title, no name
+
+
+def test_the_female_and_male_wordings_read_alike(table):
+    female, male, neutral = table.neutralize_batch(WORDINGS)
+    assert female == male  # "she keeps" and "he keeps" both become "they keeps"
+    assert "Haddad" in female and "Leila" not in female and "Omar" not in male and "Tom" not in female
+    assert neutral.replace("keep ", "keeps ") == female  # only the verb's agreement differs
+
+
+def test_names_modes(table):
+    text = "Kelechi Okoro said she would call."  # "Kelechi" is in no name table
+    assert GenderNeutralizer(names="keep").neutralize(text) == "Kelechi Okoro said they would call."
+    assert table.neutralize(text) == "Kelechi Okoro said they would call."
+    assert GenderNeutralizer(names="ner").neutralize(text) == "said they would call."  # spaCy finds the person
+    with pytest.raises(InputError, match="names must be one of ner, table, keep"):
+        GenderNeutralizer(names="all")
+    assert table.query_transform("she") == "they" and table.query_transform("Maria") == "Maria"  # never empty
+
+
+def test_blind_index_embeds_the_neutral_wording_and_returns_the_original(embedder, table, tmp_path):
+    docs = [Document(f"d{i}", text) for i, text in enumerate(WORDINGS)]
+    docs.append(Document("other", "The annealer needs a slow ramp down to 370 degrees for thick glass."))
+    plain = FaissIndex.from_documents(docs, embedder)
+    blind = blind_index(docs, embedder, table)
+    assert blind.preprocessing == {"neutralize": {"concept": "gender", "names": "table"}}
+    assert [blind.document(i).text for i in range(4)] == [d.text for d in docs]
+    query = "how soon can I run after a hamstring injury"
+    spread = {}
+    for name, index in (("plain", plain), ("blind", blind)):
+        hits = DebiasedRetriever(index, embedder).retrieve(query, k=4, strategy="topk").hits
+        scores = {hit.id: hit.score for hit in hits}
+        spread[name] = abs(scores["d0"] - scores["d1"])
+    assert spread["blind"] < 1e-6 < spread["plain"]  # the female and male wordings now score alike
+    retriever = DebiasedRetriever(blind, embedder, strategy="balanced")
+    assert isinstance(retriever.strategy, Balanced) and retriever.strategy.delta == BLIND_INDEX_DELTA
+    assert DebiasedRetriever(plain, embedder, strategy="balanced").strategy.delta == 2.0
+    blind.save(tmp_path / "ix")
+    loaded = FaissIndex.load(tmp_path / "ix", embedder=embedder)
+    assert loaded.preprocessing == blind.preprocessing
+    again = DebiasedRetriever(loaded, embedder).retrieve(query, k=4, strategy="topk").hits
+    assert np.allclose(sorted(h.score for h in again), sorted(scores.values()), atol=1e-5)
+
+
+def test_cli_index_neutralize_and_query(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    rows = [{"id": i, "text": text} for i, text in enumerate(WORDINGS)]
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "ix"
+    assert main(["index", str(corpus), "--out", str(out), "--neutralize", "table"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["preprocessing"] == {"neutralize": {"concept": "gender", "names": "table"}}
+    capsys.readouterr()
+    assert main(["query", str(out), "a gentle first week of rehab", "--strategy", "topk", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert {h["text"] for h in hits} == set(WORDINGS)  # the originals come back
+    assert abs(hits[0]["score"] - hits[1]["score"]) < 1e-5  # female and male wordings tie
+
+
+def test_bench_retrieval_on_a_gender_blind_index(tmp_path, capsys, one_line_error, run_cli):
+    data = "debiasrag/data/retrieval/fairness_passages20"
+    assert main(["bench", "retrieval", "--data", data, "--neutralize", "table", "--json"]) == 0
+    blind = json.loads(capsys.readouterr().out)["results"]["sentence-transformers/all-MiniLM-L6-v2"]["retrieval"]
+    blind = blind["metrics"]
+    assert main(["bench", "retrieval", "--data", data, "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["results"]["sentence-transformers/all-MiniLM-L6-v2"]["retrieval"]
+    plain = plain["metrics"]
+    # the wordings of a passage tie on the blind index: top-6 holds whole triplets (measured 0.00 vs 0.21)
+    assert blind["data.topk.k6.abs_female_minus_male"] < plain["data.topk.k6.abs_female_minus_male"]
+    assert blind["data.topk.k6.recall"] >= plain["data.topk.k6.recall"] - 0.01
+    one_line_error(run_cli("bench", "weat", "--neutralize"), "--neutralize applies to the retrieval benchmark only")
