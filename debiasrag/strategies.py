@@ -187,7 +187,7 @@ def _spread(scores: Sequence[float], pool: int) -> float:
     return float(top.std()) if len(top) > 1 else 0.0
 
 
-BLIND_INDEX_DELTA = 0.1
+BLIND_INDEX_DELTA = 0.05
 """``Balanced``'s bound on a gender-blind index (``debiasrag index --neutralize``), where the wordings of a
 document score alike: swaps only among near-ties, so a wrong inferred group costs almost nothing. Chosen on our
 design sets (main, holdout, passages 1–18; MiniLM-L6 and -L3) by the least |#F − #M| at k = 6 and 10
