@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from langchain_core.embeddings import Embeddings
 
+from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
 
 
@@ -13,15 +14,25 @@ class DebiasragEmbeddings(Embeddings):
     Args:
         embedder: a debiasrag :class:`~debiasrag.Embedder`, a sentence-transformers name or path, or
             ``None`` for the packaged all-MiniLM-L6-v2. Vectors are L2-normalised.
+        neutralize: embed the gender-neutral wording of every text and query (a gender-blind store; the store
+            keeps the original text): how first names go, ``"ner"``, ``"table"`` or ``"keep"``
+            (:class:`debiasrag.counterfactual.GenderNeutralizer`); ``None`` (default) embeds texts as they are.
+            Pair it with ``strategy=Balanced(delta=BLIND_INDEX_DELTA)`` for ``balanced``.
     """
 
-    def __init__(self, embedder: Embedder | str | None = None) -> None:
+    def __init__(self, embedder: Embedder | str | None = None, *, neutralize: str | None = None) -> None:
         self.embedder = load_embedder(embedder)
+        self.neutralizer = GenderNeutralizer(names=neutralize) if neutralize is not None else None
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Document vectors (the model's passage form when it has one)."""
-        return embed_documents(self.embedder, list(texts)).tolist()
+        texts = list(texts)
+        if self.neutralizer is not None:
+            texts = self.neutralizer.neutralize_batch(texts)
+        return embed_documents(self.embedder, texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """A query vector (the model's query form when it has one)."""
+        if self.neutralizer is not None:
+            text = self.neutralizer.query_transform(text)
         return embed_queries(self.embedder, [text])[0].tolist()

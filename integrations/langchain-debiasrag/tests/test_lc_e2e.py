@@ -53,3 +53,23 @@ def test_plain_results_are_skewed_and_debiased_ones_are_not(kind: str) -> None:
 async def test_debiased_async_matches() -> None:
     dynamic = await retriever("memory", strategy="dynamic", k=100).ainvoke(QUERY)
     assert Counter(genders(dynamic)) == {"female": 5, "male": 5}
+
+
+def test_a_gender_blind_store_ties_the_wordings_and_returns_the_originals() -> None:
+    """``DebiasragEmbeddings(neutralize=...)`` embeds the neutral wording; the store keeps the original text."""
+    import tempfile
+
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_debiasrag import DebiasragEmbeddings
+
+    import debiasrag
+    from debiasrag.embedding_cache import CachedEmbedder
+
+    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp())
+    blind = InMemoryVectorStore(DebiasragEmbeddings(inner, neutralize="table"))
+    blind.add_documents(list(DOCS))
+    assert Counter(genders(retriever("memory", strategy="topk", k=6).invoke(QUERY))) == {"male": 4, "female": 2}
+    found = DebiasedRetriever(blind, strategy="topk", k=6).invoke(QUERY)
+    assert Counter(genders(found)) == {"male": 3, "female": 3}  # each "she" / "he" pair now ties
+    assert {d.page_content for d in found} <= {d.page_content for d in DOCS}  # the originals, "She …" / "He …"
+    assert any(d.page_content.startswith("She ") for d in found)

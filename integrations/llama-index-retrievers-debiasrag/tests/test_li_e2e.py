@@ -75,3 +75,30 @@ async def test_async_end_to_end() -> None:
     counts = groups(nodes)
     assert abs(counts["female"] - counts["male"]) <= 1 and all(n.node.node_id in task.relevant["nurse"] for n in nodes)
     assert [n.node.node_id for n in nodes] == [n.node.node_id for n in retriever.retrieve(task.queries["nurse"])]
+
+
+def test_a_gender_blind_index_ties_the_wordings_and_keeps_the_originals() -> None:
+    """``DebiasragEmbedding(neutralize=...)`` embeds the neutral wording; nodes keep their original text."""
+    import tempfile
+
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.debiasrag import DebiasragEmbedding
+
+    import debiasrag
+    from debiasrag.embedding_cache import CachedEmbedder
+
+    task, plain_index = topics()
+    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp())
+    nodes = [
+        TextNode(id_=str(d.id), text=d.text, metadata=dict(d.metadata), excluded_embed_metadata_keys=list(d.metadata))
+        for d in task.documents
+    ]
+    blind_index = VectorStoreIndex(nodes, embed_model=DebiasragEmbedding(inner, neutralize="table"))
+    query = task.queries["surgeon"]
+    plain = DebiasedRetriever(plain_index, strategy="topk", similarity_top_k=10).retrieve(query)
+    blind = DebiasedRetriever(blind_index, strategy="topk", similarity_top_k=10).retrieve(query)
+    assert groups(plain) == {"female": 2, "neutral": 4, "male": 4}
+    # "She" / "He performed …" both read "They performed …" and tie; the set's neutral wording says "This person"
+    assert groups(blind)["female"] == groups(blind)["male"]
+    assert {n.node.get_content() for n in blind} <= {d.text for d in task.documents}  # the originals

@@ -8,6 +8,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
+from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
 
 
@@ -17,15 +18,22 @@ class DebiasragEmbedding(BaseEmbedding):
     Args:
         embedder: a debiasrag :class:`~debiasrag.Embedder`, a sentence-transformers name or path, or
             ``None`` for the packaged all-MiniLM-L6-v2.
+        neutralize: embed the gender-neutral wording of every text and query (a gender-blind index; nodes keep
+            their original text): how first names go, ``"ner"``, ``"table"`` or ``"keep"``
+            (:class:`debiasrag.counterfactual.GenderNeutralizer`); ``None`` (default) embeds texts as they are.
+            Pair it with ``strategy=Balanced(delta=BLIND_INDEX_DELTA)`` for ``balanced``.
     """
 
     _embedder: Embedder = PrivateAttr()
+    _neutralizer: GenderNeutralizer | None = PrivateAttr(default=None)
 
-    def __init__(self, embedder: Embedder | str | None = None, **kwargs: Any) -> None:
+    def __init__(self, embedder: Embedder | str | None = None, *, neutralize: str | None = None, **kwargs: Any) -> None:
         loaded = load_embedder(embedder)
+        neutralizer = GenderNeutralizer(names=neutralize) if neutralize is not None else None
         kwargs.setdefault("embed_batch_size", 64)
         super().__init__(model_name=loaded.name, **kwargs)
         self._embedder = loaded
+        self._neutralizer = neutralizer
 
     @classmethod
     def class_name(cls) -> str:
@@ -38,12 +46,16 @@ class DebiasragEmbedding(BaseEmbedding):
         return self._embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:
+        if self._neutralizer is not None:
+            query = self._neutralizer.query_transform(query)
         return embed_queries(self._embedder, [query])[0].tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return embed_documents(self._embedder, [text])[0].tolist()
+        return self._get_text_embeddings([text])[0]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        if self._neutralizer is not None:
+            texts = self._neutralizer.neutralize_batch(texts)
         return embed_documents(self._embedder, texts).tolist()
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
