@@ -1,8 +1,8 @@
 """Anonymize and embed corpora too big for one loop, on an engine you already run: Ray Data or HF ``datasets``.
 
 The unit of work is :class:`ShardWriter`, a callable over one batch of rows (``{"id": [...], "text": [...],
-other columns -> metadata}``) that anonymizes (optional), embeds with ``encode_documents`` and writes one
-shard (:mod:`debiasrag.shards`). It is picklable and small: models load lazily in each worker, once.
+other columns -> metadata}``) that anonymizes and neutralizes (both optional), embeds with ``encode_documents``
+and writes one shard (:mod:`debiasrag.shards`). It is picklable and small: models load lazily in each worker, once.
 
 Ray Data, with an actor pool so every worker loads its models once::
 
@@ -58,7 +58,8 @@ def _plain(value: Any) -> Any:
 
 
 class ShardWriter:
-    """Anonymize -> embed -> write one shard per batch. Use as a Ray Data actor class or a ``datasets.map`` fn.
+    """Anonymize -> neutralize -> embed -> write one shard per batch (both rewrites optional). Use as a Ray Data
+    actor class or a ``datasets.map`` fn.
 
     Args:
         out_dir: shard folder (shared storage when workers run on several machines).
@@ -68,6 +69,9 @@ class ShardWriter:
             text, the stored text stays the original (``metadata["anonymized_text"]`` holds the other), and the
             shard records the settings so queries get the same treatment, as ``debiasrag index --anonymize``.
         anonymize_options: keyword arguments for :func:`debiasrag.anonymize.get_anonymizer`.
+        neutralize: ``None`` or how first names go, ``"ner"`` / ``"table"`` / ``"keep"``: vectors are then of the
+            gender-neutral wording (after anonymizing, if asked), as ``debiasrag index --neutralize``
+            (:class:`debiasrag.counterfactual.GenderNeutralizer`); the shard records it for the queries.
         id_field / text_field: column names; every other column becomes metadata.
 
     Returns per batch ``{"id": [...], "shard": [...]}`` (one row per input row), so the engine's output counts
@@ -81,6 +85,7 @@ class ShardWriter:
         *,
         anonymize: str | Any | None = None,
         anonymize_options: Mapping[str, Any] | None = None,
+        neutralize: str | None = None,
         id_field: str = "id",
         text_field: str = "text",
     ) -> None:
@@ -107,6 +112,12 @@ class ShardWriter:
             if settings["method"] == "llm" and isinstance(getattr(anonymize, "model", None), str):
                 settings["llm_model"] = anonymize.model  # as `index --anonymize llm` records it, so shards merge
             self.preprocessing = {"anonymize": settings}
+        self.neutralizer = None
+        if neutralize is not None:
+            from debiasrag.counterfactual.neutralize import GenderNeutralizer
+
+            self.neutralizer = GenderNeutralizer(names=neutralize)
+            self.preprocessing["neutralize"] = self.neutralizer.settings
         self.id_field = id_field
         self.text_field = text_field
 
@@ -131,6 +142,8 @@ class ShardWriter:
             to_embed = [r.text for r in results]
             for doc, anonymized in zip(documents, to_embed):
                 doc.metadata["anonymized_text"] = anonymized
+        if self.neutralizer is not None:
+            to_embed = self.neutralizer.neutralize_batch(to_embed)
         vectors = embed_documents(self.embedder, to_embed)
         # Deterministic name: a retried batch replaces its own shard rather than duplicating it.
         name = hashlib.sha256(json.dumps(ids, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:32]
@@ -152,6 +165,7 @@ def run_ray(
     embedder: Embedder | str | None = None,
     anonymize: str | Any | None = None,
     anonymize_options: Mapping[str, Any] | None = None,
+    neutralize: str | None = None,
     batch_size: int = 256,
     concurrency: int = 2,
     num_cpus: float = 1,
@@ -184,6 +198,7 @@ def run_ray(
         "embedder": embedder,
         "anonymize": anonymize,
         "anonymize_options": dict(anonymize_options or {}),
+        "neutralize": neutralize,
         "id_field": id_field,
         "text_field": text_field,
     }
@@ -206,6 +221,7 @@ def run_datasets(
     embedder: Embedder | str | None = None,
     anonymize: str | Any | None = None,
     anonymize_options: Mapping[str, Any] | None = None,
+    neutralize: str | None = None,
     batch_size: int = 256,
     num_proc: int | None = None,
     id_field: str = "id",
@@ -223,6 +239,7 @@ def run_datasets(
         embedder,
         anonymize=anonymize,
         anonymize_options=anonymize_options,
+        neutralize=neutralize,
         id_field=id_field,
         text_field=text_field,
     )

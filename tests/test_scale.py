@@ -148,6 +148,25 @@ def test_shard_writer_records_anonymization_and_embeds_the_anonymized_text(tmp_p
     assert len(list_shards(tmp_path)) == 1
 
 
+def test_shard_writer_neutralizes_like_the_index_command(tmp_path, embedder: SentenceTransformerEmbedder) -> None:
+    from debiasrag import DebiasedRetriever
+    from debiasrag.counterfactual import GenderNeutralizer
+
+    texts = ["Maria Lopez said she would call her mother.", "John Lopez said he would call his father."]
+    writer = ShardWriter(tmp_path, embedder, neutralize="table")
+    writer({"id": ["f", "m"], "text": texts})
+    index = index_from_shards(tmp_path)
+    assert index.texts == texts  # stored text is the original
+    assert index.preprocessing == {"neutralize": {"concept": "gender", "names": "table"}}
+    neutral = GenderNeutralizer(names="table").neutralize_batch(texts)
+    assert neutral[0] == neutral[1] == "Lopez said they would call their parent."
+    np.testing.assert_allclose(index.vectors_at([0, 1]), embedder.encode(neutral), atol=1e-6)
+    hits = DebiasedRetriever(index, embedder).retrieve("who will phone a relative", k=2, strategy="topk").hits
+    assert abs(hits[0].score - hits[1].score) < 1e-6
+    shipped = pickle.loads(pickle.dumps(ShardWriter(tmp_path, embedder, neutralize="ner")))  # to Ray / datasets workers
+    assert shipped.neutralizer.neutralize("Kelechi Okoro said she would call.") == "said they would call."
+
+
 def test_shard_writer_records_the_llm_model_like_the_index_command(tmp_path) -> None:
     """An LLM-anonymized shard names its model (``llm_model``) as ``debiasrag index --anonymize llm`` records it."""
     pytest.importorskip("anthropic")
