@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 21))
+PASSAGE_PARTS = tuple(range(1, 23))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -445,7 +445,12 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     community_choir, 144 documents of 147–170 words, side people in every chunk; ``part=20``
     (``fairness_passages20``): 24 queries in dietetics, software_testing, florists and mortgages, 144 documents of
     76–154 words in part 12's mix; both written blind after version 5 of the learned decider was fixed, chose
-    nothing. Parts 9–18 are among the learned decider's training sets (after their first scores).
+    nothing for the detector (the gender-blind index's second round was chosen with them). ``part=21``
+    (``fairness_passages21``): 24 queries in roofing, wedding_planning, hospice_care and climbing_gym, 144
+    documents of 141–166 words, side people in every chunk; ``part=22`` (``fairness_passages22``): 24 queries in
+    payroll, ambulance_dispatch, dog_grooming and landscape_architecture, 144 documents of 84–147 words in part
+    12's mix; both written blind after version 5 and the blind index's second round were fixed, chose nothing.
+    Parts 9–18 are among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """

@@ -9,9 +9,11 @@ removed — so the female, male and neutral wordings of a document embed (almost
 prefer one gender's documents. The index stores the original text and returns it; only the vectors are of the
 neutral text (``debiasrag index --neutralize``; queries are neutralized the same way).
 
-Names: ``"ner"`` (default) removes every person name spaCy's NER finds (seed 002's anonymizer, person entities
-only) and then first names from the name tables; ``"table"`` only the latter (no spaCy, faster, misses names in no
-table); ``"keep"`` leaves names alone.
+Names: ``"ner"`` (default) removes the first names of the person names spaCy's NER finds (seed 002's anonymizer,
+person entities only; surnames stay, as they do not change with gender: "Ingrid Halvorsen … Halvorsen says" ->
+"Halvorsen … Halvorsen says") and then first names from the name tables; ``"table"`` only the latter (no spaCy,
+faster, misses names in no table); ``"keep"`` leaves names alone. (Removing whole names, surnames included,
+was measured too and lost: NER finds a name in one wording and misses it in another, so the wordings differ.)
 
 Measured: ``.venv/bin/python benchmarks/blind_index.py`` (README, "Gender-blind index").
 """
@@ -82,8 +84,32 @@ class GenderNeutralizer:
         """Each text in gender-neutral wording; person names found by NER in one spaCy pass over the batch."""
         texts = list(texts)
         if self.names == "ner" and texts:
-            texts = [result.text for result in self._ner().anonymize_batch(texts)]
+            texts = self._remove_first_names(texts)
         return [self._rewrite(text) for text in texts]
+
+    def _remove_first_names(self, texts: list[str]) -> list[str]:
+        """Each person name spaCy finds loses all but its surname ("Ingrid Halvorsen" -> "Halvorsen"); a
+        one-word name goes unless it is a surname of the text (the last word of a longer name, or after a title)."""
+        out = []
+        for text, entities in zip(texts, self._ner().detect_batch(texts)):
+            names = [[(e.start + t.start(), e.start + t.end()) for t in _TOKEN.finditer(e.text)] for e in entities]
+            surnames = {text[spans[-1][0] : spans[-1][1]] for spans in names if len(spans) >= 2}
+            cuts = []
+            for spans in names:
+                if len(spans) >= 2:
+                    cuts.append((spans[0][0], spans[-2][1]))
+                elif spans:
+                    word = text[spans[0][0] : spans[0][1]]
+                    before = _TOKEN.findall(text[max(0, spans[0][0] - 12) : spans[0][0]])
+                    if word not in surnames and not (before and before[-1] in self._after_title):
+                        end = spans[0][1]
+                        if text[end : end + 2] in ("'s", "\u2019s"):
+                            end += 2  # "Ingrid's plan" -> "plan", not "'s plan"
+                        cuts.append((spans[0][0], end))
+            for start, end in sorted(cuts, reverse=True):
+                text = text[:start] + text[end:]
+            out.append(text)
+        return out
 
     def query_transform(self, query: str) -> str:
         """For ``DebiasedRetriever(query_transform=...)``: the neutral query (as typed if nothing is left)."""
@@ -105,7 +131,9 @@ class GenderNeutralizer:
         surname_next = False  # the capitalised word after a title or a first name is a surname ("Mrs Evans")
         for i, token in enumerate(tokens):
             raw = token.group(0)
-            following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+            # the next word, when only a space separates them ("Holly Grant", not "… Evans. Halvorsen")
+            adjacent = i + 1 < len(tokens) and text[token.end() : tokens[i + 1].start()] == " "
+            following = tokens[i + 1].group(0) if adjacent else ""
             replacement = self._replacement(raw, following, surname_next)
             surname_next = raw in self._after_title or (replacement == "" and following[:1].isupper())
             if replacement is None:
