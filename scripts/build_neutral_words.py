@@ -85,8 +85,20 @@ BASE: dict[str, tuple[str, str | None]] = {
 PRONOUNS = {  # "her" is object or possessive; "their" reads right for the possessive, the commoner one in chunks
     "she": "they", "he": "they", "her": "their", "him": "them", "his": "their", "hers": "theirs",
     "herself": "themselves", "himself": "themselves", "she's": "they're", "he's": "they're", "she'd": "they'd",
-    "he'd": "they'd", "she'll": "they'll", "he'll": "they'll",
+    "he'd": "they'd", "she'll": "they'll", "he'll": "they'll", "themself": "themselves",
 }  # fmt: skip
+# the verb right after "she" / "he" (adverbs skipped) takes the plural form, as after the neutral wording's "they"
+VERBS = {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
+         "hasn't": "haven't", "doesn't": "don't"}  # fmt: skip
+ADVERBS = sorted(
+    """always also never often now still usually sometimes just really then already even only rarely
+soon later quickly recently finally first mostly simply certainly clearly probably actually regularly
+immediately occasionally generally typically gently carefully personally no longer rather quietly happily""".split()
+)
+NOT_VERBS = sorted(
+    """thus this its as plus perhaps sometimes always nevertheless towards afterwards whereas
+unless""".split()
+)
 TITLES = {"Mr": "Mx", "Mr.": "Mx", "Mrs": "Mx", "Mrs.": "Mx", "Ms": "Mx", "Ms.": "Mx", "Miss": "Mx", "Sir": "Mx",
           "Madam": "Mx", "Lady": "Mx", "Lord": "Mx", "Dame": "Mx"}  # fmt: skip
 
@@ -129,6 +141,9 @@ def main() -> None:
         "pronouns": PRONOUNS,
         "words": dict(sorted(words.items())),
         "titles": TITLES,
+        "verbs_after_pronoun": VERBS,
+        "adverbs": ADVERBS,
+        "not_verbs": NOT_VERBS,
     }
     atomic_write_text(OUT, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {OUT} ({len(words)} words)")

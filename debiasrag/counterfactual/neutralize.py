@@ -1,13 +1,14 @@
 """Gender-blind text for embedding: every gendered word, pronoun, title and first name rewritten neutrally.
 
-An embedding of "She sets the annealer …" and of "He sets the annealer …" differ only by gender, and that
-difference moves their scores for a neutral query (seed 000); seed 002 removes names before embedding for the
-same reason. :class:`GenderNeutralizer` goes one step further and writes the text the way its neutral wording
-would read — pronouns become *they* / *their* / *them*, gendered nouns their neutral counterparts ("mother" ->
-"parent", "policewoman" -> "police officer"; ``data/neutral_words.json``), titles *Mx*, and first names are
-removed — so the female, male and neutral wordings of a document embed (almost) alike and a ranking cannot
-prefer one gender's documents. The index stores the original text and returns it; only the vectors are of the
-neutral text (``debiasrag index --neutralize``; queries are neutralized the same way).
+An embedding of "She sets the annealer …" and of "He sets the annealer …" differ only by gender, and that difference
+moves their scores for a neutral query (seed 000); seed 002 removes names before embedding for the same reason.
+:class:`GenderNeutralizer` goes one step further and writes the text the way its neutral wording would read —
+pronouns become *they* / *their* / *them* and the verb after *she* / *he* agrees ("she keeps" -> "they keep"),
+gendered nouns their neutral counterparts ("mother" -> "parent", "policewoman" -> "police officer";
+``data/neutral_words.json``), titles *Mx*, and first names are removed — so the female, male and neutral wordings of
+a document embed (almost) alike and a ranking cannot prefer one gender's documents. The index stores the original
+text and returns it; only the vectors are of the neutral text (``debiasrag index --neutralize``; queries are
+neutralized the same way).
 
 Names: ``"ner"`` (default) removes the first names of the person names spaCy's NER finds (seed 002's anonymizer,
 person entities only; surnames stay, as they do not change with gender: "Ingrid Halvorsen … Halvorsen says" ->
@@ -62,6 +63,9 @@ class GenderNeutralizer:
         self._pronouns: dict[str, str] = data["pronouns"]
         self._words: dict[str, str] = data["words"]
         self._titles: dict[str, str] = data["titles"]
+        self._verbs: dict[str, str] = data["verbs_after_pronoun"]
+        self._adverbs = frozenset(data["adverbs"])
+        self._not_verbs = frozenset(data["not_verbs"])
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"])  # "Mrs Evans": a surname
         self._detector = GroupDetector("gender")
         self._anonymizer: Any = None
@@ -83,14 +87,17 @@ class GenderNeutralizer:
     def neutralize_batch(self, texts: Iterable[str]) -> list[str]:
         """Each text in gender-neutral wording; person names found by NER in one spaCy pass over the batch."""
         texts = list(texts)
+        removed: list[set[str]] = [set() for _ in texts]
         if self.names == "ner" and texts:
-            texts = self._remove_first_names(texts)
-        return [self._rewrite(text) for text in texts]
+            texts, removed = self._remove_first_names(texts)
+        return [self._rewrite(text, names) for text, names in zip(texts, removed)]
 
-    def _remove_first_names(self, texts: list[str]) -> list[str]:
+    def _remove_first_names(self, texts: list[str]) -> tuple[list[str], list[set[str]]]:
         """Each person name spaCy finds loses all but its surname ("Ingrid Halvorsen" -> "Halvorsen"); a
-        one-word name goes unless it is a surname of the text (the last word of a longer name, or after a title)."""
+        one-word name goes unless it is a surname of the text (the last word of a longer name, or after a title).
+        Also returns, per text, the first names removed, so that occurrences spaCy missed go too."""
         out = []
+        removed: list[set[str]] = []
         for text, entities in zip(texts, self._ner().detect_batch(texts)):
             names = [[(e.start + t.start(), e.start + t.end()) for t in _TOKEN.finditer(e.text)] for e in entities]
             surnames = {text[spans[-1][0] : spans[-1][1]] for spans in names if len(spans) >= 2}
@@ -106,10 +113,13 @@ class GenderNeutralizer:
                         if text[end : end + 2] in ("'s", "\u2019s"):
                             end += 2  # "Ingrid's plan" -> "plan", not "'s plan"
                         cuts.append((spans[0][0], end))
+            found = set()
             for start, end in sorted(cuts, reverse=True):
+                found.update(word for word in _TOKEN.findall(text[start:end]) if word[:1].isupper())
                 text = text[:start] + text[end:]
             out.append(text)
-        return out
+            removed.append({word[:-2] if word.endswith(("'s", "\u2019s")) else word for word in found})
+        return out, removed
 
     def query_transform(self, query: str) -> str:
         """For ``DebiasedRetriever(query_transform=...)``: the neutral query (as typed if nothing is left)."""
@@ -124,17 +134,25 @@ class GenderNeutralizer:
             self._anonymizer = get_anonymizer("ner", strategy="remove", entities="person", **options)
         return self._anonymizer
 
-    def _rewrite(self, text: str) -> str:
+    def _rewrite(self, text: str, first_names: set[str] | frozenset[str] = frozenset()) -> str:
         out: list[str] = []
         last = 0
         tokens = list(_TOKEN.finditer(text))
         surname_next = False  # the capitalised word after a title or a first name is a surname ("Mrs Evans")
+        verb_due = False  # after "she" / "he": the verb takes the plural form, as after the neutral "they"
         for i, token in enumerate(tokens):
             raw = token.group(0)
             # the next word, when only a space separates them ("Holly Grant", not "… Evans. Halvorsen")
             adjacent = i + 1 < len(tokens) and text[token.end() : tokens[i + 1].start()] == " "
             following = tokens[i + 1].group(0) if adjacent else ""
-            replacement = self._replacement(raw, following, surname_next)
+            if verb_due and raw not in self._adverbs:
+                verb_due = False
+                replacement: str | None = self._plural_verb(raw)
+            elif raw in first_names or raw.removesuffix("'s").removesuffix("\u2019s") in first_names:
+                replacement = ""  # a first name spaCy found elsewhere in this text
+            else:
+                replacement = self._replacement(raw, following, surname_next)
+            verb_due = verb_due or raw.lower() in ("she", "he")
             surname_next = raw in self._after_title or (replacement == "" and following[:1].isupper())
             if replacement is None:
                 continue
@@ -144,6 +162,20 @@ class GenderNeutralizer:
         out.append(text[last:])
         neutral = re.sub(r"[ \t]+", " ", "".join(out))
         return re.sub(r" +([,.;:!?])", r"\1", neutral).strip()
+
+    def _plural_verb(self, word: str) -> str | None:
+        """The plural form of the verb after "she" / "he" ("keeps" -> "keep", "was" -> "were"), ``None`` to keep."""
+        if word in self._verbs:
+            return self._verbs[word]
+        if not word.islower() or len(word) < 4 or not word.endswith("s") or word in self._not_verbs:
+            return None
+        if word.endswith(("ss", "us", "is", "'s")):
+            return None
+        if word.endswith("ies"):
+            return word[:-3] + "y"  # "carries" -> "carry"
+        if word.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+            return word[:-2]  # "teaches" -> "teach", "goes" -> "go"
+        return word[:-1]
 
     def _replacement(self, raw: str, following: str, surname: bool) -> str | None:
         """The neutral form of one token, "" to remove it, ``None`` to keep it."""
