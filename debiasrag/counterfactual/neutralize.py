@@ -113,7 +113,7 @@ class GenderNeutralizer:
                         if text[end : end + 2] in ("'s", "\u2019s"):
                             end += 2  # "Ingrid's plan" -> "plan", not "'s plan"
                         cuts.append((spans[0][0], end))
-            found = set()
+            found: set[str] = set()
             for start, end in sorted(cuts, reverse=True):
                 found.update(word for word in _TOKEN.findall(text[start:end]) if word[:1].isupper())
                 text = text[:start] + text[end:]
