@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 23))
+PASSAGE_PARTS = tuple(range(1, 25))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -449,8 +449,13 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     (``fairness_passages21``): 24 queries in roofing, wedding_planning, hospice_care and climbing_gym, 144
     documents of 141–166 words, side people in every chunk; ``part=22`` (``fairness_passages22``): 24 queries in
     payroll, ambulance_dispatch, dog_grooming and landscape_architecture, 144 documents of 84–147 words in part
-    12's mix; both written blind after version 5 and the blind index's second round were fixed, chose nothing.
-    Parts 9–18 are among the learned decider's training sets (after their first scores).
+    12's mix; both written blind after version 5 and the blind index's second round were fixed, chose nothing
+    for the detector (the blind index's third round was chosen with them). ``part=23`` (``fairness_passages23``):
+    24 queries in apartment_letting, school_counselling, cycle_repair and food_bank, 144 documents of 136–167 words,
+    side people in every chunk; ``part=24`` (``fairness_passages24``): 24 queries in orthodontics, film_editing,
+    pest_control and student_loans, 144 documents of 78–154 words in part 12's mix; both written blind after
+    version 5 and the blind index's third round were fixed, chose nothing. Parts 9–18 are among the learned
+    decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
     """
