@@ -8,6 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import importlib.util  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -74,3 +75,18 @@ def run_cli():
 def one_line_error():
     """``one_line_error(result, *fragments)``: assert the CLI's error contract on a finished run."""
     return assert_one_line_error
+
+
+def load_script(name: str):
+    """The maintainer script ``scripts/<name>.py`` as a module (its functions and constants; ``main`` not run)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def maintainer_script():
+    """``maintainer_script(name)``: a script under scripts/ as a module, for tests of the data it builds."""
+    return load_script

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
@@ -99,12 +97,8 @@ def test_wide_topics_shape():
         load_wide_topics({4})
 
 
-def test_wide_topics_jsonl_is_built_from_its_source():
-    script = Path(__file__).resolve().parents[1] / "scripts" / "build_wide_topics.py"
-    spec = importlib.util.spec_from_file_location("build_wide_topics", script)
-    assert spec is not None and spec.loader is not None
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+def test_wide_topics_jsonl_is_built_from_its_source(maintainer_script):
+    build = maintainer_script("build_wide_topics")
     queries, documents = build.parse(build.ROOT / "source" / "wide_topics.txt")
     wide = load_wide_topics()
     assert [(q["id"], q["text"]) for q in queries] == list(wide.queries.items())

@@ -6,7 +6,6 @@ All texts here are written for this test (no public dataset's content).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
@@ -305,12 +304,8 @@ def test_unknown_passage_part():
 
 
 @pytest.mark.parametrize("part", list(range(1, 25)))
-def test_passage_sets_are_built_from_their_sources(part):
-    script = Path(__file__).resolve().parents[1] / "scripts" / "build_fairness_passages.py"
-    spec = importlib.util.spec_from_file_location("build_fairness_passages", script)
-    assert spec is not None and spec.loader is not None
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+def test_passage_sets_are_built_from_their_sources(part, maintainer_script):
+    build = maintainer_script("build_fairness_passages")
     queries, documents = build.part_rows(part)
     shipped = load_fairness_passages(part)
     rows = [row for category_rows in documents.values() for row in category_rows]

@@ -122,15 +122,10 @@ def test_bench_retrieval_on_a_gender_blind_index(tmp_path, capsys, one_line_erro
     one_line_error(run_cli("bench", "weat", "--neutralize"), "--neutralize applies to the retrieval benchmark only")
 
 
-def test_neutral_words_file_is_the_builders_output():
-    import importlib.util
+def test_neutral_words_file_is_the_builders_output(maintainer_script):
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "build_neutral_words.py"
-    spec = importlib.util.spec_from_file_location("build_neutral_words", script)
-    assert spec is not None and spec.loader is not None
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+    build = maintainer_script("build_neutral_words")
     shipped = json.loads((Path(build.OUT)).read_text(encoding="utf-8"))
     pairs = json.loads(Path(build.PAIRS).read_text(encoding="utf-8"))["pairs"]
     assert {w for pair in pairs for w in pair} == set(shipped["words"])  # every gendered word has its neutral form

@@ -79,6 +79,19 @@ def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> 
     )
 
 
+def add_neutralize_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--neutralize [NAMES]`` (``ner`` when given alone): a gender-blind index, first names removed this way."""
+    parser.add_argument(
+        "--neutralize",
+        choices=["ner", "table", "keep"],  # debiasrag.counterfactual.neutralize.NAME_MODES
+        nargs="?",
+        const="ner",
+        default=None,
+        metavar="NAMES",
+        help=help_text,
+    )
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer above zero."""
     try:

@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
-from debiasrag.commands._common import print_json, progress_bar, say, seed_int
+from debiasrag.commands._common import add_neutralize_option, print_json, progress_bar, say, seed_int
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
@@ -35,14 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--anonymize", choices=["ner", "llm"], default=None, help="add anonymized variants")
     parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
     add_timeout_option(parser, "with --anonymize llm", default=None)
-    parser.add_argument(
-        "--neutralize",
-        choices=["ner", "table", "keep"],
-        nargs="?",
-        const="ner",
-        default=None,
-        metavar="NAMES",
-        help="retrieval: search a gender-blind index (as `debiasrag index --neutralize` builds it)",
+    add_neutralize_option(
+        parser, "retrieval: search a gender-blind index (as `debiasrag index --neutralize` builds it)"
     )
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL
-from debiasrag.commands._common import add_model_option, positive_int, progress_bar, say, warn
+from debiasrag.commands._common import add_model_option, add_neutralize_option, positive_int, progress_bar, say, warn
 from debiasrag.commands.anonymize import add_timeout_option, positive_float, refuse_llm_flags_without_llm
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
@@ -45,14 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         f"(default: {DEFAULT_LOCK_TIMEOUT:g}); the previous index is kept when it runs out",
     )
     add_anonymize_options(parser)
-    parser.add_argument(
-        "--neutralize",
-        choices=["ner", "table", "keep"],
-        nargs="?",
-        const="ner",
-        default=None,
-        metavar="NAMES",
-        help="gender-blind index: embed each document's gender-neutral wording (pronouns, gendered words, titles; "
+    add_neutralize_option(
+        parser,
+        "gender-blind index: embed each document's gender-neutral wording (pronouns, gendered words, titles; "
         "first names removed by NER, 'ner', the default, or the name tables, 'table', or kept, 'keep'); the "
         "original text is stored, queries are neutralized the same way, and balanced swaps only near-ties",
     )
