@@ -87,6 +87,9 @@ class GenderNeutralizer:
     def neutralize_batch(self, texts: Iterable[str]) -> list[str]:
         """Each text in gender-neutral wording; person names found by NER in one spaCy pass over the batch."""
         texts = list(texts)
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InputError(f"text {position} is a {type(text).__name__}, not a string")
         removed: list[set[str]] = [set() for _ in texts]
         if self.names == "ner" and texts:
             texts, removed = self._remove_first_names(texts)
