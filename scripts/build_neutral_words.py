@@ -99,6 +99,12 @@ NOT_VERBS = sorted(
     """thus this its as plus perhaps sometimes always nevertheless towards afterwards whereas
 unless""".split()
 )
+# "her" is the object ("them") right before these words or punctuation, else the possessive ("their")
+HER_OBJECT_BEFORE = sorted(
+    """to and or but with for about at in on that the a an up out off down over into
+from by as if when while because again too so this these those what how why where who whether through after before
+since until around away once twice all both some any every each no onto today yesterday tomorrow""".split()
+)
 TITLES = {"Mr": "Mx", "Mr.": "Mx", "Mrs": "Mx", "Mrs.": "Mx", "Ms": "Mx", "Ms.": "Mx", "Miss": "Mx", "Sir": "Mx",
           "Madam": "Mx", "Lady": "Mx", "Lord": "Mx", "Dame": "Mx"}  # fmt: skip
 
@@ -144,6 +150,7 @@ def main() -> None:
         "verbs_after_pronoun": VERBS,
         "adverbs": ADVERBS,
         "not_verbs": NOT_VERBS,
+        "her_object_before": HER_OBJECT_BEFORE,
     }
     atomic_write_text(OUT, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {OUT} ({len(words)} words)")

@@ -47,6 +47,15 @@ def test_the_verb_after_she_or_he_agrees_with_they(table):
     assert table.neutralize("She thus has a plan.") == "They thus has a plan."  # not a verb: "thus"; then no more
 
 
+def test_object_her_conjunct_verbs_and_surnames_after_known_first_names():
+    ner = GenderNeutralizer(names="ner")
+    female = ner.neutralize("Ingrid Sørensen counts the stock and phones the bank. Sørensen asked her to wait.")
+    neutral = ner.neutralize("Robin Sørensen counts the stock and phones the bank. Sørensen asked them to wait.")
+    assert female == neutral == "Sørensen counts the stock and phones the bank. Sørensen asked them to wait."
+    she = ner.neutralize("She counts the stock and phones the bank; her back hurt, so nobody thanked her.")
+    assert she == "They count the stock and phone the bank; their back hurt, so nobody thanked them."
+
+
 def test_a_first_name_found_once_goes_everywhere():
     ner = GenderNeutralizer(names="ner")
     # spaCy finds "Babajide Okafor" as a person; the later lone "Babajide" goes too (not in the name tables)

@@ -66,6 +66,7 @@ class GenderNeutralizer:
         self._verbs: dict[str, str] = data["verbs_after_pronoun"]
         self._adverbs = frozenset(data["adverbs"])
         self._not_verbs = frozenset(data["not_verbs"])
+        self._her_object_before = frozenset(data["her_object_before"])
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"])  # "Mrs Evans": a surname
         self._detector = GroupDetector("gender")
         self._anonymizer: Any = None
@@ -104,6 +105,10 @@ class GenderNeutralizer:
         for text, entities in zip(texts, self._ner().detect_batch(texts)):
             names = [[(e.start + t.start(), e.start + t.end()) for t in _TOKEN.finditer(e.text)] for e in entities]
             surnames = {text[spans[-1][0] : spans[-1][1]] for spans in names if len(spans) >= 2}
+            tokens = _TOKEN.findall(text)  # a word right after a known first name is a surname too ("Ingrid Sørensen")
+            surnames.update(
+                b for a, b in zip(tokens, tokens[1:]) if b[:1].isupper() and self._detector.is_first_name(a)
+            )
             cuts = []
             for spans in names:
                 if len(spans) >= 2:
@@ -121,7 +126,7 @@ class GenderNeutralizer:
                 found.update(word for word in _TOKEN.findall(text[start:end]) if word[:1].isupper())
                 text = text[:start] + text[end:]
             out.append(text)
-            removed.append({word[:-2] if word.endswith(("'s", "\u2019s")) else word for word in found})
+            removed.append({word[:-2] if word.endswith(("'s", "\u2019s")) else word for word in found} - surnames)
         return out, removed
 
     def query_transform(self, query: str) -> str:
@@ -143,19 +148,27 @@ class GenderNeutralizer:
         tokens = list(_TOKEN.finditer(text))
         surname_next = False  # the capitalised word after a title or a first name is a surname ("Mrs Evans")
         verb_due = False  # after "she" / "he": the verb takes the plural form, as after the neutral "they"
+        conjunct = False
         for i, token in enumerate(tokens):
             raw = token.group(0)
             # the next word, when only a space separates them ("Holly Grant", not "… Evans. Halvorsen")
             adjacent = i + 1 < len(tokens) and text[token.end() : tokens[i + 1].start()] == " "
             following = tokens[i + 1].group(0) if adjacent else ""
-            if verb_due and raw not in self._adverbs:
+            if verb_due and raw not in self._adverbs and raw.lower() not in self._pronouns:
                 verb_due = False
                 replacement: str | None = self._plural_verb(raw)
+                conjunct = replacement is not None  # "she counts … and phones": the second verb agrees too
+            elif conjunct and raw in ("and", "or", "but"):
+                replacement, verb_due, conjunct = None, True, False
+            elif raw.lower() == "her" and (not following or following.lower() in self._her_object_before):
+                replacement = "Them" if raw[0].isupper() else "them"  # "asked her to", "thanked her."
             elif raw in first_names or raw.removesuffix("'s").removesuffix("\u2019s") in first_names:
                 replacement = ""  # a first name spaCy found elsewhere in this text
             else:
                 replacement = self._replacement(raw, following, surname_next)
             verb_due = verb_due or raw.lower() in ("she", "he")
+            gap = text[token.end() : tokens[i + 1].start()] if i + 1 < len(tokens) else "."
+            conjunct = conjunct and not any(mark in gap for mark in ".,;:!?")  # within the clause only
             surname_next = raw in self._after_title or (replacement == "" and following[:1].isupper())
             if replacement is None:
                 continue
