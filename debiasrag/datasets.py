@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 25))
+PASSAGE_PARTS = tuple(range(1, 27))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -454,7 +454,12 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     24 queries in apartment_letting, school_counselling, cycle_repair and food_bank, 144 documents of 136–167 words,
     side people in every chunk; ``part=24`` (``fairness_passages24``): 24 queries in orthodontics, film_editing,
     pest_control and student_loans, 144 documents of 78–154 words in part 12's mix; both written blind after
-    version 5 and the blind index's third round were fixed, chose nothing. Parts 9–18 are among the learned
+    version 5 and the blind index's third round were fixed, chose nothing for the detector (the blind index's
+    fourth round was chosen with them). ``part=25`` (``fairness_passages25``): 24 queries in community_theatre,
+    sign_language_interpreting, bike_courier_work and foster_care, 144 documents of 138–159 words, side people in
+    every chunk; ``part=26`` (``fairness_passages26``): 24 queries in occupational_therapy, podcast_production,
+    chimney_sweeping and small_claims_court, 144 documents of 74–151 words in part 12's mix; both written blind
+    after version 5 and the blind index's fourth round were fixed, chose nothing. Parts 9–18 are among the learned
     decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
