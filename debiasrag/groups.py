@@ -277,7 +277,7 @@ class GroupDetector:
                 i += 1  # most tokens: a plain lower-case word that is no evidence of any kind
                 continue
             start, end = tokens[i].span()
-            base = _strip_possessive(raw)
+            base = strip_possessive(raw)
             if (
                 base in surnames
                 and i > 0
@@ -346,7 +346,7 @@ class GroupDetector:
             if self._is_first_name(text, tokens, i) or raw.rstrip(".") in self._after_title:
                 group = self._group_at(text, tokens, i)
                 if group is not None:
-                    found.setdefault(_strip_possessive(tokens[i + 1].group(0)), group)
+                    found.setdefault(strip_possessive(tokens[i + 1].group(0)), group)
         return found
 
     def _noun_group(self, word: str) -> str:
@@ -383,7 +383,7 @@ class GroupDetector:
             return None  # "Mrs Evans", "Dr Jordan": a surname after a title is not a first name ("Dr Jordan Lee" is)
         if self._margin is not None and raw[0].isupper() and i > 0 and self._is_first_name(text, tokens, i - 1):
             return None  # "Karen Doyle", "Alex Morgan": a capitalised word right after a first name is a surname
-        base = _strip_possessive(raw)
+        base = strip_possessive(raw)
         if raw[0].isupper() and not raw.endswith("'s") and self._name_follows(text, tokens, i):  # "Holly Grant"
             for group, names in zip(self.groups, self._before_surname):
                 if raw in names and raw not in self._unisex:
@@ -396,14 +396,14 @@ class GroupDetector:
     def _next_pronoun_group(self, text: str, tokens: list[re.Match[str]], i: int) -> str:
         """The group of the first pronoun after the unisex name at ``i``; neutral when there is none, or when
         another person's name or title comes first ("Jamie Nowak says … Derek Shaw … he": Derek's)."""
-        own = _strip_possessive(tokens[i].group(0))
+        own = strip_possessive(tokens[i].group(0))
         skip = i + 1 if self._name_follows(text, tokens, i) else i  # the name's own surname
         for j in range(i + 1, len(tokens)):
             word = tokens[j].group(0)
             pronoun = self._pronouns.get(word.lower())
             if pronoun is not None:
                 return pronoun
-            name = _strip_possessive(word)
+            name = strip_possessive(word)
             if j > skip and word[0].isupper() and name != own:
                 if self._known_first_name(name) or word.rstrip(".") in self._titles:
                     return NEUTRAL
@@ -465,7 +465,7 @@ class GroupDetector:
                 return None  # "King's Cross", "Queen's Park": part of a place name
             return group
         if self._names is not None and raw[0].isupper():
-            base = _strip_possessive(raw)
+            base = strip_possessive(raw)
             if base in self._names[0]:
                 return self.groups[0]
             if base in self._names[1]:
@@ -568,7 +568,7 @@ class GroupDetector:
             own = [m for m in found if m.group == group]
             pronouns = sum(m.text.lower() in self._pronouns for m in own)
             named = [
-                _strip_possessive(m.text) for m in own if m.text[:1].isupper() and m.text.lower() not in self._pronouns
+                strip_possessive(m.text) for m in own if m.text[:1].isupper() and m.text.lower() not in self._pronouns
             ]
             people = Counter(named)
             count = log1p(len(own))
@@ -629,17 +629,18 @@ class GroupDetector:
         return found[0].group  # the first person a text mentions is the one it is about
 
 
-def _strip_possessive(word: str) -> str:
+def strip_possessive(word: str) -> str:
+    """``word`` without a trailing possessive 's ("Leo's" -> "Leo", either apostrophe)."""
     return word[:-2] if word.endswith(("'s", "\u2019s")) else word
 
 
 def _most_named_by_surname(found: list[Mention]) -> str | None:
     """The group of the person most often named by surname alone in ``found`` (ties: the first such), or None."""
-    lone = Counter(_strip_possessive(m.text) for m in found if m.kind == "surname")
+    lone = Counter(strip_possessive(m.text) for m in found if m.kind == "surname")
     if not lone:
         return None
     top = lone.most_common(1)[0][0]
-    return next(m.group for m in found if m.kind == "surname" and _strip_possessive(m.text) == top)
+    return next(m.group for m in found if m.kind == "surname" and strip_possessive(m.text) == top)
 
 
 def _starts_sentence(text: str, start: int) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import GroupDetector
+from debiasrag.groups import detector, strip_possessive
 from debiasrag.index import FaissIndex
 from debiasrag.resources import read_json
 
@@ -68,7 +68,7 @@ class GenderNeutralizer:
         self._not_verbs = frozenset(data["not_verbs"])
         self._her_object_before = frozenset(data["her_object_before"])
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"])  # "Mrs Evans": a surname
-        self._detector = GroupDetector("gender")
+        self._detector = detector("gender")  # the shared one: only its name tables are read
         self._anonymizer: Any = None
 
     @property
@@ -126,7 +126,7 @@ class GenderNeutralizer:
                 found.update(word for word in _TOKEN.findall(text[start:end]) if word[:1].isupper())
                 text = text[:start] + text[end:]
             out.append(text)
-            removed.append({word[:-2] if word.endswith(("'s", "\u2019s")) else word for word in found} - surnames)
+            removed.append({strip_possessive(word) for word in found} - surnames)
         return out, removed
 
     def query_transform(self, query: str) -> str:
@@ -162,7 +162,7 @@ class GenderNeutralizer:
                 replacement, verb_due, conjunct = None, True, False
             elif raw.lower() == "her" and (not following or following.lower() in self._her_object_before):
                 replacement = "Them" if raw[0].isupper() else "them"  # "asked her to", "thanked her."
-            elif raw in first_names or raw.removesuffix("'s").removesuffix("\u2019s") in first_names:
+            elif strip_possessive(raw) in first_names:
                 replacement = ""  # a first name spaCy found elsewhere in this text
             else:
                 replacement = self._replacement(raw, following, surname_next)
@@ -203,8 +203,7 @@ class GenderNeutralizer:
         if neutral is not None:
             return neutral[0].upper() + neutral[1:] if raw[0].isupper() else neutral
         if self.names != "keep" and raw[0].isupper() and not (surname and not following[:1].isupper()):
-            base = word[:-2] if word.endswith("'s") else word
-            if self._detector.is_first_name(base, before_surname=following[:1].isupper()):
+            if self._detector.is_first_name(strip_possessive(word), before_surname=following[:1].isupper()):
                 return ""
         return None
 
