@@ -56,6 +56,18 @@ def test_object_her_conjunct_verbs_and_surnames_after_known_first_names():
     assert she == "They count the stock and phone the bank; their back hurt, so nobody thanked them."
 
 
+def test_with_spacy_the_parse_decides_verb_agreement_and_object_her(table):
+    ner = GenderNeutralizer(names="ner")
+    assert ner.neutralize("She packs boots and gloves.") == "They pack boots and gloves."  # "gloves" is a noun
+    assert table.neutralize("She packs boots and gloves.") == "They pack boots and gloves."
+    female = ner.neutralize("He checks the tyres, refills the bottles, and heads back.")
+    assert female == "They check the tyres, refill the bottles, and head back."  # verbs conjoined across commas
+    assert ner.neutralize("She says her brother fixes them.") == "They say their sibling fixes them."  # his verb
+    assert ner.neutralize("She helped her write it.") == "They helped them write it."  # an object before a verb
+    assert ner.neutralize("She remembered her own lesson.") == "They remembered their own lesson."
+    assert ner.neutralize("She thus has a plan and doesn't wait.") == "They thus have a plan and don't wait."
+
+
 def test_a_first_name_found_once_goes_everywhere():
     ner = GenderNeutralizer(names="ner")
     # spaCy finds "Babajide Okafor" as a person; the later lone "Babajide" goes too (not in the name tables)

@@ -145,6 +145,21 @@ def load_spacy(model: str, use_ner: bool = True) -> Any:
     return nlp
 
 
+@lru_cache(maxsize=4)
+def load_spacy_parser(model: str = DEFAULT_SPACY_MODEL) -> Any:
+    """A spaCy pipeline with only its tagger and dependency parser (no NER, lemmatizer), loaded once per process:
+    for rewrites that need who-does-what (the gender-blind index's verb agreement)."""
+    import spacy
+
+    try:
+        nlp = spacy.load(_model_location(model), exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
+    except OSError as exc:
+        raise InputError(f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r})") from exc
+    if "parser" not in nlp.pipe_names or "tagger" not in nlp.pipe_names:
+        raise InputError(f"spaCy pipeline {model!r} has no tagger and dependency parser")
+    return nlp
+
+
 def split_for_spacy(text: str, limit: int) -> list[tuple[int, str]]:
     """Cut ``text`` into ``(offset, chunk)`` pieces of at most ``limit`` characters at paragraph, sentence or
     word boundaries, so texts beyond ``nlp.max_length`` are processed instead of refused."""

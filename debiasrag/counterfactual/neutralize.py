@@ -13,7 +13,10 @@ neutralized the same way).
 Names: ``"ner"`` (default) removes the first names of the person names spaCy's NER finds (seed 002's anonymizer,
 person entities only; surnames stay, as they do not change with gender: "Ingrid Halvorsen … Halvorsen says" ->
 "Halvorsen … Halvorsen says") and then first names from the name tables; ``"table"`` only the latter (no spaCy,
-faster, misses names in no table); ``"keep"`` leaves names alone. (Removing whole names, surnames included,
+faster, misses names in no table); ``"keep"`` leaves names alone. With ``"ner"`` spaCy's dependency parser also
+finds the verbs whose subject is "she" / "he" beyond the next word ("she checks the tyres, refills the bottles and
+heads back") and object "her"s ("helped her write"), for texts that have such a pronoun (the rules alone serve
+``"table"`` and ``"keep"``). (Removing whole names, surnames included,
 was measured too and lost: NER finds a name in one wording and misses it in another, so the wordings differ.)
 
 Measured: ``.venv/bin/python benchmarks/blind_index.py`` (README, "Gender-blind index").
@@ -23,18 +26,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
+from debiasrag.fileio import encodable
 from debiasrag.groups import detector, strip_possessive
 from debiasrag.index import FaissIndex
 from debiasrag.resources import read_json
 
 NAME_MODES = ("ner", "table", "keep")
 _TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['\u2019\-])*[^\W\d_]|[^\W\d_]")
+_GENDERED_PRONOUN = re.compile(r"\b(?:she|he|her)\b", re.IGNORECASE)
+
+
+@dataclass
+class _Grammar:
+    """What a dependency parse says about one text (character offsets of its tokens): the verbs whose subject is
+    "she" / "he" (with their auxiliaries and the verbs conjoined to them), which take the plural form as after
+    "they", and the "her"s that are objects ("them"), not possessives ("their")."""
+
+    agree: set[int] = field(default_factory=set)
+    objects: set[int] = field(default_factory=set)
 
 
 @cache
@@ -92,9 +108,38 @@ class GenderNeutralizer:
             if not isinstance(text, str):
                 raise InputError(f"text {position} is a {type(text).__name__}, not a string")
         removed: list[set[str]] = [set() for _ in texts]
+        grammar: list[_Grammar | None] = [None for _ in texts]
         if self.names == "ner" and texts:
             texts, removed = self._remove_first_names(texts)
-        return [self._rewrite(text, names) for text, names in zip(texts, removed)]
+            grammar = self._parse(texts)
+        return [self._rewrite(text, names, parsed) for text, names, parsed in zip(texts, removed, grammar)]
+
+    def _parse(self, texts: list[str]) -> list[_Grammar | None]:
+        """Verb agreement and object "her" from spaCy's parse, for the texts that have "she", "he" or "her"
+        (a parse costs several milliseconds; the rules of :meth:`_rewrite` serve when spaCy is not used)."""
+        from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, load_spacy_parser
+
+        nlp = load_spacy_parser(self.spacy_model or DEFAULT_SPACY_MODEL)
+        todo = [i for i, text in enumerate(texts) if _GENDERED_PRONOUN.search(text)]
+        out: list[_Grammar | None] = [None for _ in texts]
+        for i, doc in zip(todo, nlp.pipe(encodable(texts[i]) for i in todo)):
+            found = out[i] = _Grammar()
+            for token in doc:
+                hyphenated = token.i + 2 < len(doc) and doc[token.i + 2].tag_ == "HYPH"  # "her in-laws"
+                if token.lower_ == "her" and token.tag_ == "PRP" and token.dep_ != "poss" and not hyphenated:
+                    found.objects.add(token.idx)  # "helped her write"; not "her own" (tagged PRP, parsed poss)
+                elif token.lower_ in ("she", "he") and token.dep_ in ("nsubj", "nsubjpass"):
+                    verbs = [token.head]  # "she checks the tyres, refills the bottles and heads back"
+                    while verbs:
+                        verb = verbs.pop()
+                        auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+                        found.agree.update(t.idx for t in (verb, *auxiliaries) if t.tag_ == "VBZ" or t.lower_ == "was")
+                        verbs.extend(
+                            c
+                            for c in verb.children
+                            if c.dep_ == "conj" and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+                        )
+        return out
 
     def _remove_first_names(self, texts: list[str]) -> tuple[list[str], list[set[str]]]:
         """Each person name spaCy finds loses all but its surname ("Ingrid Halvorsen" -> "Halvorsen"); a
@@ -142,7 +187,12 @@ class GenderNeutralizer:
             self._anonymizer = get_anonymizer("ner", strategy="remove", entities="person", **options)
         return self._anonymizer
 
-    def _rewrite(self, text: str, first_names: set[str] | frozenset[str] = frozenset()) -> str:
+    def _rewrite(
+        self, text: str, first_names: set[str] | frozenset[str] = frozenset(), grammar: _Grammar | None = None
+    ) -> str:
+        """The neutral wording of one text. Rules: the verb right after "she" / "he" and one joined to it by and /
+        or / but takes the plural form; "her" before a function word or punctuation is an object ("them").
+        ``grammar`` (a dependency parse) adds the verbs and object "her"s the rules miss."""
         out: list[str] = []
         last = 0
         tokens = list(_TOKEN.finditer(text))
@@ -154,13 +204,21 @@ class GenderNeutralizer:
             # the next word, when only a space separates them ("Holly Grant", not "… Evans. Halvorsen")
             adjacent = i + 1 < len(tokens) and text[token.end() : tokens[i + 1].start()] == " "
             following = tokens[i + 1].group(0) if adjacent else ""
+            parsed_verb = grammar is not None and token.start() in grammar.agree
             if verb_due and raw not in self._adverbs and raw.lower() not in self._pronouns:
                 verb_due = False
-                replacement: str | None = self._plural_verb(raw)
+                replacement: str | None = self._plural_verb(raw, tagged=parsed_verb)
                 conjunct = replacement is not None  # "she counts … and phones": the second verb agrees too
+            elif parsed_verb:  # the parse finds what the rules miss ("she checks …, refills … and heads …")
+                replacement = self._plural_verb(raw, tagged=True)
             elif conjunct and raw in ("and", "or", "but"):
-                replacement, verb_due, conjunct = None, True, False
-            elif raw.lower() == "her" and (not following or following.lower() in self._her_object_before):
+                # "boots and gloves": after a plural noun the next word is likely one too, not a second verb
+                replacement, verb_due, conjunct = None, not tokens[i - 1].group(0).endswith("s"), False
+            elif raw.lower() == "her" and (
+                not following
+                or following.lower() in self._her_object_before
+                or (grammar is not None and token.start() in grammar.objects)
+            ):
                 replacement = "Them" if raw[0].isupper() else "them"  # "asked her to", "thanked her."
             elif strip_possessive(raw) in first_names:
                 replacement = ""  # a first name spaCy found elsewhere in this text
@@ -179,11 +237,14 @@ class GenderNeutralizer:
         neutral = re.sub(r"[ \t]+", " ", "".join(out))
         return re.sub(r" +([,.;:!?])", r"\1", neutral).strip()
 
-    def _plural_verb(self, word: str) -> str | None:
-        """The plural form of the verb after "she" / "he" ("keeps" -> "keep", "was" -> "were"), ``None`` to keep."""
+    def _plural_verb(self, word: str, *, tagged: bool = False) -> str | None:
+        """The plural form of the verb after "she" / "he" ("keeps" -> "keep", "was" -> "were"), ``None`` to keep;
+        ``tagged``: the parser says it is a verb (else a word on the not-a-verb list or under 4 letters is kept)."""
         if word in self._verbs:
             return self._verbs[word]
-        if not word.islower() or len(word) < 4 or not word.endswith("s") or word in self._not_verbs:
+        if not word.islower() or not word.endswith("s"):
+            return None
+        if not tagged and (len(word) < 4 or word in self._not_verbs):
             return None
         if word.endswith(("ss", "us", "is", "'s")):
             return None
