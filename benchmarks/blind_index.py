@@ -26,8 +26,8 @@ its subject) reached 0.464 but lost 0.005 of MiniLM-L6's recall at k = 10 and wa
 the report sets were read: least |#F − #M| among variants within 0.002 of round 4's design recall); reported on
 parts 27–28. Weighting: a set's mean over its queries, then the mean over sets.
 
-    .venv/bin/python benchmarks/blind_index.py [--models default PATH ...] [--sets main holdout 1 ... 26]
-        [--indexes plain blind-table blind-ner]      (parts 27-28: report sets of round 5)
+    .venv/bin/python benchmarks/blind_index.py [--models default PATH ...] [--sets main holdout 1 ... 28]
+        [--indexes plain blind-table blind-ner]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from debiasrag.strategies import BLIND_INDEX_DELTA, Balanced
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODELS = ["default", str(ROOT / ".cache/models/paraphrase-MiniLM-L3-v2")]
 DESIGN = ["main", "holdout", *map(str, range(1, 27))]
-REPORT: list[str] = []  # round 5's report sets, parts 27-28, join when they are added
+REPORT = ["27", "28"]
 DELTAS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 INDEXES = ("plain", "blind-table", "blind-ner")
 

@@ -319,6 +319,8 @@ LEARNED_VS_RULES = [  # part, texts right by the rules (round 11), by the shippe
     (24, 126, 134),
     (25, 116, 134),
     (26, 118, 130),
+    (27, 101, 98),
+    (28, 132, 131),
 ]
 
 
@@ -335,14 +337,17 @@ def test_learned_decider_against_the_rules_on_later_parts(part, rules_right, lea
     the learned decider gains only 3 texts over the rules (5 to 24 on the earlier parts). Parts 21 (141-166 words,
     side people in every chunk) and 22 (part 12's mix), written after v5 too: rules 0.771 / 0.868, v5 0.826 / 0.944;
     parts 23 (136-167 words) and 24 (mix): rules 0.854 / 0.875, v5 0.917 / 0.931; parts 25 (138-159 words) and 26
-    (mix): rules 0.806 / 0.819, v5 0.931 / 0.903."""
+    (mix): rules 0.806 / 0.819, v5 0.931 / 0.903. Parts 27 (90-130 words, side people in every chunk, often a pair
+    of one gender) and 28 (half about one person): rules 0.701 / 0.917, v5 0.681 / 0.910 -- v5 lost there, so the
+    learned decider is asserted better only where it was."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
     right = {
         name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
         for name in ("rules", "learned")
     }
     assert right["learned"] >= learned_right - 3 and right["rules"] <= rules_right + 3, right
-    assert right["learned"] > right["rules"]
+    if learned_right > rules_right:
+        assert right["learned"] > right["rules"]
 
 
 def test_group_probabilities_say_how_sure_the_detector_is():
