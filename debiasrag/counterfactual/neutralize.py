@@ -120,7 +120,8 @@ class GenderNeutralizer:
         from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, load_spacy_parser
 
         nlp = load_spacy_parser(self.spacy_model or DEFAULT_SPACY_MODEL)
-        todo = [i for i, text in enumerate(texts) if _GENDERED_PRONOUN.search(text)]
+        # beyond spaCy's max_length (a whole book as one text) the rules alone serve, as for "table"
+        todo = [i for i, text in enumerate(texts) if len(text) <= nlp.max_length and _GENDERED_PRONOUN.search(text)]
         out: list[_Grammar | None] = [None for _ in texts]
         for i, doc in zip(todo, nlp.pipe(encodable(texts[i]) for i in todo)):
             found = out[i] = _Grammar()
