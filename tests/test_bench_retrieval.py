@@ -222,6 +222,9 @@ def test_cli_bad_data_exits_2_before_loading_a_model(tmp_path, capsys):
     assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "c")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("debiasrag: error: ") and "documents.jsonl" in err and err.count("\n") == 1
+    # the data is read before any model: with a model that does not exist, the data's error is the one shown
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--model", str(tmp_path / "no-model")]) == 2
+    assert "documents.jsonl" in capsys.readouterr().err
     assert main(["bench", "retrieval", "--data", str(tmp_path / "missing")]) == 2
     assert main(["bench", "weat", "--data", str(tmp_path)]) == 2
     assert "retrieval benchmark only" in capsys.readouterr().err

@@ -140,9 +140,9 @@ def run(args: argparse.Namespace) -> int:
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
+        load_labelled_set(args.data)
     if args.neutralize is not None and "retrieval" not in names:
         raise InputError("--neutralize applies to the retrieval benchmark only")
-        load_labelled_set(args.data)
     if args.out is not None:
         check_report_folder(args.out)  # before any model loads
     models = args.model or [None]
