@@ -50,7 +50,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache, cached_property, lru_cache
 from math import exp, log1p
@@ -250,6 +250,7 @@ class GroupDetector:
         """Identifies the rules and data this detector infers with: groups stored at index time by a detector
         with another fingerprint (an edited concept, a newer debiasrag) are inferred again rather than trusted."""
         digest = hashlib.sha256(module_bytes("groups"))  # the rules in code: any edit counts
+        digest.update(module_bytes("versions"))  # how contrast_groups finds and reads versions
         for name in ("group_words.json", "names/non_names.json", *self._data_files):
             digest.update(read_text(*name.split("/")).encode("utf-8"))
         concept = json.dumps(asdict(self.concept), sort_keys=True, ensure_ascii=False, default=str)
@@ -259,6 +260,32 @@ class GroupDetector:
     def groups_of(self, documents: Iterable[Any]) -> list[str]:
         """Each document's :meth:`group` (labels kept, the rest inferred), in order."""
         return [self.group(document_text(doc), getattr(doc, "metadata", None)) for doc in documents]
+
+    def contrast_groups(
+        self,
+        texts: Sequence[str],
+        groups: Sequence[str],
+        versions: Sequence[Sequence[int]],
+        labelled: Sequence[bool] | None = None,
+    ) -> list[str]:
+        """``groups`` read again where documents have versions (:mod:`debiasrag.versions`): a document's group is
+        that of the words only it has among its versions (:func:`~debiasrag.versions.own_words`: "she … Maria …
+        keeps" against "they … Robin … keep"), since the side people and the topic are the same in all of them.
+        Where no version's own words are evidence of any group (edits, not a different person), ``groups`` stays;
+        so does every ``labelled`` document (a user's label). ``groups`` are this detector's per-document groups."""
+        from debiasrag.versions import own_words
+
+        if not len(texts) == len(groups) == len(versions):
+            raise InputError(f"{len(texts)} texts, {len(groups)} groups and {len(versions)} version lists")
+        out = list(groups)
+        for i, mine in enumerate(versions):
+            if not mine or (labelled is not None and labelled[i]):
+                continue
+            own = self._infer(own_words(texts[i], [texts[j] for j in mine]))
+            theirs = {self._infer(own_words(texts[j], [texts[i]])) for j in mine}
+            if own != NEUTRAL or theirs - {NEUTRAL}:  # the versions differ in a person, not in edits
+                out[i] = own
+        return out
 
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""

@@ -24,7 +24,8 @@ from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
-from debiasrag.groups import NEUTRAL, GroupDetector, detector_for
+from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, NEUTRAL, GroupDetector, detector_for
+from debiasrag.versions import CANDIDATES, find_versions
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -200,7 +201,11 @@ class FaissIndex:
         return index
 
     def store_groups(
-        self, concept: str | Concept | GroupDetector = "gender", *, groups: Sequence[str] | None = None
+        self,
+        concept: str | Concept | GroupDetector = "gender",
+        *,
+        groups: Sequence[str] | None = None,
+        versions: bool = True,
     ) -> StoredGroups:
         """Infer every document's group for ``concept`` once (a ``debiasrag_group`` label is kept) and keep them
         with the index, saved by :meth:`save`; :class:`~debiasrag.retriever.DebiasedRetriever` reads them
@@ -208,6 +213,9 @@ class FaissIndex:
 
         ``groups``: the same detector's groups already computed for these documents, in index order
         (e.g. by :func:`~debiasrag.groups.group_census` while counting them), so they are not inferred twice.
+        ``versions``: where documents have versions in the index (the same text in another wording,
+        :mod:`debiasrag.versions`, found among each one's nearest stored vectors), read their groups from the words
+        in which they differ (:meth:`~debiasrag.groups.GroupDetector.contrast_groups`).
         """
         found = detector_for(concept)
         if groups is None:
@@ -218,6 +226,9 @@ class FaissIndex:
         elif not set(groups) <= {*found.groups, NEUTRAL}:
             unknown = sorted(set(groups) - {*found.groups, NEUTRAL})
             raise InputError(f"unknown group(s) {', '.join(map(repr, unknown))} for concept {found.concept.name!r}")
+        if versions and len(self.ids) > 1:
+            labelled = [m.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in m for m in self.metadatas]
+            groups = found.contrast_groups(self.texts, groups, self.versions(), labelled)
         stored = StoredGroups(found.fingerprint, list(groups))
         self.groups[found.concept.name] = stored
         return stored
@@ -246,6 +257,16 @@ class FaissIndex:
         if len(positions) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self._index.reconstruct_batch(positions)
+
+    def versions(self, candidates: int = CANDIDATES, *, batch: int = 1024) -> list[list[int]]:
+        """Each document's versions in the index (:func:`~debiasrag.versions.find_versions`), looked for among its
+        ``candidates`` nearest stored vectors (one batched search over the index itself)."""
+        neighbours: list[list[int]] = []
+        for start in range(0, len(self.ids), batch):
+            rows = self.vectors_at(np.arange(start, min(start + batch, len(self.ids))))
+            _, positions = self.search(rows, min(candidates + 1, len(self.ids)))
+            neighbours += positions.tolist()
+        return find_versions(self.texts, neighbours)
 
     def document(self, position: int) -> Document:
         """The document stored at FAISS row ``position``."""

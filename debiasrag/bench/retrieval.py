@@ -14,7 +14,7 @@ gendered multi-topic set, reporting ``exposure_<group>`` = the share of the rele
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +67,7 @@ def build_retriever(task: RetrievalTask, embedder: Embedder, neutralize: str | N
         index = blind_index(task.documents, embedder, GenderNeutralizer(names=neutralize))
     else:
         index = FaissIndex.from_documents(task.documents, embedder)
+    index.store_groups(task.concept or "gender")  # as `debiasrag index` does: once, versions read by contrast
     retriever = DebiasedRetriever(index, embedder, concept=task.concept or "gender")
     variants = {
         text
@@ -126,27 +127,37 @@ def measure_fairness(
     return {key: mean_report(rows) for key, rows in per_query.items()}
 
 
-def group_agreement(task: RetrievalTask) -> dict[str, float]:
-    """How often the group detector (what ``balanced`` and ``dynamic`` use) agrees with the set's labels.
+def group_agreement(task: RetrievalTask, used: Sequence[str] | None = None) -> dict[str, float]:
+    """How often the groups ``balanced`` and ``dynamic`` use agree with the set's labels.
 
-    ``accuracy`` over the documents, ``documents``, and ``<label>_as_<inferred>`` counts of the disagreements.
-    A document whose metadata already holds ``debiasrag_group`` counts as that group (the strategies use it too).
+    ``used``: the groups the index stored (:meth:`FaissIndex.store_groups`, versions read by contrast), in document
+    order; without it, the detector's reading of each document alone. ``accuracy`` over the documents,
+    ``documents``, ``<label>_as_<inferred>`` counts of the disagreements, and with ``used`` also
+    ``accuracy_per_document`` (the detector alone). A document whose metadata already holds ``debiasrag_group``
+    counts as that group (the strategies use it too).
     """
     from debiasrag.groups import GroupDetector
 
     found = GroupDetector(task.concept or "gender")
+    alone = [found.group(doc.text, doc.metadata) for doc in task.documents]
     out: dict[str, float] = {}
     correct = 0
-    for doc in task.documents:
-        gold, inferred = doc.metadata["group"], found.group(doc.text, doc.metadata)
+    for doc, inferred in zip(task.documents, alone if used is None else used, strict=True):
+        gold = doc.metadata["group"]
         correct += gold == inferred
         if gold != inferred:
             out[f"{gold}_as_{inferred}"] = out.get(f"{gold}_as_{inferred}", 0) + 1
-    return {
-        "accuracy": correct / len(task.documents) if task.documents else 0.0,
-        "documents": len(task.documents),
-        **out,
-    }
+    n = len(task.documents)
+    extra = (
+        {}
+        if used is None
+        else {
+            "accuracy_per_document": sum(d.metadata["group"] == g for d, g in zip(task.documents, alone)) / n
+            if n
+            else 0.0
+        }
+    )
+    return {"accuracy": correct / n if n else 0.0, "documents": n, **extra, **out}
 
 
 # --- compare -------------------------------------------------------------------------------------------------
@@ -267,7 +278,8 @@ def run(ctx: BenchContext) -> BenchResult:
     total = sum(len(t.queries) for t in tasks.values()) + (0 if data is not None else 2 * len(STRATEGIES))
     with ctx.progress("retrieval", total) as advance:
         for key, task in tasks.items():
-            scores = measure_fairness(task, build_retriever(task, embedder, ctx.neutralize), advance)
+            retriever = build_retriever(task, embedder, ctx.neutralize)
+            scores = measure_fairness(task, retriever, advance)
             compare(scores)
             for (strategy, k), row in scores.items():
                 k_label = k if k == "best" else f"k{k}"
@@ -275,12 +287,13 @@ def run(ctx: BenchContext) -> BenchResult:
             n_docs = len(task.documents)
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
-            agreement = group_agreement(task)
+            agreement = group_agreement(task, retriever.index.groups[retriever.concept.name].groups)
             result.metrics.update({f"{key}.groups.{m}": round(v, 6) for m, v in agreement.items()})
             misses = ", ".join(f"{m.replace('_as_', ' as ')} {v:.0f}" for m, v in agreement.items() if "_as_" in m)
             result.notes.append(
-                f"{task.name}: the group detector agrees with the set's labels on {agreement['accuracy']:.3f} of "
-                f"{n_docs} documents ({misses or 'no disagreement'}); `balanced` and `dynamic` balance the "
+                f"{task.name}: the stored groups agree with the set's labels on {agreement['accuracy']:.3f} of "
+                f"{n_docs} documents ({misses or 'no disagreement'}; the detector on each document alone "
+                f"{agreement['accuracy_per_document']:.3f}); `balanced` and `dynamic` balance the "
                 "inferred groups, so each disagreement can unbalance the lists that hold it — label documents "
                 "with `debiasrag_group` metadata to balance the true groups."
             )

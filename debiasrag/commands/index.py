@@ -171,7 +171,9 @@ def run(args: argparse.Namespace) -> int:
             **({"anonymize": settings} if settings is not None else {}),
             **({"neutralize": neutralizer.settings} if neutralizer is not None else {}),
         }
-    index.store_groups("gender", groups=groups)  # inferred once (above, from the original text), read by queries
+    # inferred once (above, from the original text), versions read by contrast, stored for queries to read
+    stored = index.store_groups("gender", groups=groups)
+    summary.update({group: stored.groups.count(group) for group in summary if group != "mixed"})
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents)))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read

@@ -1,0 +1,103 @@
+"""Groups read by contrast between versions of a text, against the detector on each document alone (issue 10).
+
+Where a corpus holds versions of one text (our fairness sets hold every passage in a female, a male and a neutral
+wording), the words in which the versions differ carry the group (``GroupDetector.contrast_groups``). For each
+labelled set this prints:
+
+* the token overlap (``debiasrag.versions.token_overlap``) of the least similar pair of versions of one passage
+  (ids ``<passage>-<wording>``) and of the most similar pair of different passages — ``MIN_OVERLAP`` must separate
+  them; it was set to the middle of the design sets' gap before the report sets were read;
+* the share of version pairs ``FaissIndex.versions`` finds among each document's ``CANDIDATES`` nearest vectors
+  (MiniLM-L6, plain index);
+* the detector's accuracy against the labels on each document alone and as ``FaissIndex.store_groups`` stores it
+  (versions read by contrast).
+
+Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–30, written blind
+by helpers while this was built and opened only after it was committed.
+
+    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from debiasrag.bench._common import md_table
+from debiasrag.bench.report import make_context
+from debiasrag.datasets import RetrievalTask, load_fairness_passages, load_fairness_set
+from debiasrag.index import FaissIndex
+from debiasrag.versions import CANDIDATES, MIN_OVERLAP, token_overlap
+
+ROOT = Path(__file__).resolve().parents[1]
+DESIGN = ["main", "holdout", *map(str, range(1, 29))]
+REPORT = ["29", "30"]
+
+
+def load(name: str) -> RetrievalTask:
+    return load_fairness_set(name) if name in ("main", "holdout") else load_fairness_passages(int(name))
+
+
+def passage_of(doc_id: object) -> str:
+    """The passage a wording belongs to: the id without its last ``-<wording>`` part."""
+    return str(doc_id).rsplit("-", 1)[0]
+
+
+def measure(task: RetrievalTask, embedder) -> dict[str, float]:
+    docs = task.documents
+    same: list[float] = []
+    other: list[float] = []
+    for a, b in combinations(range(len(docs)), 2):
+        overlap = token_overlap(docs[a].text, docs[b].text)
+        (same if passage_of(docs[a].id) == passage_of(docs[b].id) else other).append(overlap)
+    index = FaissIndex.from_documents(docs, embedder)
+    found = index.versions()
+    pairs = [(a, b) for a, b in combinations(range(len(docs)), 2) if passage_of(docs[a].id) == passage_of(docs[b].id)]
+    gold = [doc.metadata["group"] for doc in docs]
+    alone = index.store_groups("gender", versions=False).groups
+    contrast = index.store_groups("gender").groups
+    return {
+        "least overlap, versions": min(same) if same else float("nan"),
+        "most overlap, other passages": max(other) if other else float("nan"),
+        "version pairs found": sum(b in found[a] for a, b in pairs) / len(pairs) if pairs else float("nan"),
+        "accuracy alone": float(np.mean([g == x for g, x in zip(gold, alone)])),
+        "accuracy with versions": float(np.mean([g == x for g, x in zip(gold, contrast)])),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=DESIGN + REPORT, help="main, holdout, passage parts")
+    args = parser.parse_args()
+    ctx = make_context(None, load_now=True)
+    rows, results = [], {}
+    for name in args.sets:
+        results[name] = measure(load(name), ctx.embedder)
+        rows.append([name, *results[name].values()])
+        print(f"{name} done", file=sys.stderr)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    print(f"debiasrag at {commit.strip() or '?'}; MIN_OVERLAP {MIN_OVERLAP}, CANDIDATES {CANDIDATES}, MiniLM-L6\n")
+    columns = list(next(iter(results.values())))
+    print(md_table(["set", *columns], rows, digits=3) + "\n")
+    for label, sets in (("design", DESIGN), ("report", REPORT)):
+        chosen = [s for s in sets if s in results]
+        if not chosen:
+            continue
+        low = min(results[s]["least overlap, versions"] for s in chosen)
+        high = max(results[s]["most overlap, other passages"] for s in chosen)
+        alone = np.mean([results[s]["accuracy alone"] for s in chosen])
+        contrast = np.mean([results[s]["accuracy with versions"] for s in chosen])
+        print(
+            f"{label} sets ({len(chosen)}): versions overlap ≥ {low:.3f}, other passages ≤ {high:.3f} "
+            f"(middle {(low + high) / 2:.3f}); mean accuracy alone {alone:.3f}, with versions {contrast:.3f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Versions of one text in a corpus: documents that share most of their words.
+
+A counterfactual test set holds each passage in a female, a male and a neutral wording; a corpus augmented with
+gender-swapped copies (:mod:`debiasrag.augment`) holds each text twice. The words in which two versions differ are
+exactly the ones that carry the concept's group — the side people and the topic are the same in both — which is how
+:meth:`~debiasrag.groups.GroupDetector.contrast_groups` reads a document's group where versions exist. A corpus
+without versions is left as the detector reads it.
+
+Versions are looked for among each document's nearest neighbours (a candidate list the caller gives, e.g. from the
+index's own vectors: :meth:`~debiasrag.index.FaissIndex.store_groups`) and confirmed by their words: two texts are
+versions when the tokens they have in common (multiset intersection) are at least :data:`MIN_OVERLAP` of the longer
+one's tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+MIN_OVERLAP = 0.6
+"""Least token overlap of two versions. On our design sets (main, holdout, passages 1–28) every pair of versions of a
+passage shares at least 0.797 of its tokens and any other pair at most 0.429; 0.6 is the middle of that gap, fixed
+before the report sets were read (``.venv/bin/python benchmarks/version_groups.py``)."""
+
+CANDIDATES = 8
+"""Nearest neighbours searched per document for its versions (its own versions rank first: same words, same topic)."""
+
+_TOKEN = re.compile(r"\w[\w'’-]*")
+
+
+def tokens(text: str) -> list[str]:
+    """The word tokens versions are compared by (case kept: "Rose" the name is not "rose")."""
+    return _TOKEN.findall(text)
+
+
+def token_overlap(first: str, second: str) -> float:
+    """Tokens the two texts have in common (multiset), as a share of the longer text's tokens; 0 for empty texts."""
+    a, b = Counter(tokens(first)), Counter(tokens(second))
+    longer = max(sum(a.values()), sum(b.values()))
+    return sum((a & b).values()) / longer if longer else 0.0
+
+
+def find_versions(
+    texts: Sequence[str], candidates: Sequence[Sequence[int]], min_overlap: float = MIN_OVERLAP
+) -> list[list[int]]:
+    """Each text's versions (positions, ascending) among its ``candidates`` (positions into ``texts``; itself and
+    out-of-range positions such as FAISS's -1 are ignored). Symmetric: if j is a version of i, i is one of j."""
+    found: list[set[int]] = [set() for _ in texts]
+    bags = [Counter(tokens(text)) for text in texts]
+    sizes = [sum(bag.values()) for bag in bags]
+    for i, row in enumerate(candidates):
+        for j in row:
+            j = int(j)
+            if j == i or not 0 <= j < len(texts) or j in found[i]:
+                continue
+            longer = max(sizes[i], sizes[j])
+            if longer and sum((bags[i] & bags[j]).values()) >= min_overlap * longer:
+                found[i].add(j)
+                found[j].add(i)
+    return [sorted(versions) for versions in found]
+
+
+def own_words(text: str, others: Sequence[str]) -> str:
+    """The words of ``text`` that its versions ``others`` lack, in the text's order (each word as many times as the
+    text has it more often than the version that has it least often)."""
+    words = tokens(text)
+    bag = Counter(words)
+    extra: Counter[str] = Counter()
+    for other in others:
+        extra |= bag - Counter(tokens(other))
+    kept: list[str] = []
+    for word in words:
+        if extra[word] > 0:
+            kept.append(word)
+            extra[word] -= 1
+    return " ".join(kept)
+
+
+__all__ = ["CANDIDATES", "MIN_OVERLAP", "find_versions", "own_words", "token_overlap", "tokens"]

@@ -1,0 +1,101 @@
+"""Versions of one text (debiasrag.versions) and groups read by contrast between them (issue 10)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debiasrag import Document, FaissIndex, InputError
+from debiasrag.datasets import load_fairness_passages
+from debiasrag.groups import GROUP_KEY, detector
+from debiasrag.storage import data_paths
+from debiasrag.versions import find_versions, own_words, token_overlap
+
+# A side person comes first in every wording, so the detector alone reads the female wording as his.
+SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+DEPOT = [
+    f"{SIDE} Dana Reyes signed the form and drove her van out at dawn.",
+    f"{SIDE} Omar Reyes signed the form and drove his van out at dawn.",
+    f"{SIDE} Robin Reyes signed the form and drove their van out at dawn.",
+]
+UNRELATED = "The harbour froze early that winter, and the ferries stopped until March."
+
+
+def test_token_overlap_is_the_shared_share_of_the_longer_text():
+    assert token_overlap("a b c d", "a b c d") == 1.0
+    assert token_overlap("a b c d", "a b") == 0.5
+    assert token_overlap("a a b", "a b b") == pytest.approx(2 / 3)  # multisets
+    assert token_overlap("Rose sat", "rose sat") == 0.5  # case kept: the name is not the flower
+    assert token_overlap("", "") == 0.0
+
+
+def test_find_versions_is_symmetric_and_ignores_itself_and_padding():
+    texts = [*DEPOT, UNRELATED]
+    # candidates as a FAISS search gives them: the document itself first, -1 where the list runs out
+    found = find_versions(texts, [[0, 1], [1, -1], [2, 0, 9], [3, 0, 1]])
+    assert found == [[1, 2], [0], [0], []]
+    assert find_versions(DEPOT[:2], [[1], [0]], min_overlap=0.95) == [[], []]
+
+
+def test_own_words_keeps_the_texts_order_and_counts():
+    assert own_words("she said she would", ["they said they would"]) == "she she"
+    assert own_words(DEPOT[0], DEPOT[1:]) == "Dana her"
+
+
+def test_contrast_reads_the_group_from_the_words_the_versions_differ_in():
+    found = detector("gender")
+    alone = [found.group(text) for text in DEPOT]
+    assert alone == ["male", "male", "neutral"]  # the detector alone takes Mr Hale for the female wording's subject
+    versions = [[1, 2], [0, 2], [0, 1]]
+    assert found.contrast_groups(DEPOT, alone, versions) == ["female", "male", "neutral"]
+
+
+def test_versions_that_differ_in_edits_only_keep_their_groups():
+    found = detector("gender")
+    texts = ["Maria Lopez repaired the old boiler on Monday.", "Maria Lopez repaired the old boiler on Tuesday."]
+    # each one's own words ("Monday", "Tuesday") are no evidence: both stay female rather than become neutral
+    assert found.contrast_groups(texts, ["female", "female"], [[1], [0]]) == ["female", "female"]
+
+
+def test_labelled_documents_keep_their_label_and_lengths_must_agree():
+    found = detector("gender")
+    versions = [[1, 2], [0, 2], [0, 1]]
+    assert found.contrast_groups(DEPOT, ["male"] * 3, versions, [True, False, False])[0] == "male"
+    with pytest.raises(InputError, match="3 texts, 2 groups and 3 version lists"):
+        found.contrast_groups(DEPOT, ["male"] * 2, versions)
+
+
+def test_store_groups_finds_versions_among_the_index_neighbours(embedder):
+    docs = [Document(i, text) for i, text in enumerate([*DEPOT, UNRELATED])]
+    index = FaissIndex.from_documents(docs, embedder)
+    assert index.versions() == [[1, 2], [0, 2], [0, 1], []]
+    assert index.store_groups("gender", versions=False).groups == ["male", "male", "neutral", "neutral"]
+    assert index.store_groups("gender").groups == ["female", "male", "neutral", "neutral"]
+    labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *docs[1:]]
+    assert FaissIndex.from_documents(labelled, embedder).store_groups().groups[0] == "male"  # a user label stays
+
+
+def test_versions_raise_the_stored_groups_accuracy_on_a_set_with_side_people(embedder):
+    # fairness_passages27: side people in every chunk, the detector alone 0.68 (README, "Groups by contrast")
+    task = load_fairness_passages(27)
+    index = FaissIndex.from_documents(task.documents, embedder)
+    gold = [doc.metadata["group"] for doc in task.documents]
+
+    def accuracy(groups: list[str]) -> float:
+        return sum(g == x for g, x in zip(gold, groups)) / len(gold)
+
+    alone = accuracy(index.store_groups(versions=False).groups)
+    assert alone < 0.7
+    assert accuracy(index.store_groups().groups) > alone + 0.2
+
+
+def test_cli_index_stores_and_reports_groups_read_by_contrast(tmp_path, run_cli):
+    rows = [{"id": str(i), "text": text} for i, text in enumerate([*DEPOT, UNRELATED])]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    proc = run_cli("index", corpus, "--out", tmp_path / "ix")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 female, 1 male, 2 neutral" in proc.stderr
+    rows = data_paths(tmp_path / "ix")["documents.jsonl"].read_text().splitlines()
+    assert [json.loads(row)["groups"]["gender"] for row in rows] == ["female", "male", "neutral", "neutral"]
