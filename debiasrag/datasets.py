@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 29))
+PASSAGE_PARTS = tuple(range(1, 31))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -464,7 +464,13 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     marine_engineering, hospital_chaplaincy, tattoo_studios and school_catering, 144 documents of 90–130 words,
     side people in every chunk; ``part=28`` (``fairness_passages28``): 24 queries in kayak_guiding,
     home_care_agencies, patent_law and sheep_farming, 144 documents of 76–120 words, half about one person; both
-    written blind after version 5 and the blind index's fifth round were fixed, chose nothing. Parts 9–18 are
+    written blind after version 5 and the blind index's fifth round were fixed, chose nothing (the groups by
+    contrast between versions were chosen with them). ``part=29`` (``fairness_passages29``): 24 queries in
+    wildlife_veterinary, airline_piloting, bakery_ownership and chess_coaching, 144 documents of 133–162 words,
+    titles, kin and role words, side people in two thirds; ``part=30`` (``fairness_passages30``): 24 queries in
+    wildland_firefighting, fashion_retail, primary_school_teaching and structural_engineering, 144 documents of
+    58–82 words, a third with two or three people; both written blind after the groups by contrast were fixed,
+    chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).

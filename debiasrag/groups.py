@@ -696,26 +696,30 @@ def detector_for(concept: str | Concept | GroupDetector) -> GroupDetector:
     return detector(concept) if isinstance(concept, str) else GroupDetector(concept)
 
 
-def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender") -> list[str]:
+def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender", *, versions: bool = True) -> list[str]:
     """Store each document's group in ``metadata[GROUP_KEY]`` at index time, so a wrapped store keeps it and
     retrieval reads it instead of inferring it; returns the groups.
 
     A user's label (a group without :data:`INFERRED_BY_KEY`) is kept; an inferred group is marked with the
     detector's fingerprint in ``metadata[INFERRED_BY_KEY]``, so annotating again after an upgrade refreshes it, and
-    retrieval with another detector infers it again instead of trusting it. Works on
+    retrieval with another detector infers it again instead of trusting it. ``versions``: where the batch holds
+    versions of one text (:mod:`debiasrag.versions`, found by their words), their groups are read by contrast
+    (:meth:`GroupDetector.contrast_groups`) — pass the whole corpus, or batches that keep versions together. Works on
     :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a ``metadata`` dict
     (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
     """
+    from debiasrag.versions import find_versions, word_candidates
+
     found = detector_for(concept)
     docs = list(documents)
-    groups = []
-    for doc in docs:
-        metadata = doc.metadata
-        labelled = metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in metadata
-        group = found.group(document_text(doc), metadata if labelled else None)
-        if not labelled:
-            metadata[GROUP_KEY], metadata[INFERRED_BY_KEY] = group, found.fingerprint
-        groups.append(group)
+    texts = [document_text(doc) for doc in docs]
+    labelled = [doc.metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in doc.metadata for doc in docs]
+    groups = [found.group(text, doc.metadata if mine else None) for doc, text, mine in zip(docs, texts, labelled)]
+    if versions and len(docs) > 1:
+        groups = found.contrast_groups(texts, groups, find_versions(texts, word_candidates(texts)), labelled)
+    for doc, group, mine in zip(docs, groups, labelled):
+        if not mine:
+            doc.metadata[GROUP_KEY], doc.metadata[INFERRED_BY_KEY] = group, found.fingerprint
     return groups
 
 

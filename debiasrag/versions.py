@@ -61,6 +61,26 @@ def find_versions(
     return [sorted(versions) for versions in found]
 
 
+def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signature: int = 8) -> list[list[int]]:
+    """Each text's likely versions without vectors (for document batches outside an index): the texts that share
+    most of its ``signature`` rarest words among those at least two texts have (a version's own words, such as a
+    first name, are in no other text, so they do not split versions apart), at most ``candidates`` of them."""
+    bags = [set(tokens(text)) for text in texts]
+    frequency = Counter(word for bag in bags for word in bag)
+    signatures = [
+        sorted((w for w in bag if frequency[w] > 1), key=lambda w: (frequency[w], w))[:signature] for bag in bags
+    ]
+    postings: dict[str, list[int]] = {}
+    for i, words in enumerate(signatures):
+        for word in words:
+            postings.setdefault(word, []).append(i)
+    found: list[list[int]] = []
+    for i, words in enumerate(signatures):
+        shared = Counter(j for word in words for j in postings[word] if j != i)
+        found.append([j for j, n in shared.most_common(candidates) if 2 * n >= len(words)])
+    return found
+
+
 def own_words(text: str, others: Sequence[str]) -> str:
     """The words of ``text`` that its versions ``others`` lack, in the text's order (each word as many times as the
     text has it more often than the version that has it least often)."""
@@ -77,4 +97,4 @@ def own_words(text: str, others: Sequence[str]) -> str:
     return " ".join(kept)
 
 
-__all__ = ["CANDIDATES", "MIN_OVERLAP", "find_versions", "own_words", "token_overlap", "tokens"]
+__all__ = ["CANDIDATES", "MIN_OVERLAP", "find_versions", "own_words", "token_overlap", "tokens", "word_candidates"]

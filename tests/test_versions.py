@@ -8,9 +8,9 @@ import pytest
 
 from debiasrag import Document, FaissIndex, InputError
 from debiasrag.datasets import load_fairness_passages
-from debiasrag.groups import GROUP_KEY, detector
+from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
 from debiasrag.storage import data_paths
-from debiasrag.versions import find_versions, own_words, token_overlap
+from debiasrag.versions import find_versions, own_words, token_overlap, word_candidates
 
 # A side person comes first in every wording, so the detector alone reads the female wording as his.
 SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
@@ -36,6 +36,23 @@ def test_find_versions_is_symmetric_and_ignores_itself_and_padding():
     found = find_versions(texts, [[0, 1], [1, -1], [2, 0, 9], [3, 0, 1]])
     assert found == [[1, 2], [0], [0], []]
     assert find_versions(DEPOT[:2], [[1], [0]], min_overlap=0.95) == [[], []]
+
+
+def test_word_candidates_find_versions_without_vectors():
+    texts = [UNRELATED, *DEPOT, "In March the ferries ran again from the depot to the harbour."]
+    # a version's own words (Dana, Omar, Robin) are in no other text and do not keep versions apart
+    assert find_versions(texts, word_candidates(texts)) == [[], [2, 3], [1, 3], [1, 2], []]
+    assert word_candidates(["one text"]) == [[]]
+
+
+def test_annotate_groups_reads_versions_in_the_batch_by_contrast():
+    docs = [Document(str(i), text) for i, text in enumerate([*DEPOT, UNRELATED])]
+    assert annotate_groups(docs) == ["female", "male", "neutral", "neutral"]
+    assert docs[0].metadata[GROUP_KEY] == "female" and INFERRED_BY_KEY in docs[0].metadata
+    fresh = [Document(str(i), text) for i, text in enumerate(DEPOT)]
+    assert annotate_groups(fresh, versions=False) == ["male", "male", "neutral"]
+    labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *fresh[1:]]
+    assert annotate_groups(labelled)[0] == "male" and INFERRED_BY_KEY not in labelled[0].metadata
 
 
 def test_own_words_keeps_the_texts_order_and_counts():

@@ -139,3 +139,15 @@ def test_readme_ingestion_example_runs() -> None:
     hits = scope["retriever"].invoke(QUERY)
     assert sorted(d.metadata[GROUP_KEY] for d in hits) == ["female", "male"]
     assert all(d.metadata[INFERRED_BY_KEY] == fingerprint() for d in hits)
+
+
+def test_versions_in_one_batch_are_read_by_contrast() -> None:
+    # the female wording's side person comes first; only its versions show whose story it is (debiasrag.versions)
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    names = {"f": "Dana Reyes signed the form and drove her van", "m": "Omar Reyes signed the form and drove his van"}
+    names["n"] = "Robin Reyes signed the form and drove their van"
+    docs = [Document(id=key, page_content=f"{side} {rest} out at dawn.") for key, rest in names.items()]
+    out = GroupAnnotator().transform_documents(docs)
+    assert [d.metadata[GROUP_KEY] for d in out] == ["female", "male", "neutral"]
+    alone = GroupAnnotator().transform_documents(docs[:1])  # without its versions the side person's "he" decides
+    assert alone[0].metadata[GROUP_KEY] == "male"

@@ -150,3 +150,15 @@ def test_readme_ingestion_example_runs() -> None:
     hits = scope["retriever"].retrieve(QUERY)
     assert sorted(hit.node.metadata[GROUP_KEY] for hit in hits) == ["female", "male"]
     assert all(hit.node.metadata[INFERRED_BY_KEY] == fingerprint() for hit in hits)
+
+
+def test_versions_in_one_run_are_read_by_contrast() -> None:
+    # the female wording's side person comes first; only its versions show whose story it is (debiasrag.versions)
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    rests = {"f": "Dana Reyes signed the form and drove her van", "m": "Omar Reyes signed the form and drove his van"}
+    rests["n"] = "Robin Reyes signed the form and drove their van"
+    docs = [Document(id_=key, text=f"{side} {rest} out at dawn.") for key, rest in rests.items()]
+    nodes = IngestionPipeline(transformations=[GroupAnnotateTransform()]).run(documents=docs)
+    assert [node.metadata[GROUP_KEY] for node in nodes] == ["female", "male", "neutral"]
+    alone = IngestionPipeline(transformations=[GroupAnnotateTransform()]).run(documents=docs[:1])
+    assert alone[0].metadata[GROUP_KEY] == "male"  # without its versions the side person's "he" decides
