@@ -143,7 +143,7 @@ class DebiasedRetriever:
             )
         self.concept = load_concept(concept)
         # A gender-blind index (``preprocessing.neutralize``) embedded the neutral wording of every document:
-        # queries get the same rewrite, and ``balanced`` swaps only exact ties (its wordings now embed alike).
+        # queries get the same rewrite, and ``balanced`` swaps within a narrower bound (its wordings embed alike).
         settings = index.preprocessing.get("neutralize")
         self._neutralizer: GenderNeutralizer | None = (
             GenderNeutralizer.from_settings(settings) if isinstance(settings, dict) else None

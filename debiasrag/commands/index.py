@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         parser,
         "gender-blind index: embed each document's gender-neutral wording (pronouns, gendered words, titles; "
         "first names removed by NER, 'ner', the default, or the name tables, 'table', or kept, 'keep'); the "
-        "original text is stored, queries are neutralized the same way, and balanced swaps only exact ties",
+        "original text is stored, queries are neutralized the same way, and balanced swaps within a narrower bound",
     )
     parser.set_defaults(func=run)
 
