@@ -273,19 +273,24 @@ class GroupDetector:
         keeps" against "they … Robin … keep"), since the side people and the topic are the same in all of them.
         Where no version's own words are evidence of any group (edits, not a different person), ``groups`` stays;
         so does every ``labelled`` document (a user's label). ``groups`` are this detector's per-document groups."""
-        from debiasrag.versions import own_words
-
         if not len(texts) == len(groups) == len(versions):
             raise InputError(f"{len(texts)} texts, {len(groups)} groups and {len(versions)} version lists")
-        out = list(groups)
-        for i, mine in enumerate(versions):
-            if not mine or (labelled is not None and labelled[i]):
-                continue
-            own = self._infer(own_words(texts[i], [texts[j] for j in mine]))
-            theirs = {self._infer(own_words(texts[j], [texts[i]])) for j in mine}
-            if own != NEUTRAL or theirs - {NEUTRAL}:  # the versions differ in a person, not in edits
-                out[i] = own
-        return out
+        return [
+            group
+            if labelled is not None and labelled[i]
+            else self.contrast_group(texts[i], group, [texts[j] for j in mine])
+            for i, (group, mine) in enumerate(zip(groups, versions))
+        ]
+
+    def contrast_group(self, text: str, group: str, versions: Sequence[str]) -> str:
+        """One document's :meth:`contrast_groups`: ``group`` read again against the texts of its ``versions``."""
+        from debiasrag.versions import own_words
+
+        if not versions:
+            return group
+        own = self._infer(own_words(text, versions))
+        theirs = {self._infer(own_words(version, [text])) for version in versions}
+        return own if own != NEUTRAL or theirs - {NEUTRAL} else group  # versions differ in a person, not in edits
 
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""

@@ -25,7 +25,7 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, NEUTRAL, GroupDetector, detector_for
-from debiasrag.versions import CANDIDATES, find_versions
+from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_overlap
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -258,15 +258,23 @@ class FaissIndex:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self._index.reconstruct_batch(positions)
 
-    def versions(self, candidates: int = CANDIDATES, *, batch: int = 1024) -> list[list[int]]:
+    def versions(
+        self, candidates: int = CANDIDATES, *, positions: Sequence[int] | None = None, batch: int = 1024
+    ) -> list[list[int]]:
         """Each document's versions in the index (:func:`~debiasrag.versions.find_versions`), looked for among its
-        ``candidates`` nearest stored vectors (one batched search over the index itself)."""
+        ``candidates`` nearest stored vectors (one batched search over the index itself); with ``positions``, those
+        documents' versions only."""
+        wanted = np.arange(len(self.ids)) if positions is None else np.asarray(positions, dtype=np.int64)
         neighbours: list[list[int]] = []
-        for start in range(0, len(self.ids), batch):
-            rows = self.vectors_at(np.arange(start, min(start + batch, len(self.ids))))
-            _, positions = self.search(rows, min(candidates + 1, len(self.ids)))
-            neighbours += positions.tolist()
-        return find_versions(self.texts, neighbours)
+        for start in range(0, len(wanted), batch):
+            _, found = self.search(self.vectors_at(wanted[start : start + batch]), min(candidates + 1, len(self.ids)))
+            neighbours += found.tolist()
+        if positions is None:
+            return find_versions(self.texts, neighbours)
+        return [
+            sorted(j for j in row if 0 <= j != p and token_overlap(self.texts[p], self.texts[j]) >= MIN_OVERLAP)
+            for p, row in zip(wanted.tolist(), neighbours)
+        ]
 
     def document(self, position: int) -> Document:
         """The document stored at FAISS row ``position``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, SupportsInt, cast, overload
 
@@ -12,7 +12,7 @@ from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import NEUTRAL, GroupDetector, detector
+from debiasrag.groups import GROUP_KEY, NEUTRAL, GroupDetector, detector
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
     BLIND_INDEX_DELTA,
@@ -162,11 +162,22 @@ class DebiasedRetriever:
 
     def group_of(self, position: int) -> str:
         """The group of the document at ``position``: as stored by :meth:`FaissIndex.store_groups`, else its
-        ``debiasrag_group`` metadata, else inferred (memoized)."""
+        ``debiasrag_group`` metadata, else inferred and read against its versions in the index (memoized)."""
         if position not in self._groups:
-            doc = self.index.document(position)
-            self._groups[position] = self._detector.group(doc.text, doc.metadata)
+            self._infer_groups([position])
         return self._groups[position]
+
+    def _infer_groups(self, positions: Iterable[int]) -> None:
+        """Infer and memoize the groups of ``positions`` not known yet; the unlabelled ones are read against their
+        versions in the index, found for all of them in one batched search."""
+        new = sorted({p for p in positions if p not in self._groups})
+        docs = [self.index.document(p) for p in new]
+        found = {p: self._detector.group(doc.text, doc.metadata) for p, doc in zip(new, docs)}
+        unlabelled = [p for p, doc in zip(new, docs) if doc.metadata.get(GROUP_KEY) is None]
+        for p, versions in zip(unlabelled, self.index.versions(positions=unlabelled) if unlabelled else []):
+            texts = [self.index.texts[j] for j in versions]  # they tell whose text it is (debiasrag.versions)
+            found[p] = self._detector.contrast_group(self.index.texts[p], found[p], texts)
+        self._groups.update(found)
 
     def retrieve(self, query: str, *, k: int | None = None, strategy: str | Strategy | None = None) -> RetrievalResult:
         """Search with every variant of ``query`` embedded in one batch and searched in one FAISS call."""
@@ -182,9 +193,14 @@ class DebiasedRetriever:
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
         groups = GroupOf(self.concept.groups, lambda key: self.group_of(_row(key))) if chosen.uses_groups else None
-        picks = run_strategy(
-            chosen, lambda depth: self._rankings(variants, vectors, depth), k, len(self.index), group_of=groups
-        )
+
+        def search(depth: int) -> list[Ranking]:
+            rankings = self._rankings(variants, vectors, depth)
+            if groups is not None:  # the candidates' groups in one pass (one search for their versions)
+                self._infer_groups(_row(key) for ranking in rankings for key in ranking.keys)
+            return rankings
+
+        picks = run_strategy(chosen, search, k, len(self.index), group_of=groups)
         balanced = tuple(self.concept.groups) if groups is not None else ()
         return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants), balanced)
 

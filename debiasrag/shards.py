@@ -240,8 +240,9 @@ def index_from_shards(
     """Build a :class:`FaissIndex` from precomputed shards (folders or files) without re-embedding.
 
     ``options`` go to :class:`FaissIndex` (``kind=``, ``nlist=``, ...). ``model_name`` defaults to the shards'
-    model; shards from different models or preprocessing, or repeating an id, raise InputError. Save the
-    result with :meth:`FaissIndex.save`.
+    model; shards from different models or preprocessing, or repeating an id, raise InputError. Call
+    :meth:`FaissIndex.store_groups` on the result (groups once, versions across every shard read by contrast) and
+    save it with :meth:`FaissIndex.save`.
     """
     builder = _Builder(model_name, options)
     for shard in iter_shards(sources):
@@ -263,7 +264,8 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
 
     ``options`` go to the new :class:`FaissIndex`; by default it keeps the first index's kind. All inputs
     must share model, dimension and preprocessing; an id present twice raises InputError. Groups stored by
-    :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector.
+    :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector (each read
+    with the versions its own input held: call ``store_groups`` on the result to read versions across inputs).
     """
     if not indexes:
         raise InputError("no indexes to merge")

@@ -116,3 +116,19 @@ def test_cli_index_stores_and_reports_groups_read_by_contrast(tmp_path, run_cli)
     assert "1 female, 1 male, 2 neutral" in proc.stderr
     rows = data_paths(tmp_path / "ix")["documents.jsonl"].read_text().splitlines()
     assert [json.loads(row)["groups"]["gender"] for row in rows] == ["female", "male", "neutral", "neutral"]
+
+
+def test_retriever_reads_versions_of_groups_it_infers_itself(embedder):
+    # no store_groups(): the retriever infers a candidate's group on first use and reads it against its versions
+    from debiasrag import DebiasedRetriever
+
+    docs = [Document(str(i), text) for i, text in enumerate([*DEPOT, UNRELATED])]
+    index = FaissIndex.from_documents(docs, embedder)
+    retriever = DebiasedRetriever(index, embedder, strategy="balanced", k=3)
+    assert [retriever.group_of(p) for p in range(4)] == ["female", "male", "neutral", "neutral"]
+    assert index.versions(positions=[0, 3]) == [[1, 2], []]
+    hits = retriever.retrieve("Who drove the van out of the depot at dawn?").hits
+    assert {hit.id: hit.group for hit in hits} == {"0": "female", "1": "male", "2": "neutral"}
+    labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *docs[1:]]
+    kept = DebiasedRetriever(FaissIndex.from_documents(labelled, embedder), embedder)
+    assert kept.group_of(0) == "male"  # a label is never read against versions
