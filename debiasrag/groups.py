@@ -758,14 +758,27 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
 
     For wrapped stores (LangChain, LlamaIndex): ``documents`` maps a ranking key to the framework's document
     (or a LlamaIndex ``NodeWithScore``); each group is read from ``metadata[GROUP_KEY]`` or inferred from the
-    text, memoized by the shared detector.
+    text, memoized by the shared detector, and an inferred one is read against its versions among the documents
+    seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together).
     """
+    from debiasrag.versions import is_version
+
     found = detector(concept.name) if concept.name in _group_words() else GroupDetector(concept)
+    memo: dict[Any, str] = {}
+
+    def text_of(doc: Any) -> str:
+        return document_text(getattr(doc, "node", doc))  # NodeWithScore -> node
 
     def of(key: Any) -> str:
-        doc = documents[key]
-        doc = getattr(doc, "node", doc)  # NodeWithScore -> node
-        return found.group(document_text(doc), getattr(doc, "metadata", None))
+        if key not in memo:
+            doc = getattr(documents[key], "node", documents[key])
+            metadata = getattr(doc, "metadata", None)
+            text, group = document_text(doc), found.group(document_text(doc), metadata)
+            if (metadata or {}).get(GROUP_KEY) is None:
+                others = (text_of(other) for other_key, other in documents.items() if other_key != key)
+                group = found.contrast_group(text, group, [t for t in others if is_version(text, t)])
+            memo[key] = group
+        return memo[key]
 
     return GroupOf((concept.groups[0], concept.groups[1]), of)
 

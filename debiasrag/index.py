@@ -25,7 +25,7 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, NEUTRAL, GroupDetector, detector_for
-from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_overlap
+from debiasrag.versions import CANDIDATES, find_versions, is_version
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -272,7 +272,7 @@ class FaissIndex:
         if positions is None:
             return find_versions(self.texts, neighbours)
         return [
-            sorted(j for j in row if 0 <= j != p and token_overlap(self.texts[p], self.texts[j]) >= MIN_OVERLAP)
+            sorted(j for j in row if 0 <= j != p and is_version(self.texts[p], self.texts[j]))
             for p, row in zip(wanted.tolist(), neighbours)
         ]
 

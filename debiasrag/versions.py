@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 MIN_OVERLAP = 0.6
 """Least token overlap of two versions. On our design sets (main, holdout, passages 1–28) every pair of versions of a
@@ -34,11 +35,26 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+@lru_cache(maxsize=8192)
+def _bag(text: str) -> tuple[Counter[str], int]:
+    """The text's tokens as a multiset, and how many (memoized: a query's candidates are compared pairwise)."""
+    words = tokens(text)
+    return Counter(words), len(words)
+
+
 def token_overlap(first: str, second: str) -> float:
     """Tokens the two texts have in common (multiset), as a share of the longer text's tokens; 0 for empty texts."""
-    a, b = Counter(tokens(first)), Counter(tokens(second))
-    longer = max(sum(a.values()), sum(b.values()))
+    (a, size_a), (b, size_b) = _bag(first), _bag(second)
+    longer = max(size_a, size_b)
     return sum((a & b).values()) / longer if longer else 0.0
+
+
+def is_version(first: str, second: str, min_overlap: float = MIN_OVERLAP) -> bool:
+    """Whether the two texts are versions of one text (:func:`token_overlap` at least ``min_overlap``)."""
+    size_a, size_b = _bag(first)[1], _bag(second)[1]
+    if min(size_a, size_b) < min_overlap * max(size_a, size_b):  # too different in length to share enough
+        return False
+    return max(size_a, size_b) > 0 and token_overlap(first, second) >= min_overlap
 
 
 def find_versions(
@@ -97,4 +113,13 @@ def own_words(text: str, others: Sequence[str]) -> str:
     return " ".join(kept)
 
 
-__all__ = ["CANDIDATES", "MIN_OVERLAP", "find_versions", "own_words", "token_overlap", "tokens", "word_candidates"]
+__all__ = [
+    "CANDIDATES",
+    "MIN_OVERLAP",
+    "find_versions",
+    "is_version",
+    "own_words",
+    "token_overlap",
+    "tokens",
+    "word_candidates",
+]

@@ -151,3 +151,15 @@ def test_versions_in_one_batch_are_read_by_contrast() -> None:
     assert [d.metadata[GROUP_KEY] for d in out] == ["female", "male", "neutral"]
     alone = GroupAnnotator().transform_documents(docs[:1])  # without its versions the side person's "he" decides
     assert alone[0].metadata[GROUP_KEY] == "male"
+
+
+def test_retriever_reads_unannotated_versions_among_its_candidates() -> None:
+    # no GroupAnnotator: the retriever infers groups at query time, each read against its versions among the candidates
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    rests = {"f": "Dana Reyes signed the form and drove her van", "m": "Omar Reyes signed the form and drove his van"}
+    rests["n"] = "Robin Reyes signed the form and drove their van"
+    docs = [Document(id=key, page_content=f"{side} {rest} out at dawn.") for key, rest in rests.items()]
+    store = InMemoryVectorStore(minilm())
+    store.add_documents([*docs, Document(id="pie", page_content="A recipe for apple pie needs cinnamon and butter.")])
+    hits = DebiasedRetriever(store, strategy="balanced", k=3).invoke("Who drove the van out of the depot at dawn?")
+    assert {d.id: d.metadata[GROUP_KEY] for d in hits} == {"f": "female", "m": "male", "n": "neutral"}

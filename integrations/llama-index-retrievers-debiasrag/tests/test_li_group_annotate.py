@@ -162,3 +162,21 @@ def test_versions_in_one_run_are_read_by_contrast() -> None:
     assert [node.metadata[GROUP_KEY] for node in nodes] == ["female", "male", "neutral"]
     alone = IngestionPipeline(transformations=[GroupAnnotateTransform()]).run(documents=docs[:1])
     assert alone[0].metadata[GROUP_KEY] == "male"  # without its versions the side person's "he" decides
+
+
+def test_retriever_reads_unannotated_versions_among_its_candidates() -> None:
+    # no GroupAnnotateTransform: groups inferred at query time, each read against its versions among the candidates
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    rests = {"f": "Dana Reyes signed the form and drove her van", "m": "Omar Reyes signed the form and drove his van"}
+    rests["n"] = "Robin Reyes signed the form and drove their van"
+    nodes = [TextNode(id_=key, text=f"{side} {rest} out at dawn.") for key, rest in rests.items()]
+    nodes.append(TextNode(id_="pie", text="A recipe for apple pie needs cinnamon and butter."))
+    index = VectorStoreIndex(nodes, embed_model=minilm())
+    hits = DebiasedRetriever(index, strategy="balanced", similarity_top_k=3).retrieve(
+        "Who drove the van out of the depot at dawn?"
+    )
+    assert {hit.node.node_id: hit.node.metadata[GROUP_KEY] for hit in hits} == {
+        "f": "female",
+        "m": "male",
+        "n": "neutral",
+    }
