@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 31))
+PASSAGE_PARTS = tuple(range(1, 33))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -470,7 +470,12 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     titles, kin and role words, side people in two thirds; ``part=30`` (``fairness_passages30``): 24 queries in
     wildland_firefighting, fashion_retail, primary_school_teaching and structural_engineering, 144 documents of
     58–82 words, a third with two or three people; both written blind after the groups by contrast were fixed,
-    chose nothing. Parts 9–18 are
+    chose nothing for them. ``part=31`` (``fairness_passages31``): 24 queries in dialysis_nursing,
+    esports_coaching, locksmithing and immigration_advice, 144 documents of 108–140 words in web-page styles;
+    ``part=32`` (``fairness_passages32``): 24 queries in orchestra_conducting, dairy_processing, cyber_forensics and
+    midwifery_training, 144 documents, half of 47–67 words about one person, half of 134–158 words with two or three
+    side people; both written blind after round 6 (groups by contrast, the blind index's δ) was committed, chose
+    nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
