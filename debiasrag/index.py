@@ -25,7 +25,7 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, NEUTRAL, GroupDetector, detector_for
-from debiasrag.versions import CANDIDATES, find_versions, is_version
+from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -214,7 +214,7 @@ class FaissIndex:
         ``groups``: the same detector's groups already computed for these documents, in index order
         (e.g. by :func:`~debiasrag.groups.group_census` while counting them), so they are not inferred twice.
         ``versions``: where documents have versions in the index (the same text in another wording,
-        :mod:`debiasrag.versions`, found among each one's nearest stored vectors), read their groups from the words
+        :mod:`debiasrag.versions`, found by their words: :meth:`versions`), read their groups from the words
         in which they differ (:meth:`~debiasrag.groups.GroupDetector.contrast_groups`).
         """
         found = detector_for(concept)
@@ -261,16 +261,17 @@ class FaissIndex:
     def versions(
         self, candidates: int = CANDIDATES, *, positions: Sequence[int] | None = None, batch: int = 1024
     ) -> list[list[int]]:
-        """Each document's versions in the index (:func:`~debiasrag.versions.find_versions`), looked for among its
-        ``candidates`` nearest stored vectors (one batched search over the index itself); with ``positions``, those
-        documents' versions only."""
-        wanted = np.arange(len(self.ids)) if positions is None else np.asarray(positions, dtype=np.int64)
+        """Each document's versions in the index (:func:`~debiasrag.versions.find_versions`), looked for among the
+        ``candidates`` texts sharing most of its rarest words (:func:`~debiasrag.versions.word_candidates`: linear in
+        the corpus, unlike a search of the index over itself). With ``positions``, those documents' versions only,
+        looked for among their ``candidates`` nearest stored vectors (one batched search)."""
+        if positions is None:
+            return find_versions(self.texts, word_candidates(self.texts, candidates))
+        wanted = np.asarray(positions, dtype=np.int64)
         neighbours: list[list[int]] = []
         for start in range(0, len(wanted), batch):
             _, found = self.search(self.vectors_at(wanted[start : start + batch]), min(candidates + 1, len(self.ids)))
             neighbours += found.tolist()
-        if positions is None:
-            return find_versions(self.texts, neighbours)
         return [
             sorted(j for j in row if 0 <= j != p and is_version(self.texts[p], self.texts[j]))
             for p, row in zip(wanted.tolist(), neighbours)

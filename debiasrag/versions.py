@@ -6,10 +6,10 @@ exactly the ones that carry the concept's group — the side people and the topi
 :meth:`~debiasrag.groups.GroupDetector.contrast_groups` reads a document's group where versions exist. A corpus
 without versions is left as the detector reads it.
 
-Versions are looked for among each document's nearest neighbours (a candidate list the caller gives, e.g. from the
-index's own vectors: :meth:`~debiasrag.index.FaissIndex.store_groups`) and confirmed by their words: two texts are
-versions when the tokens they have in common (multiset intersection) are at least :data:`MIN_OVERLAP` of the longer
-one's tokens.
+Versions are looked for among candidates (the texts sharing most of a text's rarest words, :func:`word_candidates`,
+as :meth:`~debiasrag.index.FaissIndex.store_groups` does; or a document's nearest stored vectors at query time) and
+confirmed by their words: two texts are versions when the tokens they have in common (multiset intersection) are at
+least :data:`MIN_OVERLAP` of the longer one's tokens.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ passage shares at least 0.797 of its tokens and any other pair at most 0.429; 0.
 before the report sets were read (``.venv/bin/python benchmarks/version_groups.py``)."""
 
 CANDIDATES = 8
-"""Nearest neighbours searched per document for its versions (its own versions rank first: same words, same topic)."""
+"""Candidates examined per document for its versions (its versions come first: the same words, the same topic)."""
 
 _TOKEN = re.compile(r"\w[\w'’-]*")
 
@@ -78,9 +78,9 @@ def find_versions(
 
 
 def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signature: int = 8) -> list[list[int]]:
-    """Each text's likely versions without vectors (for document batches outside an index): the texts that share
-    most of its ``signature`` rarest words among those at least two texts have (a version's own words, such as a
-    first name, are in no other text, so they do not split versions apart), at most ``candidates`` of them."""
+    """Each text's likely versions without vectors: the ``candidates`` texts that share most of its ``signature``
+    rarest words among those at least two texts have (a version's own words, such as a first name, are in no other
+    text, so they do not split versions apart); :func:`find_versions` confirms them."""
     bags = [set(tokens(text)) for text in texts]
     frequency = Counter(word for bag in bags for word in bag)
     signatures = [
@@ -93,7 +93,7 @@ def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signa
     found: list[list[int]] = []
     for i, words in enumerate(signatures):
         shared = Counter(j for word in words for j in postings[word] if j != i)
-        found.append([j for j, n in shared.most_common(candidates) if 2 * n >= len(words)])
+        found.append([j for j, _ in shared.most_common(candidates)])
     return found
 
 
