@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 33))
+PASSAGE_PARTS = tuple(range(1, 35))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -475,7 +475,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     ``part=32`` (``fairness_passages32``): 24 queries in orchestra_conducting, dairy_processing, cyber_forensics and
     midwifery_training, 144 documents, half of 47–67 words about one person, half of 134–158 words with two or three
     side people; both written blind after round 6 (groups by contrast, the blind index's δ) was committed, chose
-    nothing. Parts 9–18 are
+    nothing. ``part=33`` (``fairness_passages33``): 24 queries in surgical_residency, youth_football_coaching,
+    payroll_accounting and beekeeping, 144 documents of 121–146 words, side people in every one, the protagonist
+    rarely named first; ``part=34`` (``fairness_passages34``): 24 queries in court_interpreting, long_haul_trucking,
+    ballet_teaching and data_center_operations, 144 documents of 58–84 words opening like cut chunks; both written
+    blind after round 6 too, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
