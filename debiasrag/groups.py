@@ -761,22 +761,24 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
     text, memoized by the shared detector, and an inferred one is read against its versions among the documents
     seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together).
     """
-    from debiasrag.versions import is_version
+    from debiasrag.versions import find_versions, word_candidates
 
     found = detector(concept.name) if concept.name in _group_words() else GroupDetector(concept)
     memo: dict[Any, str] = {}
-
-    def text_of(doc: Any) -> str:
-        return document_text(getattr(doc, "node", doc))  # NodeWithScore -> node
+    versions: dict[Any, list[str]] = {}  # key -> texts of its versions among the documents seen
 
     def of(key: Any) -> str:
         if key not in memo:
-            doc = getattr(documents[key], "node", documents[key])
+            doc = getattr(documents[key], "node", documents[key])  # NodeWithScore -> node
             metadata = getattr(doc, "metadata", None)
             text, group = document_text(doc), found.group(document_text(doc), metadata)
             if (metadata or {}).get(GROUP_KEY) is None:
-                others = (text_of(other) for other_key, other in documents.items() if other_key != key)
-                group = found.contrast_group(text, group, [t for t in others if is_version(text, t)])
+                if key not in versions:  # (re)read when documents came in since: one pass over all of them
+                    keys = list(documents)
+                    texts = [document_text(getattr(documents[k], "node", documents[k])) for k in keys]
+                    found_versions = find_versions(texts, word_candidates(texts))
+                    versions.update({k: [texts[j] for j in mine] for k, mine in zip(keys, found_versions)})
+                group = found.contrast_group(text, group, versions[key])
             memo[key] = group
         return memo[key]
 

@@ -26,6 +26,7 @@ from debiasrag.strategies import (
     get_strategy,
     run_strategy,
 )
+from debiasrag.versions import find_versions, word_candidates
 
 
 @dataclass
@@ -163,20 +164,25 @@ class DebiasedRetriever:
     def group_of(self, position: int) -> str:
         """The group of the document at ``position``: as stored by :meth:`FaissIndex.store_groups`, else its
         ``debiasrag_group`` metadata, else inferred and read against its versions in the index (memoized)."""
-        if position not in self._groups:
-            self._infer_groups([position])
+        if position not in self._groups:  # asked directly: its versions among its nearest stored vectors
+            self._infer_groups([position], self.index.versions(positions=[position])[0] + [position])
         return self._groups[position]
 
-    def _infer_groups(self, positions: Iterable[int]) -> None:
-        """Infer and memoize the groups of ``positions`` not known yet; the unlabelled ones are read against their
-        versions in the index, found for all of them in one batched search."""
-        new = sorted({p for p in positions if p not in self._groups})
-        docs = [self.index.document(p) for p in new]
-        found = {p: self._detector.group(doc.text, doc.metadata) for p, doc in zip(new, docs)}
-        unlabelled = [p for p, doc in zip(new, docs) if doc.metadata.get(GROUP_KEY) is None]
-        for p, versions in zip(unlabelled, self.index.versions(positions=unlabelled) if unlabelled else []):
-            texts = [self.index.texts[j] for j in versions]  # they tell whose text it is (debiasrag.versions)
-            found[p] = self._detector.contrast_group(self.index.texts[p], found[p], texts)
+    def _infer_groups(self, wanted: Iterable[int], pool: Iterable[int]) -> None:
+        """Infer and memoize the groups of ``wanted`` not known yet; an unlabelled one is read against its versions
+        among the documents of ``pool`` (a query's candidates: versions of one text rank together), found by their
+        words (:func:`~debiasrag.versions.word_candidates`), without another store call."""
+        new = sorted({p for p in wanted if p not in self._groups})
+        if not new:
+            return
+        docs = {p: self.index.document(p) for p in new}
+        found = {p: self._detector.group(doc.text, doc.metadata) for p, doc in docs.items()}
+        members = sorted(set(pool) | set(new))
+        texts = [self.index.texts[p] for p in members]
+        for i, versions in enumerate(find_versions(texts, word_candidates(texts))):
+            p = members[i]
+            if p in found and versions and docs[p].metadata.get(GROUP_KEY) is None:
+                found[p] = self._detector.contrast_group(texts[i], found[p], [texts[j] for j in versions])
         self._groups.update(found)
 
     def retrieve(self, query: str, *, k: int | None = None, strategy: str | Strategy | None = None) -> RetrievalResult:
@@ -196,8 +202,9 @@ class DebiasedRetriever:
 
         def search(depth: int) -> list[Ranking]:
             rankings = self._rankings(variants, vectors, depth)
-            if groups is not None:  # the candidates' groups in one pass (one search for their versions)
-                self._infer_groups(_row(key) for ranking in rankings for key in ranking.keys)
+            if groups is not None:  # the new candidates' groups in one pass, read against versions among them all
+                candidates = [_row(key) for ranking in rankings for key in ranking.keys]
+                self._infer_groups(candidates, candidates)
             return rankings
 
         picks = run_strategy(chosen, search, k, len(self.index), group_of=groups)

@@ -127,7 +127,9 @@ def test_retriever_reads_versions_of_groups_it_infers_itself(embedder):
     retriever = DebiasedRetriever(index, embedder, strategy="balanced", k=3)
     assert [retriever.group_of(p) for p in range(4)] == ["female", "male", "neutral", "neutral"]
     assert index.versions(positions=[0, 3]) == [[1, 2], []]
-    hits = retriever.retrieve("Who drove the van out of the depot at dawn?").hits
+    # a fresh retriever reads them from the query's candidates (no group_of call first, no extra store call)
+    fresh = DebiasedRetriever(index, embedder, strategy="balanced", k=3)
+    hits = fresh.retrieve("Who drove the van out of the depot at dawn?").hits
     assert {hit.id: hit.group for hit in hits} == {"0": "female", "1": "male", "2": "neutral"}
     labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *docs[1:]]
     kept = DebiasedRetriever(FaissIndex.from_documents(labelled, embedder), embedder)
