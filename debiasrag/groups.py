@@ -701,6 +701,12 @@ def detector_for(concept: str | Concept | GroupDetector) -> GroupDetector:
     return detector(concept) if isinstance(concept, str) else GroupDetector(concept)
 
 
+def user_labelled(metadata: Mapping[str, Any]) -> bool:
+    """Whether ``metadata`` holds the user's own group label (a :data:`GROUP_KEY` without :data:`INFERRED_BY_KEY`),
+    which inference never replaces."""
+    return metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in metadata
+
+
 def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender", *, versions: bool = True) -> list[str]:
     """Store each document's group in ``metadata[GROUP_KEY]`` at index time, so a wrapped store keeps it and
     retrieval reads it instead of inferring it; returns the groups.
@@ -713,15 +719,15 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender",
     :class:`~debiasrag.corpus.Document` and on any object with ``text`` / ``page_content`` and a ``metadata`` dict
     (LangChain ``Document``, LlamaIndex nodes via ``get_content()``).
     """
-    from debiasrag.versions import find_versions, word_candidates
+    from debiasrag.versions import find_versions
 
     found = detector_for(concept)
     docs = list(documents)
     texts = [document_text(doc) for doc in docs]
-    labelled = [doc.metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in doc.metadata for doc in docs]
+    labelled = [user_labelled(doc.metadata) for doc in docs]
     groups = [found.group(text, doc.metadata if mine else None) for doc, text, mine in zip(docs, texts, labelled)]
     if versions and len(docs) > 1:
-        groups = found.contrast_groups(texts, groups, find_versions(texts, word_candidates(texts)), labelled)
+        groups = found.contrast_groups(texts, groups, find_versions(texts), labelled)
     for doc, group, mine in zip(docs, groups, labelled):
         if not mine:
             doc.metadata[GROUP_KEY], doc.metadata[INFERRED_BY_KEY] = group, found.fingerprint
@@ -761,23 +767,26 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
     text, memoized by the shared detector, and an inferred one is read against its versions among the documents
     seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together).
     """
-    from debiasrag.versions import find_versions, word_candidates
+    from debiasrag.versions import find_versions
 
     found = detector(concept.name) if concept.name in _group_words() else GroupDetector(concept)
     memo: dict[Any, str] = {}
     versions: dict[Any, list[str]] = {}  # key -> texts of its versions among the documents seen
 
+    def unwrap(key: Any) -> Any:
+        return getattr(documents[key], "node", documents[key])  # NodeWithScore -> node
+
     def of(key: Any) -> str:
         if key not in memo:
-            doc = getattr(documents[key], "node", documents[key])  # NodeWithScore -> node
+            doc = unwrap(key)
             metadata = getattr(doc, "metadata", None)
-            text, group = document_text(doc), found.group(document_text(doc), metadata)
+            text = document_text(doc)
+            group = found.group(text, metadata)
             if (metadata or {}).get(GROUP_KEY) is None:
                 if key not in versions:  # (re)read when documents came in since: one pass over all of them
                     keys = list(documents)
-                    texts = [document_text(getattr(documents[k], "node", documents[k])) for k in keys]
-                    found_versions = find_versions(texts, word_candidates(texts))
-                    versions.update({k: [texts[j] for j in mine] for k, mine in zip(keys, found_versions)})
+                    texts = [document_text(unwrap(k)) for k in keys]
+                    versions.update({k: [texts[j] for j in mine] for k, mine in zip(keys, find_versions(texts))})
                 group = found.contrast_group(text, group, versions[key])
             memo[key] = group
         return memo[key]

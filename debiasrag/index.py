@@ -24,7 +24,7 @@ from debiasrag.concepts import Concept
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
-from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, NEUTRAL, GroupDetector, detector_for
+from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
@@ -227,7 +227,7 @@ class FaissIndex:
             unknown = sorted(set(groups) - {*found.groups, NEUTRAL})
             raise InputError(f"unknown group(s) {', '.join(map(repr, unknown))} for concept {found.concept.name!r}")
         if versions and len(self.ids) > 1:
-            labelled = [m.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in m for m in self.metadatas]
+            labelled = [user_labelled(m) for m in self.metadatas]
             groups = found.contrast_groups(self.texts, groups, self.versions(), labelled)
         stored = StoredGroups(found.fingerprint, list(groups))
         self.groups[found.concept.name] = stored

@@ -49,29 +49,36 @@ def token_overlap(first: str, second: str) -> float:
     return sum((a & b).values()) / longer if longer else 0.0
 
 
+def _share_enough(first: tuple[Counter[str], int], second: tuple[Counter[str], int], min_overlap: float) -> bool:
+    """The version rule on two token bags with their sizes: the shared tokens are ``min_overlap`` of the longer."""
+    (a, size_a), (b, size_b) = first, second
+    longer = max(size_a, size_b)
+    if not longer or min(size_a, size_b) < min_overlap * longer:  # too different in length to share enough
+        return False
+    return sum((a & b).values()) >= min_overlap * longer
+
+
 def is_version(first: str, second: str, min_overlap: float = MIN_OVERLAP) -> bool:
     """Whether the two texts are versions of one text (:func:`token_overlap` at least ``min_overlap``)."""
-    size_a, size_b = _bag(first)[1], _bag(second)[1]
-    if min(size_a, size_b) < min_overlap * max(size_a, size_b):  # too different in length to share enough
-        return False
-    return max(size_a, size_b) > 0 and token_overlap(first, second) >= min_overlap
+    return _share_enough(_bag(first), _bag(second), min_overlap)
 
 
 def find_versions(
-    texts: Sequence[str], candidates: Sequence[Sequence[int]], min_overlap: float = MIN_OVERLAP
+    texts: Sequence[str], candidates: Sequence[Sequence[int]] | None = None, min_overlap: float = MIN_OVERLAP
 ) -> list[list[int]]:
     """Each text's versions (positions, ascending) among its ``candidates`` (positions into ``texts``; itself and
-    out-of-range positions such as FAISS's -1 are ignored). Symmetric: if j is a version of i, i is one of j."""
+    out-of-range positions such as FAISS's -1 are ignored; default :func:`word_candidates`). Symmetric: if j is a
+    version of i, i is one of j."""
+    if candidates is None:
+        candidates = word_candidates(texts)
     found: list[set[int]] = [set() for _ in texts]
-    bags = [Counter(tokens(text)) for text in texts]
-    sizes = [sum(bag.values()) for bag in bags]
+    bags = [(Counter(words), len(words)) for words in map(tokens, texts)]  # not _bag's cache: a corpus passes once
     for i, row in enumerate(candidates):
         for j in row:
             j = int(j)
             if j == i or not 0 <= j < len(texts) or j in found[i]:
                 continue
-            longer = max(sizes[i], sizes[j])
-            if longer and sum((bags[i] & bags[j]).values()) >= min_overlap * longer:
+            if _share_enough(bags[i], bags[j], min_overlap):
                 found[i].add(j)
                 found[j].add(i)
     return [sorted(versions) for versions in found]

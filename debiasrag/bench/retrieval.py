@@ -139,25 +139,20 @@ def group_agreement(task: RetrievalTask, used: Sequence[str] | None = None) -> d
     from debiasrag.groups import GroupDetector
 
     found = GroupDetector(task.concept or "gender")
+    gold = [doc.metadata["group"] for doc in task.documents]
     alone = [found.group(doc.text, doc.metadata) for doc in task.documents]
-    out: dict[str, float] = {}
-    correct = 0
-    for doc, inferred in zip(task.documents, alone if used is None else used, strict=True):
-        gold = doc.metadata["group"]
-        correct += gold == inferred
-        if gold != inferred:
-            out[f"{gold}_as_{inferred}"] = out.get(f"{gold}_as_{inferred}", 0) + 1
-    n = len(task.documents)
-    extra = (
-        {}
-        if used is None
-        else {
-            "accuracy_per_document": sum(d.metadata["group"] == g for d, g in zip(task.documents, alone)) / n
-            if n
-            else 0.0
-        }
-    )
-    return {"accuracy": correct / n if n else 0.0, "documents": n, **extra, **out}
+    inferred = alone if used is None else list(used)
+
+    def accuracy(groups: list[str]) -> float:
+        return sum(g == x for g, x in zip(gold, groups, strict=True)) / len(gold) if gold else 0.0
+
+    out: dict[str, float] = {"accuracy": accuracy(inferred), "documents": len(gold)}
+    if used is not None:
+        out["accuracy_per_document"] = accuracy(alone)
+    for label, group in zip(gold, inferred):
+        if label != group:
+            out[f"{label}_as_{group}"] = out.get(f"{label}_as_{group}", 0) + 1
+    return out
 
 
 # --- compare -------------------------------------------------------------------------------------------------
