@@ -734,28 +734,45 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender",
     return groups
 
 
-def group_census(documents: Iterable[Any], concept: str | Concept = "gender") -> tuple[list[str], dict[str, int]]:
-    """Each document's group (labels kept, the rest inferred) and :func:`group_summary`'s counts, in one pass."""
+def group_census(
+    documents: Iterable[Any], concept: str | Concept | GroupDetector = "gender", *, versions: bool = True
+) -> tuple[list[str], dict[str, int]]:
+    """Each document's group (labels kept, the rest inferred) and :func:`group_summary`'s counts, in one pass.
+
+    ``versions``: where documents are versions of one text (:mod:`debiasrag.versions`), their groups are read by
+    contrast as :func:`annotate_groups` and :meth:`FaissIndex.store_groups` read them, and they are not counted as
+    ``mixed`` (the words they differ in settle whose text it is)."""
+    from debiasrag.versions import find_versions
+
     found = detector_for(concept)
-    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
-    groups, mixed = [], 0
-    for doc in documents:
-        text, metadata = document_text(doc), getattr(doc, "metadata", None) or {}
+    docs = list(documents)
+    texts = [document_text(doc) for doc in docs]
+    groups: list[str] = []
+    mixed: list[bool] = []
+    for doc, text in zip(docs, texts):
+        metadata = getattr(doc, "metadata", None) or {}
         if metadata.get(GROUP_KEY) is not None:
-            group = found.group(text, metadata)  # a label: checked and kept
+            groups.append(found.group(text, metadata))  # a label: checked and kept
+            mixed.append(False)
         else:  # one pass over the text gives both the group and whether two groups are named
             mentions = found.mentions(text)
-            group = found._decide(text, mentions)
-            mixed += sum(count > 0 for count in found._counts(mentions).values()) > 1
+            groups.append(found._decide(text, mentions))
+            mixed.append(sum(count > 0 for count in found._counts(mentions).values()) > 1)
+    if versions and len(docs) > 1:
+        found_versions = find_versions(texts)
+        labelled = [user_labelled(getattr(doc, "metadata", None) or {}) for doc in docs]
+        groups = found.contrast_groups(texts, groups, found_versions, labelled)
+        mixed = [named_both and not mine for named_both, mine in zip(mixed, found_versions)]
+    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
+    for group in groups:
         counts[group] = counts.get(group, 0) + 1
-        groups.append(group)
-    return groups, {**counts, "mixed": mixed}
+    return groups, {**counts, "mixed": sum(mixed)}
 
 
 def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
-    """How many documents fall in each group (labels kept, the rest inferred), and ``mixed``: how many of the
-    inferred ones mention people of two or more of the concept's groups, where inference is least reliable
-    (README, "On passages nobody tuned a retrieval rule on")."""
+    """How many documents fall in each group (labels kept, the rest inferred, versions read by contrast), and
+    ``mixed``: how many of the inferred ones without versions mention people of two or more of the concept's groups,
+    where inference is least reliable (README, "On passages nobody tuned a retrieval rule on")."""
     return group_census(documents, concept)[1]
 
 

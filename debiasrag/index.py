@@ -164,11 +164,16 @@ class FaissIndex:
         *,
         batch_size: int = 256,
         progress: Callable[[int], None] | None = None,
+        embed_texts: Sequence[str] | None = None,
+        preprocessing: dict[str, Any] | None = None,
         **options: Any,
     ) -> FaissIndex:
         """Embed ``documents`` in batches and index them; ``progress(n)`` is called after each batch.
 
         ``documents`` may be any iterable of :class:`Document`; ``options`` go to :class:`FaissIndex`.
+        ``embed_texts``: what to embed instead of each document's text, one per document (its anonymized or
+        gender-neutral wording); the index still stores and returns the documents' own text. ``preprocessing``:
+        how those texts were made, recorded in the manifest so queries are rewritten the same way.
         """
         if documents is None or isinstance(documents, (str, bytes, dict)):
             documents = [documents] if documents else []  # type: ignore[list-item]  # refused below
@@ -191,13 +196,18 @@ class FaissIndex:
             raise InputError(f"unknown index option(s) {', '.join(unknown)}; known: {known}")
         index = cls(embedder.dimension, model_name=embedder.name, **options)
         index._check_documents(documents)  # before embedding, which would fail on them less clearly
+        texts = [d.text for d in documents] if embed_texts is None else list(embed_texts)
+        if len(texts) != len(documents):
+            raise InputError(f"{len(texts)} texts to embed for {len(documents)} documents")
         parts = []
         for start in range(0, len(documents), batch_size):
-            batch = documents[start : start + batch_size]
-            parts.append(embed_documents(embedder, [d.text for d in batch]))
+            batch = texts[start : start + batch_size]
+            parts.append(embed_documents(embedder, batch))
             if progress is not None:
                 progress(len(batch))
         index.add(documents, np.concatenate(parts))
+        if preprocessing:
+            index.preprocessing = {**index.preprocessing, **preprocessing}
         return index
 
     def store_groups(

@@ -41,6 +41,8 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.extras import require
+from debiasrag.groups import detector, group_census
+from debiasrag.index import StoredGroups
 from debiasrag.shards import list_shards, write_shard
 
 
@@ -72,6 +74,9 @@ class ShardWriter:
         neutralize: ``None`` or how first names go, ``"ner"`` / ``"table"`` / ``"keep"``: vectors are then of the
             gender-neutral wording (after anonymizing, if asked), as ``debiasrag index --neutralize``
             (:class:`debiasrag.counterfactual.GenderNeutralizer`); the shard records it for the queries.
+        groups: the concept whose groups are inferred here, in the workers, from the original text (labels in a
+            ``debiasrag_group`` column kept; versions within the batch read by contrast) and kept in the shard, so
+            :func:`~debiasrag.shards.index_from_shards` stores them without inferring them again; ``None``: none.
         id_field / text_field: column names; every other column becomes metadata.
 
     Returns per batch ``{"id": [...], "shard": [...]}`` (one row per input row), so the engine's output counts
@@ -86,6 +91,7 @@ class ShardWriter:
         anonymize: str | Any | None = None,
         anonymize_options: Mapping[str, Any] | None = None,
         neutralize: str | None = None,
+        groups: str | None = "gender",
         id_field: str = "id",
         text_field: str = "text",
     ) -> None:
@@ -118,6 +124,7 @@ class ShardWriter:
 
             self.neutralizer = GenderNeutralizer(names=neutralize)
             self.preprocessing["neutralize"] = self.neutralizer.settings
+        self.groups = groups
         self.id_field = id_field
         self.text_field = text_field
 
@@ -134,6 +141,10 @@ class ShardWriter:
             Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items()})
             for row, (doc_id, text) in enumerate(zip(ids, texts))
         ]
+        stored = {}
+        if self.groups is not None:  # from the original text, as `debiasrag index` infers them
+            found = detector(self.groups)
+            stored[found.concept.name] = StoredGroups(found.fingerprint, group_census(documents, found)[0])
         to_embed = texts
         if self.anonymizer is not None and "anonymized_text" in others:  # never overwrite the user's own field
             raise InputError("the batch has an 'anonymized_text' column, which anonymization would overwrite")
@@ -154,6 +165,7 @@ class ShardWriter:
             model_name=self.embedder.name,
             preprocessing=self.preprocessing,
             name=name,
+            groups=stored,
         )
         return {"id": ids, "shard": [path.stem] * len(ids)}
 
@@ -166,6 +178,7 @@ def run_ray(
     anonymize: str | Any | None = None,
     anonymize_options: Mapping[str, Any] | None = None,
     neutralize: str | None = None,
+    groups: str | None = "gender",
     batch_size: int = 256,
     concurrency: int = 2,
     num_cpus: float = 1,
@@ -199,6 +212,7 @@ def run_ray(
         "anonymize": anonymize,
         "anonymize_options": dict(anonymize_options or {}),
         "neutralize": neutralize,
+        "groups": groups,
         "id_field": id_field,
         "text_field": text_field,
     }
@@ -222,6 +236,7 @@ def run_datasets(
     anonymize: str | Any | None = None,
     anonymize_options: Mapping[str, Any] | None = None,
     neutralize: str | None = None,
+    groups: str | None = "gender",
     batch_size: int = 256,
     num_proc: int | None = None,
     id_field: str = "id",
@@ -240,6 +255,7 @@ def run_datasets(
         anonymize=anonymize,
         anonymize_options=anonymize_options,
         neutralize=neutralize,
+        groups=groups,
         id_field=id_field,
         text_field=text_field,
     )

@@ -4,7 +4,10 @@ A shard is three files sharing a stem inside a shard folder::
 
     part-<id>.npy     float32 vectors, shape (n, dimension), L2-normalised, in document order
     part-<id>.jsonl   one {"id", "text", "metadata"} per vector, same order
-    part-<id>.json    {"format", "model", "dimension", "count", "preprocessing"}, written last
+    part-<id>.json    {"format", "model", "dimension", "count", "preprocessing", "groups"}, written last
+
+(``groups``, optional: per concept the detector's fingerprint and each document's group, as
+:meth:`FaissIndex.store_groups` keeps them.)
 
 The ``.json`` sidecar is written (atomically) only after both data files, so a worker that dies mid-write
 leaves no shard that readers would pick up: :func:`list_shards` lists only complete shards. Distributed
@@ -27,6 +30,7 @@ import numpy as np
 from debiasrag.corpus import Document
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
+from debiasrag.groups import GroupDetector, detector
 from debiasrag.index import FaissIndex, StoredGroups
 
 SHARD_FORMAT = 1
@@ -42,6 +46,7 @@ class Shard:
     model_name: str | None
     preprocessing: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    groups: dict[str, StoredGroups] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -55,11 +60,13 @@ def write_shard(
     model_name: str | None,
     preprocessing: dict[str, Any] | None = None,
     name: str | None = None,
+    groups: dict[str, StoredGroups] | None = None,
 ) -> Path:
     """Write one shard into ``directory`` (created if needed); returns the path of its ``.json`` sidecar.
 
     ``name`` defaults to a random unique stem, so concurrent workers never collide. Rows must match
-    ``vectors`` one to one; ids must be unique within the shard.
+    ``vectors`` one to one; ids must be unique within the shard. ``groups``: per concept, the documents' groups and
+    the detector that inferred them (kept in the sidecar; :func:`index_from_shards` stores them).
     """
     try:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -79,6 +86,9 @@ def write_shard(
     if len(set(ids)) != len(ids):
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise InputError(f"duplicate id {duplicate!r} within one shard")
+    for concept, stored in (groups or {}).items():
+        if len(stored.groups) != len(documents):
+            raise InputError(f"{len(stored.groups)} {concept} groups for {len(documents)} documents")
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"part-{name or uuid.uuid4().hex}"
@@ -102,6 +112,7 @@ def write_shard(
         "dimension": int(vectors.shape[1]),
         "count": len(documents),
         "preprocessing": dict(preprocessing or {}),
+        "groups": {c: {"detector": g.detector, "groups": list(g.groups)} for c, g in (groups or {}).items()},
     }
     path = folder / f"{stem}.json"
     atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
@@ -155,6 +166,7 @@ def read_shard(path: str | Path) -> Shard:
             f"shard {base}: {len(rows)} documents and vectors of shape {vectors.shape}, "
             f"sidecar says {meta['count']} x {meta['dimension']}"
         )
+    groups = _sidecar_groups(meta.get("groups") or {}, meta["count"], base)
     documents = []
     for number, row in enumerate(rows, start=1):
         doc_id = row.get("id") if isinstance(row, dict) else None
@@ -168,7 +180,24 @@ def read_shard(path: str | Path) -> Shard:
         meta.get("model"),
         dict(meta.get("preprocessing") or {}),
         Path(f"{base}.json"),
+        groups,
     )
+
+
+def _sidecar_groups(raw: Any, count: int, base: Path) -> dict[str, StoredGroups]:
+    """The sidecar's ``groups``, checked: per concept a detector fingerprint and one group name per document."""
+    if not isinstance(raw, dict):
+        raise InputError(f"shard {base}: the sidecar's 'groups' must be an object")
+    out = {}
+    for concept, entry in raw.items():
+        fingerprint = entry.get("detector") if isinstance(entry, dict) else None
+        groups = entry.get("groups") if isinstance(entry, dict) else None
+        if not (isinstance(fingerprint, str) and isinstance(groups, list) and all(isinstance(g, str) for g in groups)):
+            raise InputError(f"shard {base}: the sidecar's {concept!r} groups are corrupted")
+        if len(groups) != count:
+            raise InputError(f"shard {base}: {len(groups)} {concept!r} groups for {count} documents")
+        out[concept] = StoredGroups(fingerprint, groups)
+    return out
 
 
 def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
@@ -197,8 +226,17 @@ class _Builder:
         self.index: FaissIndex | None = None
         self.pending: list[tuple[list[Document], np.ndarray]] = []  # IVF trains once on all vectors
         self.seen: dict[str | int, str] = {}
+        self.groups: list[dict[str, StoredGroups]] = []  # per input, in index order
 
-    def add(self, documents: list[Document], vectors: np.ndarray, model: str | None, pre: dict, where: str) -> None:
+    def add(
+        self,
+        documents: list[Document],
+        vectors: np.ndarray,
+        model: str | None,
+        pre: dict,
+        where: str,
+        groups: dict[str, StoredGroups] | None = None,
+    ) -> None:
         if not documents:
             return
         if self.model_name is None:
@@ -221,6 +259,7 @@ class _Builder:
             self.pending.append((documents, vectors))
         else:
             self.index.add(documents, vectors)
+        self.groups.append(dict(groups or {}))
 
     def finish(self) -> FaissIndex:
         if self.index is None:
@@ -228,26 +267,54 @@ class _Builder:
         if self.pending:
             self.index.add([d for docs, _ in self.pending for d in docs], np.concatenate([v for _, v in self.pending]))
         self.index.preprocessing = dict(self.preprocessing or {})
+        for concept, first in self.groups[0].items():  # groups every input stored with one detector carry over
+            stored = [groups.get(concept) for groups in self.groups]
+            if all(s is not None and s.detector == first.detector for s in stored):
+                joined = [g for s in stored if s for g in s.groups]
+                found = _current_detector(concept)
+                if found is not None and found.fingerprint == first.detector:
+                    self.index.store_groups(found, groups=joined)  # versions in different inputs read by contrast
+                else:
+                    self.index.groups[concept] = StoredGroups(first.detector, joined)
         return self.index
+
+
+def _current_detector(concept: str) -> GroupDetector | None:
+    """This debiasrag's detector for a bundled concept; ``None`` for a concept it cannot load by name."""
+    try:
+        return detector(concept)
+    except InputError:
+        return None
 
 
 def index_from_shards(
     sources: str | Path | Iterable[str | Path],
     *,
     model_name: str | None = None,
+    groups: str | None = "gender",
     **options: Any,
 ) -> FaissIndex:
     """Build a :class:`FaissIndex` from precomputed shards (folders or files) without re-embedding.
 
     ``options`` go to :class:`FaissIndex` (``kind=``, ``nlist=``, ...). ``model_name`` defaults to the shards'
-    model; shards from different models or preprocessing, or repeating an id, raise InputError. Call
-    :meth:`FaissIndex.store_groups` on the result (groups once, versions across every shard read by contrast) and
-    save it with :meth:`FaissIndex.save`.
+    model; shards from different models or preprocessing, or repeating an id, raise InputError. Groups the shards
+    hold (:class:`~debiasrag.scale.ShardWriter` infers them in the workers) are stored with the index, versions in
+    different shards read by contrast; ``groups``: a concept whose groups the index must store all the same
+    (inferred here where the shards lack them or another detector made them, as ``debiasrag index`` stores gender
+    groups), ``None`` for none. Save the result with :meth:`FaissIndex.save`.
     """
     builder = _Builder(model_name, options)
     for shard in iter_shards(sources):
-        builder.add(shard.documents, shard.vectors, shard.model_name, shard.preprocessing, str(shard.path))
-    return builder.finish()
+        builder.add(
+            shard.documents, shard.vectors, shard.model_name, shard.preprocessing, str(shard.path), shard.groups
+        )
+    index = builder.finish()
+    if groups is not None:
+        found = detector(groups)
+        stored = index.groups.get(found.concept.name)
+        if stored is None or stored.detector != found.fingerprint:
+            index.store_groups(found)
+    return index
 
 
 def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None = None) -> Path:
@@ -255,7 +322,13 @@ def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None
     documents = [index.document(i) for i in range(len(index))]
     vectors = index.vectors_at(np.arange(len(index)))
     return write_shard(
-        directory, documents, vectors, model_name=index.model_name, preprocessing=index.preprocessing, name=name
+        directory,
+        documents,
+        vectors,
+        model_name=index.model_name,
+        preprocessing=index.preprocessing,
+        name=name,
+        groups=index.groups,
     )
 
 
@@ -264,8 +337,8 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
 
     ``options`` go to the new :class:`FaissIndex`; by default it keeps the first index's kind. All inputs
     must share model, dimension and preprocessing; an id present twice raises InputError. Groups stored by
-    :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector (each read
-    with the versions its own input held: call ``store_groups`` on the result to read versions across inputs).
+    :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector; when that
+    is this debiasrag's detector, versions in different inputs are read by contrast (nothing is inferred again).
     """
     if not indexes:
         raise InputError("no indexes to merge")
@@ -274,13 +347,8 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
     for number, index in enumerate(indexes):
         documents = [index.document(i) for i in range(len(index))]
         vectors = index.vectors_at(np.arange(len(index)))
-        builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}")
-    merged = builder.finish()
-    for concept, first in indexes[0].groups.items():
-        stored = [index.groups.get(concept) for index in indexes]
-        if all(s is not None and s.detector == first.detector for s in stored):
-            merged.groups[concept] = StoredGroups(first.detector, [g for s in stored if s for g in s.groups])
-    return merged
+        builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}", index.groups)
+    return builder.finish()
 
 
 __all__ = [

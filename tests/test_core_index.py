@@ -209,3 +209,13 @@ def test_index_rejects_bad_additions(embedder):
         index.add([Document(1, "b")], embedder.encode(["b"]))
     with pytest.raises(InputError, match="refusing to save an empty index"):
         FaissIndex(4).save(Path("/tmp/never-written"))
+
+
+def test_from_documents_embeds_rewritten_texts_and_stores_the_originals(tmp_path, embedder):
+    docs = [Document("a", "Maria said her mother would call."), Document("b", "The ferry left at noon.")]
+    rewritten = ["said their parent would call.", "The ferry left at noon."]
+    index = FaissIndex.from_documents(docs, embedder, embed_texts=rewritten, preprocessing={"note": {"x": 1}})
+    assert index.texts == [d.text for d in docs] and index.preprocessing == {"note": {"x": 1}}
+    np.testing.assert_allclose(index.vectors_at([0])[0], embedder.encode(rewritten[:1])[0], atol=1e-5)
+    with pytest.raises(InputError, match="1 texts to embed for 2 documents"):
+        FaissIndex.from_documents(docs, embedder, embed_texts=rewritten[:1])

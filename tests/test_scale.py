@@ -167,6 +167,37 @@ def test_shard_writer_neutralizes_like_the_index_command(tmp_path, embedder: Sen
     assert shipped.neutralizer.neutralize("Kelechi Okoro said she would call.") == "Okoro said they would call."
 
 
+def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_across_shards(
+    tmp_path, embedder: SentenceTransformerEmbedder
+) -> None:
+    from debiasrag.groups import detector
+    from debiasrag.shards import read_shard
+
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    texts = [
+        f"{side} {who} Reyes signed the form and drove {pos} van out at dawn."
+        for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
+    ]
+    writer = ShardWriter(tmp_path / "s", embedder)
+    writer({"id": ["f"], "text": texts[:1]})  # the female wording alone: the side person's, by its words
+    writer(
+        {
+            "id": ["m", "n", "x"],
+            "text": [*texts[1:], "The ferry left at noon."],
+            "debiasrag_group": [None, None, "male"],
+        }
+    )
+    shards = [read_shard(path) for path in list_shards(tmp_path / "s")]
+    found = {s.documents[0].id: s.groups["gender"].groups for s in shards}
+    assert found == {"f": ["male"], "m": ["male", "neutral", "male"]}  # a user's label is kept
+    index = index_from_shards(tmp_path / "s")
+    by_id = dict(zip(index.ids, index.groups["gender"].groups))
+    assert by_id == {"f": "female", "m": "male", "n": "neutral", "x": "male"}
+    assert index.groups["gender"].detector == detector("gender").fingerprint
+    ShardWriter(tmp_path / "none", embedder, groups=None)({"id": ["f"], "text": texts[:1]})
+    assert read_shard(list_shards(tmp_path / "none")[0]).groups == {}
+
+
 def test_shard_writer_records_the_llm_model_like_the_index_command(tmp_path) -> None:
     """An LLM-anonymized shard names its model (``llm_model``) as ``debiasrag index --anonymize llm`` records it."""
     pytest.importorskip("anthropic")

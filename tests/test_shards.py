@@ -164,3 +164,48 @@ def test_index_round_trips_through_a_shard(tmp_path, embedder) -> None:
     back = index_from_shards(sidecar)
     assert back.ids == index.ids and back.preprocessing == index.preprocessing
     np.testing.assert_array_equal(back.vectors_at(np.arange(5)), index.vectors_at(np.arange(5)))
+
+
+# Versions of one text split across inputs: only together do their own words say whose text each is
+# (tests/test_versions.py: the detector alone reads the female wording as Mr Hale's).
+SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+DEPOT = [
+    Document("f", f"{SIDE} Dana Reyes signed the form and drove her van out at dawn."),
+    Document("m", f"{SIDE} Omar Reyes signed the form and drove his van out at dawn."),
+    Document("n", f"{SIDE} Robin Reyes signed the form and drove their van out at dawn."),
+]
+
+
+def test_groups_in_shards_are_stored_and_versions_across_shards_read_by_contrast(tmp_path, embedder) -> None:
+    from debiasrag.groups import detector
+    from debiasrag.index import StoredGroups
+
+    found = detector("gender")
+    for name, part in (("a", DEPOT[:1]), ("b", DEPOT[1:])):
+        alone = StoredGroups(found.fingerprint, found.groups_of(part))
+        vectors = embedder.encode_documents([d.text for d in part])
+        write_shard(tmp_path, part, vectors, model_name=embedder.name, name=name, groups={"gender": alone})
+    assert read_shard(tmp_path / "part-a.json").groups["gender"].groups == ["male"]  # alone: the side person's
+    index = index_from_shards(tmp_path)
+    assert index.groups["gender"] == StoredGroups(found.fingerprint, ["female", "male", "neutral"])
+    stale = {"gender": StoredGroups("another detector", ["male"])}
+    write_shard(tmp_path / "old", DEPOT[:1], embedder.encode_documents([DEPOT[0].text]), model_name="m", groups=stale)
+    assert index_from_shards(tmp_path / "old").groups["gender"].detector == found.fingerprint  # inferred again
+    assert index_from_shards(tmp_path / "old", groups=None).groups["gender"].detector == "another detector"
+    with pytest.raises(InputError, match="2 gender groups for 1 documents"):
+        write_shard(tmp_path, DEPOT[:1], np.eye(1, 4), model_name="m", groups={"gender": StoredGroups("x", ["a", "b"])})
+    sidecar = json.loads((tmp_path / "part-a.json").read_text())
+    sidecar["groups"]["gender"]["groups"] = [1]
+    (tmp_path / "part-a.json").write_text(json.dumps(sidecar))
+    with pytest.raises(InputError, match="'gender' groups are corrupted"):
+        read_shard(tmp_path / "part-a.json")
+
+
+def test_merged_indexes_read_versions_across_inputs(embedder) -> None:
+    first = FaissIndex.from_documents(DEPOT[:1], embedder)
+    second = FaissIndex.from_documents(DEPOT[1:], embedder)
+    assert first.store_groups().groups == ["male"]
+    second.store_groups()
+    assert merge_indexes([first, second]).groups["gender"].groups == ["female", "male", "neutral"]
+    second.groups.clear()  # groups every input stored carry over, others do not
+    assert "gender" not in merge_indexes([first, second]).groups

@@ -8,7 +8,7 @@ import pytest
 
 from debiasrag import Document, FaissIndex, InputError
 from debiasrag.datasets import load_fairness_passages
-from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
+from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector, group_census, group_summary
 from debiasrag.storage import data_paths
 from debiasrag.versions import find_versions, own_words, token_overlap, word_candidates
 
@@ -53,6 +53,16 @@ def test_annotate_groups_reads_versions_in_the_batch_by_contrast():
     assert annotate_groups(fresh, versions=False) == ["male", "male", "neutral"]
     labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *fresh[1:]]
     assert annotate_groups(labelled)[0] == "male" and INFERRED_BY_KEY not in labelled[0].metadata
+
+
+def test_group_summary_reads_versions_and_counts_only_unsettled_mixed_documents():
+    mixed = "Mr Hale met Dana at the gate, and she thanked him for the keys."  # no version: stays mixed
+    docs = [Document(str(i), text) for i, text in enumerate([*DEPOT, mixed])]
+    groups, counts = group_census(docs)
+    assert groups[:3] == ["female", "male", "neutral"] and counts["mixed"] == 1
+    assert group_summary(docs) == counts
+    groups, counts = group_census(docs, versions=False)
+    assert groups[:3] == ["male", "male", "neutral"] and counts["mixed"] == 2
 
 
 def test_own_words_keeps_the_texts_order_and_counts():
@@ -114,6 +124,7 @@ def test_cli_index_stores_and_reports_groups_read_by_contrast(tmp_path, run_cli)
     proc = run_cli("index", corpus, "--out", tmp_path / "ix")
     assert proc.returncode == 0, proc.stderr
     assert "1 female, 1 male, 2 neutral" in proc.stderr
+    assert "name both women and men" not in proc.stderr  # the female wording names Mr Hale too: settled by contrast
     rows = data_paths(tmp_path / "ix")["documents.jsonl"].read_text().splitlines()
     assert [json.loads(row)["groups"]["gender"] for row in rows] == ["female", "male", "neutral", "neutral"]
 

@@ -81,9 +81,11 @@ def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> 
 
 def add_neutralize_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     """``--neutralize [NAMES]`` (``ner`` when given alone): a gender-blind index, first names removed this way."""
+    from debiasrag.counterfactual.neutralize import NAME_MODES  # the commands using it load the index anyway
+
     parser.add_argument(
         "--neutralize",
-        choices=["ner", "table", "keep"],  # debiasrag.counterfactual.neutralize.NAME_MODES
+        choices=NAME_MODES,
         nargs="?",
         const="ner",
         default=None,

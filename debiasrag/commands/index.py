@@ -157,23 +157,22 @@ def run(args: argparse.Namespace) -> int:
                 neutral += neutralizer.neutralize_batch(embed_texts[start : start + 256])
                 advance(min(256, len(embed_texts) - start))
         embed_texts = neutral
-    if settings is not None or neutralizer is not None:
-        to_embed = [Document(d.id, text, d.metadata) for d, text in zip(documents, embed_texts)]
-    else:
-        to_embed = documents
-    with progress_bar("embedding", len(documents)) as advance:
+    preprocessing = {
+        **({"anonymize": settings} if settings is not None else {}),
+        **({"neutralize": neutralizer.settings} if neutralizer is not None else {}),
+    }
+    with progress_bar("embedding", len(documents)) as advance:  # the original text is stored, the rewritten embedded
         index = FaissIndex.from_documents(
-            to_embed, embedder, batch_size=args.batch_size, progress=advance, kind=args.kind
+            documents,
+            embedder,
+            batch_size=args.batch_size,
+            progress=advance,
+            kind=args.kind,
+            embed_texts=embed_texts,
+            preprocessing=preprocessing,
         )
-    if settings is not None or neutralizer is not None:
-        index.texts = [d.text for d in documents]  # store the original text; the vectors are of the rewritten one
-        index.preprocessing = {
-            **({"anonymize": settings} if settings is not None else {}),
-            **({"neutralize": neutralizer.settings} if neutralizer is not None else {}),
-        }
-    # inferred once (above, from the original text), versions read by contrast, stored for queries to read
-    stored = index.store_groups("gender", groups=groups)
-    summary.update({group: stored.groups.count(group) for group in summary if group != "mixed"})
+    # inferred once (above, from the original text, versions read by contrast), stored for queries to read
+    index.store_groups("gender", groups=groups, versions=False)
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents)))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read

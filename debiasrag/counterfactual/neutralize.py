@@ -282,11 +282,9 @@ def blind_index(
     neutralizer = neutralizer or GenderNeutralizer()
     documents = list(documents)
     texts = neutralizer.neutralize_batch([doc.text for doc in documents])
-    neutral = [Document(doc.id, text, dict(doc.metadata)) for doc, text in zip(documents, texts)]
-    index = FaissIndex.from_documents(neutral, embedder, **options)
-    index.texts = [doc.text for doc in documents]
-    index.preprocessing = {**index.preprocessing, "neutralize": neutralizer.settings}
-    return index
+    return FaissIndex.from_documents(
+        documents, embedder, embed_texts=texts, preprocessing={"neutralize": neutralizer.settings}, **options
+    )
 
 
 __all__ = ["NAME_MODES", "GenderNeutralizer", "blind_index"]
