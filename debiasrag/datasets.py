@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 35))
+PASSAGE_PARTS = tuple(range(1, 37))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -479,7 +479,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     payroll_accounting and beekeeping, 144 documents of 121–146 words, side people in every one, the protagonist
     rarely named first; ``part=34`` (``fairness_passages34``): 24 queries in court_interpreting, long_haul_trucking,
     ballet_teaching and data_center_operations, 144 documents of 58–84 words opening like cut chunks; both written
-    blind after round 6 too, chose nothing. Parts 9–18 are
+    blind after round 6 too, chose nothing. ``part=35`` (``fairness_passages35``): 24 queries in emergency_dispatch,
+    tailoring, wind_turbine_maintenance and early_childhood_research, 144 documents of 96–130 words written like
+    newspaper features with quotes; ``part=36`` (``fairness_passages36``): 24 queries in veterinary_pharmacy,
+    stand_up_comedy, railway_signalling and hospice_volunteering, 144 documents of 61–103 words written like case
+    notes; both written blind after round 6 too, opened at 7c2fb42, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
