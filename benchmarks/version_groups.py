@@ -7,15 +7,16 @@ labelled set this prints:
 * the token overlap (``debiasrag.versions.token_overlap``) of the least similar pair of versions of one passage
   (ids ``<passage>-<wording>``) and of the most similar pair of different passages — ``MIN_OVERLAP`` must separate
   them; it was set to the middle of the design sets' gap before the report sets were read;
-* the share of version pairs ``FaissIndex.versions`` finds (its candidates: the texts sharing most of a text's
-  rarest words, ``CANDIDATES`` of them);
-* the detector's accuracy against the labels on each document alone and as ``FaissIndex.store_groups`` stores it
-  (versions read by contrast).
+* the share of version pairs :func:`~debiasrag.versions.find_versions` finds (its candidates: the texts sharing most
+  of a text's rarest words, ``CANDIDATES`` of them), as ``FaissIndex.versions`` looks for them;
+* the detector's accuracy against the labels on each document alone and with versions read by contrast, by
+  :func:`~debiasrag.groups.group_census` — the groups ``debiasrag index`` stores (``FaissIndex.store_groups`` and
+  ``ShardWriter`` read them the same way). Nothing is embedded: versions are found by their words.
 
-Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–32, written blind
-by helpers while this was built (29–30) or after it was committed (31–32), opened only after the commit.
+Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–36, written blind
+by helpers while this was built (29–30) or after it was committed (31–36), opened only after the commit.
 
-    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 32]
+    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 36]
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.bench._common import md_table
-from debiasrag.bench.report import make_context
+from debiasrag.corpus import Document
 from debiasrag.datasets import RetrievalTask, load_fairness_passages, load_fairness_set
-from debiasrag.index import FaissIndex
-from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_overlap, word_candidates
+from debiasrag.groups import group_census
+from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_overlap
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ["main", "holdout", *map(str, range(1, 29))]
@@ -50,19 +51,19 @@ def passage_of(doc_id: object) -> str:
     return str(doc_id).rsplit("-", 1)[0]
 
 
-def measure(task: RetrievalTask, embedder) -> dict[str, float]:
+def measure(task: RetrievalTask) -> dict[str, float]:
     docs = task.documents
     same: list[float] = []
     other: list[float] = []
     for a, b in combinations(range(len(docs)), 2):
         overlap = token_overlap(docs[a].text, docs[b].text)
         (same if passage_of(docs[a].id) == passage_of(docs[b].id) else other).append(overlap)
-    index = FaissIndex.from_documents(docs, embedder)
-    found = index.versions()
+    found = find_versions([doc.text for doc in docs])
     pairs = [(a, b) for a, b in combinations(range(len(docs)), 2) if passage_of(docs[a].id) == passage_of(docs[b].id)]
     gold = [doc.metadata["group"] for doc in docs]
-    alone = index.store_groups("gender", versions=False).groups
-    contrast = index.store_groups("gender").groups
+    unlabelled = [Document(doc.id, doc.text) for doc in docs]  # the set's labels must not reach the detector
+    alone = group_census(unlabelled, versions=False)[0]
+    contrast = group_census(unlabelled)[0]
     return {
         "least overlap, versions": min(same) if same else float("nan"),
         "most overlap, other passages": max(other) if other else float("nan"),
@@ -76,16 +77,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=DESIGN + REPORT, help="main, holdout, passage parts")
     args = parser.parse_args()
-    ctx = make_context(None, load_now=True)
     rows, results, pooled = [], {}, []
     for name in args.sets:
         task = load(name)
         pooled += [(f"{name}:{passage_of(doc.id)}", doc.text) for doc in task.documents]
-        results[name] = measure(task, ctx.embedder)
+        results[name] = measure(task)
         rows.append([name, *results[name].values()])
         print(f"{name} done", file=sys.stderr)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; MIN_OVERLAP {MIN_OVERLAP}, CANDIDATES {CANDIDATES}, MiniLM-L6\n")
+    print(f"debiasrag at {commit.strip() or '?'}; MIN_OVERLAP {MIN_OVERLAP}, CANDIDATES {CANDIDATES}\n")
     columns = list(next(iter(results.values())))
     print(md_table(["set", *columns], rows, digits=3) + "\n")
     for label, sets in (("design", DESIGN), ("report", REPORT)):
@@ -102,7 +102,7 @@ def main() -> int:
         )
     # every set's documents in one batch, as annotate_groups would get a corpus: versions found by words alone
     start = time.perf_counter()
-    found = find_versions([text for _, text in pooled], word_candidates([text for _, text in pooled]))
+    found = find_versions([text for _, text in pooled])
     seconds = time.perf_counter() - start
     pairs = [(a, b) for a, row in enumerate(found) for b in row if a < b]
     right = sum(pooled[a][0] == pooled[b][0] for a, b in pairs)
