@@ -198,6 +198,39 @@ def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_a
     assert read_shard(list_shards(tmp_path / "none")[0]).groups == {}
 
 
+def test_cli_index_builds_from_shards_without_embedding(
+    tmp_path, embedder: SentenceTransformerEmbedder, capsys
+) -> None:
+    from debiasrag.cli import main
+
+    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
+    texts = [
+        f"{side} {who} Reyes signed the form and drove {pos} van out at dawn."
+        for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
+    ]
+    writer = ShardWriter(tmp_path / "s1", embedder)
+    writer({"id": ["f"], "text": texts[:1]})
+    ShardWriter(tmp_path / "s2", embedder)({"id": ["m", "n"], "text": texts[1:]})
+    assert main(["index", "--shards", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "ix")]) == 0
+    err = capsys.readouterr().err
+    assert "1 female, 1 male, 1 neutral" in err and "nothing embedded" in err
+    index = FaissIndex.load(tmp_path / "ix")
+    assert index.ids == ["f", "m", "n"] and index.groups["gender"].groups == ["female", "male", "neutral"]
+    np.testing.assert_allclose(index.vectors_at([0]), embedder.encode_documents(texts[:1]), atol=1e-6)
+    assert main(["query", str(tmp_path / "ix"), "who drove the van", "--json", "--k", "3", "--strategy", "topk"]) == 0
+    assert {hit["id"] for hit in json.loads(capsys.readouterr().out)} == {"f", "m", "n"}
+    for argv, message in (
+        (["index", "c.jsonl", "--shards", str(tmp_path / "s1")], "drop a corpus"),
+        (["index", "--shards", str(tmp_path / "s1"), "--neutralize"], "drop --neutralize"),
+        (["index"], "give a corpus"),
+        (["index", "--shards", str(tmp_path / "none")], "shard folder not found"),
+    ):
+        assert main([*argv, "--out", str(tmp_path / "bad")]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "bad").exists()
+
+
 def test_shard_writer_records_the_llm_model_like_the_index_command(tmp_path) -> None:
     """An LLM-anonymized shard names its model (``llm_model``) as ``debiasrag index --anonymize llm`` records it."""
     pytest.importorskip("anthropic")

@@ -1,4 +1,5 @@
-"""``debiasrag index CORPUS.jsonl --out DIR``: embed a JSONL corpus and save a FAISS index."""
+"""``debiasrag index CORPUS.jsonl --out DIR``: embed a JSONL corpus and save a FAISS index (or build it from
+precomputed shards with ``--shards DIR ...``, nothing embedded)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``index`` subcommand."""
     parser = sub.add_parser("index", help="embed a JSONL corpus and save a FAISS index folder")
     parser.add_argument(
-        "corpus", help='JSONL file of {"id": ..., "text": ..., other fields -> metadata}; - reads stdin'
+        "corpus",
+        nargs="?",
+        help='JSONL file of {"id": ..., "text": ..., other fields -> metadata}; - reads stdin',
+    )
+    parser.add_argument(
+        "--shards",
+        nargs="+",
+        metavar="DIR",
+        default=None,
+        help="build from shard folders or files written by debiasrag.scale (ShardWriter, run_ray, run_datasets) "
+        "instead of a corpus: nothing is embedded, the shards' groups are stored (versions across shards read by "
+        "contrast)",
     )
     parser.add_argument(
         "--out",
@@ -127,6 +139,10 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag index``; returns the exit status."""
     settings = anonymize_settings(args)  # a misplaced --llm-model / --timeout: refused before any work
+    if args.shards is not None:
+        return run_from_shards(args, settings)
+    if args.corpus is None:
+        raise InputError("give a corpus (a JSONL file, or - for stdin) or --shards DIR")
     check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
     documents = read_documents(args.corpus, on_error=args.on_error, report=report)
@@ -176,6 +192,27 @@ def run(args: argparse.Namespace) -> int:
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents)))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
+    return 0
+
+
+def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -> int:
+    """``debiasrag index --shards DIR ... --out OUT``: the shards' vectors as they are, their groups stored."""
+    from debiasrag.shards import index_from_shards
+
+    given = [
+        flag
+        for flag, on in (("a corpus", args.corpus), ("--anonymize", settings), ("--neutralize", args.neutralize))
+        if on
+    ]
+    if given:  # the shards were preprocessed when they were written; their sidecars say how
+        raise InputError(f"--shards builds from vectors already made: drop {' and '.join(given)}")
+    check_writable_target(Path(args.out))
+    index = index_from_shards(args.shards, model_name=args.model, kind=args.kind)
+    groups = index.groups["gender"].groups
+    summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
+    index.save(args.out, lock_timeout=args.lock_timeout)
+    say(describe_groups({**summary, "mixed": 0}, len(index)))
+    say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
     return 0
 
 
