@@ -58,8 +58,8 @@ from debiasrag.datasets import (  # noqa: E402
 from debiasrag.embedders import embed_documents, embed_queries  # noqa: E402
 from debiasrag.groups import group_census  # noqa: E402
 from debiasrag.metrics.fairness import oracle_cut, set_quality  # noqa: E402
-from debiasrag.strategies import balance_swaps  # noqa: E402
-from debiasrag.versions import find_versions  # noqa: E402
+from debiasrag.strategies import Dynamic, GroupOf, Ranking, balance_swaps  # noqa: E402
+from debiasrag.versions import families  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ["default", str(ROOT / ".cache/models/paraphrase-MiniLM-L3-v2"), str(ROOT / ".cache/models/all-mpnet-base-v2")]
@@ -76,6 +76,7 @@ class Query:
     gold: list[str]  # per candidate
     stored: list[str]  # per candidate: the group the index stores (versions read by contrast)
     family: list[int]  # per candidate: the rank of its family's best member among the candidates
+    texts: list[str]  # per candidate
 
 
 def swapped(task: RetrievalTask) -> RetrievalTask:
@@ -92,24 +93,6 @@ def swapped(task: RetrievalTask) -> RetrievalTask:
     made = {c.id for c in copies}
     relevant = {q: ids | {f"{i}~swap" for i in ids if f"{i}~swap" in made} for q, ids in task.relevant.items()}
     return RetrievalTask(f"{task.name}+swap", docs + copies, task.queries, relevant, task.concept, task.areas)
-
-
-def families(texts: list[str]) -> list[int]:
-    """For each candidate (rank order) the rank of the best-ranked member of its family (versions, transitively)."""
-    head = list(range(len(texts)))
-
-    def root(i: int) -> int:
-        while head[i] != i:
-            head[i] = head[head[i]]
-            i = head[i]
-        return i
-
-    for i, versions in enumerate(find_versions(texts)):
-        for j in versions:
-            a, b = root(i), root(j)
-            if a != b:
-                head[max(a, b)] = min(a, b)
-    return [root(i) for i in range(len(texts))]
 
 
 def load(embedder, task: RetrievalTask) -> list[Query]:
@@ -131,6 +114,7 @@ def load(embedder, task: RetrievalTask) -> list[Query]:
                 [gold[i] for i in cand],
                 [stored[i] for i in cand],
                 families([docs[i].text for i in cand]),
+                [docs[i].text for i in cand],
             )
         )
     return out
@@ -186,6 +170,19 @@ def evaluate(rule: Rule, delta: float, queries: list[Query]) -> dict[str, float]
 
 def oracle(queries: list[Query]) -> float:
     return float(np.mean([oracle_cut(q.relevant[:CAP], q.n_relevant)["oracle_f1"] for q in queries]))
+
+
+def library(strategy: Dynamic) -> Rule:
+    """The package's strategy itself on a query's candidates (its own parity included; scored with δ = 0 here)."""
+
+    def rule(q: Query) -> list[int]:
+        ranking = Ranking("neutral", list(range(len(q.scores))), q.scores.tolist(), complete=True)
+        group_of = GroupOf(("female", "male"), lambda i: q.stored[i], lambda i: q.texts[i])
+        picks = strategy.select([ranking], CAP, group_of)
+        assert not isinstance(picks, int)
+        return [int(pick.key) for pick in picks]
+
+    return rule
 
 
 def candidates() -> dict[str, tuple[Rule, float]]:
@@ -298,6 +295,26 @@ def main(argv: list[str] | None = None) -> int:
         pick = choose(scores, list(rules), models, [g for g in groups if g != left])
         rows.append([left, pick, cells(pick, left, "f1"), cells(base, left, "f1"), cells(pick, left, "absFM")])
     print(md_table(["left out", "chosen on the rest", "its F1", "shipped F1", "its |#F−#M|"], rows) + "\n")
+    shipped_lib = {
+        "Dynamic()": (library(Dynamic()), 0.0),
+        "Dynamic(versions=True)": (library(Dynamic(versions=True)), 0.0),
+    }
+    every = groups + (["report"] if report else [])
+    lib = score_groups(data, shipped_lib, every)
+    print(
+        "the package's strategies themselves (Dynamic(versions=True): the narrow rule below, shipped as an option):\n"
+    )
+    rows = [
+        [
+            g,
+            n,
+            " / ".join(f"{lib[n, m, g]['f1']:.3f}" for m in models),
+            " / ".join(f"{lib[n, m, g]['absFM']:.3f}" for m in models),
+        ]
+        for g in every
+        for n in shipped_lib
+    ]
+    print(md_table(["group", "strategy", "F1", "|#F−#M|"], rows) + "\n")
     narrow = ["main", "holdout", "passages"]
     pick = max(rules, key=lambda n: np.mean([scores[n, m, g]["f1"] for m in models for g in narrow]))
     print(f"diagnostic, not a valid choice — the best rule on the 3-relevant groups alone: **{pick}**\n")

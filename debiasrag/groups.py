@@ -808,7 +808,7 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
             memo[key] = group
         return memo[key]
 
-    return GroupOf((concept.groups[0], concept.groups[1]), of)
+    return GroupOf((concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)))
 
 
 def document_text(doc: Any) -> str:

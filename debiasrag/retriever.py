@@ -198,7 +198,11 @@ class DebiasedRetriever:
         k = validate_k(k)
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
-        groups = GroupOf(self.concept.groups, lambda key: self.group_of(_row(key))) if chosen.uses_groups else None
+        groups = (
+            GroupOf(self.concept.groups, lambda key: self.group_of(_row(key)), lambda key: self.index.texts[_row(key)])
+            if chosen.uses_groups
+            else None
+        )
 
         def search(depth: int) -> list[Ranking]:
             rankings = self._rankings(variants, vectors, depth)

@@ -16,6 +16,7 @@ import numpy as np
 
 from debiasrag.concepts import Concept
 from debiasrag.errors import InputError
+from debiasrag.versions import families
 
 Key = Hashable
 
@@ -57,11 +58,13 @@ class Pick:
 class GroupOf:
     """Documents' groups for a strategy: the concept's two groups and ``of(key)``, a document's group by key.
 
-    ``of`` returns one of ``groups`` or ``"neutral"`` (see :mod:`debiasrag.groups`).
+    ``of`` returns one of ``groups`` or ``"neutral"`` (see :mod:`debiasrag.groups`). ``text_of(key)``, where the
+    store can give it, is the document's text (for strategies that look for versions of a text among candidates).
     """
 
     groups: tuple[str, str]
     of: Callable[[Key], str]
+    text_of: Callable[[Key], str] | None = None
 
 
 Selection = list[Pick] | int  # picks, or the search depth the strategy needs before it can pick
@@ -275,6 +278,13 @@ class DynamicCutoff:
         return min(max(keep, self.min_k), self.max_k, len(s))
 
 
+VERSIONS_TAU = 0.25
+"""``Dynamic(versions=True)``'s window over *texts* (each text's best-scoring wording), in the same σ units, cut at its
+largest drop, with exact-tie parity swaps only (every wording of a kept text is returned already): the best rule for
+queries with one answer text on main, holdout and passages 1–36 among 99 (``benchmarks/dynamic_versions.py``, its
+diagnostic: window τ_v 0.25, largest drop, δ 0; on wide topics it keeps too few texts)."""
+
+
 class Dynamic(Strategy):
     """Every document close enough to the best one for the plain query, groups balanced; k is a cap.
 
@@ -287,14 +297,22 @@ class Dynamic(Strategy):
 
     Adaptive depth: the first store call fetches ``pool`` results (or k if larger); only when the
     ``pool``-th score still passes the cut does it search deeper, so a typical query costs one store call.
+
+    ``versions=True``, for corpora of versions (a counterfactual set's female / male / neutral wordings, a corpus
+    augmented with gender-swapped copies) whose queries have one answer text: where the candidates hold versions of a
+    text (:func:`debiasrag.versions.families`, by their words), the cut is made over texts — each text's best score,
+    the window ``top − VERSIONS_TAU · σ`` cut at its largest drop — and every wording of a kept text is returned (then
+    only exact-tie parity swaps); where they hold none, the cut and parity above. Not the default: on topics with
+    several relevant texts it keeps too few (README, "How `dynamic` decides").
     """
 
     name = "dynamic"
     uses_groups = True
 
-    def __init__(self, cutoff: DynamicCutoff | None = None, *, delta: float = 1.0) -> None:
+    def __init__(self, cutoff: DynamicCutoff | None = None, *, delta: float = 1.0, versions: bool = False) -> None:
         self.cutoff = cutoff or DynamicCutoff()
         self.delta = delta
+        self.versions = versions
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""
@@ -314,13 +332,31 @@ class Dynamic(Strategy):
         # The window may continue past what we fetched: search deeper unless the cap is already reached.
         if cutoff.window(ranking.scores) == len(ranking.keys) < cap and not ranking.complete:
             return 2 * len(ranking.keys)
-        keep = cutoff.cut(ranking.scores)
+        kept: Sequence[int] = range(cutoff.cut(ranking.scores))
+        bound = self.delta
+        if self.versions and group_of is not None and group_of.text_of is not None:
+            by_text = self._cut_texts(ranking, group_of.text_of, cap)
+            kept, bound = (by_text, 0.0) if by_text else (kept, bound)
         if group_of is None:
-            return [Pick(key, score, ranking.variant) for key, score in zip(ranking.keys[:keep], ranking.scores[:keep])]
+            return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
         groups = [group_of.of(key) for key in ranking.keys]
-        delta = self.delta * _spread(ranking.scores, self.cutoff.pool)
-        chosen = balance_swaps(ranking.scores, groups, range(keep), delta, group_of.groups)
+        delta = bound * _spread(ranking.scores, self.cutoff.pool)
+        chosen = balance_swaps(ranking.scores, groups, kept, delta, group_of.groups)
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
+
+    def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int) -> list[int]:
+        """The candidates kept by the cut over texts (every wording of a kept text, in rank order, at most ``cap``);
+        empty when no two candidates are versions of one text."""
+        heads = families([text_of(key) for key in ranking.keys])
+        firsts = sorted(set(heads))  # each text's best-ranked wording
+        if len(firsts) == len(heads):
+            return []
+        scores = np.asarray(ranking.scores, dtype=np.float64)[firsts]
+        n = max(1, int(np.sum(scores >= scores[0] - VERSIONS_TAU * _spread(ranking.scores, self.cutoff.pool))))
+        if n < len(firsts):
+            n = int(np.argmax(scores[:n] - scores[1 : n + 1])) + 1
+        kept = set(firsts[:n])
+        return [i for i, head in enumerate(heads) if head in kept][:cap]
 
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {

@@ -104,6 +104,25 @@ def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signa
     return found
 
 
+def families(texts: Sequence[str]) -> list[int]:
+    """For each text, the position of the first text of its family — the texts joined by being versions of one
+    another (:func:`find_versions`, transitively). A text without versions is its own family."""
+    head = list(range(len(texts)))
+
+    def first(i: int) -> int:
+        while head[i] != i:
+            head[i] = head[head[i]]
+            i = head[i]
+        return i
+
+    for i, versions in enumerate(find_versions(texts)):
+        for j in versions:
+            a, b = first(i), first(j)
+            if a != b:
+                head[max(a, b)] = min(a, b)
+    return [first(i) for i in range(len(texts))]
+
+
 def own_words(text: str, others: Sequence[str]) -> str:
     """The words of ``text`` that its versions ``others`` lack, in the text's order (each word as many times as the
     text has it more often than the version that has it least often)."""
@@ -123,6 +142,7 @@ def own_words(text: str, others: Sequence[str]) -> str:
 __all__ = [
     "CANDIDATES",
     "MIN_OVERLAP",
+    "families",
     "find_versions",
     "is_version",
     "own_words",

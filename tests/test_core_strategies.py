@@ -154,6 +154,39 @@ def test_dynamic_on_held_out_set_meets_f1_and_parity_targets(holdout):
     assert gap <= 0.20
 
 
+def test_dynamic_with_versions_answers_with_every_wording_of_the_best_text(holdout):
+    # benchmarks/dynamic_versions.py: MiniLM-L6 on this set 0.944 (versions) vs 0.880 (default); a narrow-topic rule
+    task, retriever = holdout
+    _, f1, gap = measure(task, retriever, Dynamic(versions=True), 10)
+    _, default_f1, _ = measure(task, retriever, "dynamic", 10)
+    assert f1 >= 0.92 and f1 > default_f1 + 0.03
+    assert gap <= 0.10
+
+
+def test_dynamic_with_versions_on_hand_made_ranking():
+    texts = {
+        "aF": "Dana keeps the bees at the school garden and checks her hives every Monday morning.",
+        "aM": "Omar keeps the bees at the school garden and checks his hives every Monday morning.",
+        "aN": "Robin keeps the bees at the school garden and checks their hives every Monday morning.",
+        "bF": "Mia repairs old clocks in a small shop near the station and sells her work online.",
+        "bM": "Leo repairs old clocks in a small shop near the station and sells his work online.",
+        "c": "The ferry timetable changes in October when the winter schedule begins.",
+    }
+    groups = {"aF": "female", "bF": "female", "aM": "male", "bM": "male", "aN": "neutral", "c": "neutral"}
+    ranking = Ranking("neutral", ["aF", "bF", "aM", "bM", "aN", "c"], [0.9, 0.8, 0.79, 0.78, 0.77, 0.2], complete=True)
+    with_texts = GroupOf(("female", "male"), groups.__getitem__, texts.__getitem__)
+    # texts a (0.90), b (0.80), c (0.20); sigma 0.24: the window over texts 0.9 - 0.06 holds a only
+    assert [p.key for p in Dynamic(versions=True).select([ranking], 10, with_texts)] == ["aF", "aM", "aN"]
+    assert [p.key for p in Dynamic(versions=True).select([ranking], 2, with_texts)] == ["aF", "aM"]  # k is a cap
+    by_documents = [p.key for p in Dynamic().select([ranking], 10, with_texts)]
+    assert by_documents == ["aF", "bF", "aM", "bM", "aN"]  # the window over documents: 0.9 - 1.25 sigma
+    without_texts = GroupOf(("female", "male"), groups.__getitem__)
+    assert [p.key for p in Dynamic(versions=True).select([ranking], 10, without_texts)] == by_documents
+    unrelated = dict(zip(texts, ["Bees.", "Clocks and watches.", "A ferry.", "Winter.", "Gardens in May.", "Trains."]))
+    no_versions = GroupOf(("female", "male"), groups.__getitem__, unrelated.__getitem__)
+    assert [p.key for p in Dynamic(versions=True).select([ranking], 10, no_versions)] == by_documents
+
+
 def test_dynamic_is_adaptive_on_held_out_queries(holdout):
     # 144 documents: a typical query needs one shallow store call (depth 50), never the whole corpus.
     task, retriever = holdout

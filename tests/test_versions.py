@@ -145,3 +145,14 @@ def test_retriever_reads_versions_of_groups_it_infers_itself(embedder):
     labelled = [Document("x", DEPOT[0], {GROUP_KEY: "male"}), *docs[1:]]
     kept = DebiasedRetriever(FaissIndex.from_documents(labelled, embedder), embedder)
     assert kept.group_of(0) == "male"  # a label is never read against versions
+
+
+def test_group_lookup_gives_strategies_the_documents_texts():
+    # what Dynamic(versions=True) reads to find versions among a wrapped store's candidates
+    from debiasrag.concepts import load_concept
+    from debiasrag.groups import group_lookup
+
+    seen = {"a": Document("a", DEPOT[0]), "b": Document("b", DEPOT[1], {GROUP_KEY: "male"})}
+    lookup = group_lookup(load_concept("gender"), seen)
+    assert lookup.text_of is not None and [lookup.text_of(key) for key in seen] == DEPOT[:2]
+    assert [lookup.of(key) for key in seen] == ["female", "male"]  # "a" read against its version "b"
