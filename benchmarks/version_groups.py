@@ -39,7 +39,7 @@ from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_ove
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ["main", "holdout", *map(str, range(1, 29))]
-REPORT = ["29", "30", "31", "32", "33", "34", "35", "36"]  # 31-36 written after round 6 was committed
+REPORT = [str(part) for part in range(29, 39)]  # 31-38 written after round 6 was committed
 
 
 def load(name: str) -> RetrievalTask:

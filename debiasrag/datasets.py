@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 37))
+PASSAGE_PARTS = tuple(range(1, 39))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -483,7 +483,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     tailoring, wind_turbine_maintenance and early_childhood_research, 144 documents of 96–130 words written like
     newspaper features with quotes; ``part=36`` (``fairness_passages36``): 24 queries in veterinary_pharmacy,
     stand_up_comedy, railway_signalling and hospice_volunteering, 144 documents of 61–103 words written like case
-    notes; both written blind after round 6 too, opened at 7c2fb42, chose nothing. Parts 9–18 are
+    notes; both written blind after round 6 too, opened at 7c2fb42, chose nothing. ``part=37``
+    (``fairness_passages37``): 24 queries in air_traffic_control, museum_conservation, water_treatment and
+    driving_instruction, 144 documents of 105–125 words, side people in most; ``part=38`` (``fairness_passages38``): 24
+    queries in quantity_surveying, puppetry, mountain_rescue and hotel_housekeeping, 144 documents of 65–86 words
+    written like forum posts and profiles; both written blind, opened at 1ff47dd, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
