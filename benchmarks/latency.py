@@ -3,7 +3,9 @@
 All strategies run on the same embedder and on a flat and an HNSW index over the same vectors, interleaved query
 by query and index by index (so machine load hits them alike); each latency is end to end: embedding the query
 variants + FAISS search(es) + group lookup (inferred from the text, memoized) + selection. ``dynamic`` runs with
-its cap at k=10 and uncapped (its default k); the mean number of store calls per query is printed.
+its cap at k=10 and uncapped (its default k), and with ``versions=True`` (the generated texts hold female / male /
+neutral wordings and, in the jittered copies, repeats: versions among every query's candidates); the mean number of
+store calls per query is printed.
 
 Index build throughput (docs/s: embedding + FAISS add) is measured on ``--embed-n`` generated texts.
 The 100k vectors are those real embeddings plus up to ``n / embed-n`` jittered copies (Gaussian noise,
@@ -28,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from debiasrag import DebiasedRetriever, Document, FaissIndex, SentenceTransformerEmbedder  # noqa: E402
 from debiasrag.datasets import load_gendered_topics, load_toy_task  # noqa: E402
-from debiasrag.strategies import STRATEGIES  # noqa: E402
+from debiasrag.strategies import STRATEGIES, Dynamic, Strategy  # noqa: E402
 
 
 def generated_texts(n: int, seed: int = 0) -> list[str]:
@@ -85,11 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"indexes: {args.n} vectors each ({embed_n} embedded, {args.n - embed_n} jittered copies)")
 
     queries = list(load_gendered_topics().queries.values()) + list(load_toy_task().queries.values())
-    runs = {name: (name, 10) for name in STRATEGIES}
+    runs: dict[str, tuple[str | Strategy, int | None]] = {name: (name, 10) for name in STRATEGIES}
     runs["dynamic"] = ("dynamic", 10)
     runs["dynamic uncapped"] = ("dynamic", None)
-    timings = {(kind, run): [] for kind in kinds for run in runs}
-    calls = {(kind, run): [] for kind in kinds for run in runs}
+    runs["dynamic versions"] = (Dynamic(versions=True), 10)  # an option: versions found among the candidates
+    timings: dict[tuple[str, str], list[float]] = {(kind, run): [] for kind in kinds for run in runs}
+    calls: dict[tuple[str, str], list[int]] = {(kind, run): [] for kind in kinds for run in runs}
     for kind, retriever in retrievers.items():  # count store calls (and warm up the group memo)
         original = retriever.index.search
         counter = [0]

@@ -13,10 +13,10 @@ labelled set this prints:
   :func:`~debiasrag.groups.group_census` — the groups ``debiasrag index`` stores (``FaissIndex.store_groups`` and
   ``ShardWriter`` read them the same way). Nothing is embedded: versions are found by their words.
 
-Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–36, written blind
-by helpers while this was built (29–30) or after it was committed (31–36), opened only after the commit.
+Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–38, written blind
+by helpers while this was built (29–30) or after it was committed (31–38), opened only after the commit.
 
-    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 36]
+    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 38]
 """
 
 from __future__ import annotations

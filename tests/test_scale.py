@@ -167,17 +167,21 @@ def test_shard_writer_neutralizes_like_the_index_command(tmp_path, embedder: Sen
     assert shipped.neutralizer.neutralize("Kelechi Okoro said she would call.") == "Okoro said they would call."
 
 
+# Three wordings of one text whose side person comes first: only together do they show whose text each is.
+DEPOT = [
+    f"At the depot, Mr Hale handed over the keys and he checked the brakes twice. {who} Reyes signed the form and "
+    f"drove {pos} van out at dawn."
+    for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
+]
+
+
 def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_across_shards(
     tmp_path, embedder: SentenceTransformerEmbedder
 ) -> None:
     from debiasrag.groups import detector
     from debiasrag.shards import read_shard
 
-    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
-    texts = [
-        f"{side} {who} Reyes signed the form and drove {pos} van out at dawn."
-        for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
-    ]
+    texts = DEPOT
     writer = ShardWriter(tmp_path / "s", embedder)
     writer({"id": ["f"], "text": texts[:1]})  # the female wording alone: the side person's, by its words
     writer(
@@ -203,11 +207,7 @@ def test_cli_index_builds_from_shards_without_embedding(
 ) -> None:
     from debiasrag.cli import main
 
-    side = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
-    texts = [
-        f"{side} {who} Reyes signed the form and drove {pos} van out at dawn."
-        for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
-    ]
+    texts = DEPOT
     writer = ShardWriter(tmp_path / "s1", embedder)
     writer({"id": ["f"], "text": texts[:1]})
     ShardWriter(tmp_path / "s2", embedder)({"id": ["m", "n"], "text": texts[1:]})
