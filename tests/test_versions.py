@@ -156,3 +156,25 @@ def test_group_lookup_gives_strategies_the_documents_texts():
     lookup = group_lookup(load_concept("gender"), seen)
     assert lookup.text_of is not None and [lookup.text_of(key) for key in seen] == DEPOT[:2]
     assert [lookup.of(key) for key in seen] == ["female", "male"]  # "a" read against its version "b"
+
+
+def test_cli_query_with_versions_returns_every_wording_of_the_answer_text(tmp_path, capsys):
+    from debiasrag.cli import main
+
+    task = load_fairness_passages(5)
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(
+        "".join(json.dumps({"id": d.id, "text": d.text}) + "\n" for d in task.documents), encoding="utf-8"
+    )
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix")]) == 0
+    query = task.queries["T-hos-06"]  # a kitchen's health inspection: its non-relevant text is close
+
+    def ids(*extra: str) -> list[str]:
+        capsys.readouterr()
+        assert main(["query", str(tmp_path / "ix"), query, "--json", *extra]) == 0
+        return [hit["id"] for hit in json.loads(capsys.readouterr().out)]
+
+    assert set(ids("--versions")) == task.relevant["T-hos-06"]  # the answer in all three wordings, nothing else
+    assert set(ids()) > task.relevant["T-hos-06"]  # the default window also keeps the close text's wordings
+    assert main(["query", str(tmp_path / "ix"), query, "--strategy", "topk", "--versions"]) == 2
+    assert "--versions applies to --strategy dynamic" in capsys.readouterr().err

@@ -11,9 +11,10 @@ from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
 from debiasrag.commands.anonymize import add_timeout_option
 from debiasrag.embedders import index_embedder, load_embedder
+from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex, read_manifest
 from debiasrag.retriever import DebiasedRetriever, validate_query
-from debiasrag.strategies import STRATEGIES
+from debiasrag.strategies import STRATEGIES, Dynamic
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--strategy", choices=list(STRATEGIES), default="dynamic", help="retrieval strategy (default: dynamic)"
+    )
+    parser.add_argument(
+        "--versions",
+        action="store_true",
+        help="with --strategy dynamic, for corpora holding versions of their texts (female / male / neutral "
+        "wordings, gender-swapped copies) and questions with one answer text: cut over texts and return every "
+        "wording of the kept ones",
     )
     parser.add_argument(
         "--concept", default="gender", help="bundled concept (gender, age, wealth) or a concept .json file"
@@ -77,12 +85,18 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag query``; returns the exit status."""
     validate_query(args.query)  # fail before loading a model
+    if args.versions and args.strategy != "dynamic":
+        raise InputError(f"--versions applies to --strategy dynamic, not {args.strategy}")
     manifest = read_manifest(args.index)
     # The model named by the index is never downloaded on its say-so; --model names one to download.
     embedder = load_embedder(args.model) if args.model else index_embedder(manifest.get("model"))
     index = FaissIndex.load(args.index, embedder=embedder)
     retriever = DebiasedRetriever(
-        index, embedder, concept=args.concept, strategy=args.strategy, query_transform=query_anonymizer(args, index)
+        index,
+        embedder,
+        concept=args.concept,
+        strategy=Dynamic(versions=True) if args.versions else args.strategy,
+        query_transform=query_anonymizer(args, index),
     )
     try:
         result = retriever.retrieve(args.query, k=args.k)
