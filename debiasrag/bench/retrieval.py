@@ -6,7 +6,9 @@ areas; or your set with ``--data PATH``, format in ``debiasrag/data/retrieval/RE
 :func:`debiasrag.metrics.fairness.query_report` — recall, precision, F1, #F − #M and |#F − #M| returned, ARaB@k
 (positive = leaning male), NFaiRR@k and the exposure of the relevant documents per group (Singh & Joachims
 attention) with its female − male disparity. Groups are the documents' labels. An ``oracle`` row cuts the plain
-query's ranking where each query's F1 is best: the ceiling for any rule that only chooses where to cut.
+query's ranking where each query's F1 is best: the ceiling for any rule that only chooses where to cut. A
+``dynamic-versions`` row scores the option ``Dynamic(versions=True)`` (``debiasrag query --versions``) beside them:
+for sets that hold versions of their texts and one answer text per query.
 
 Without ``--data`` it also runs seed 000's toy task (Appendix E; compared with the seed's figures) and the
 gendered multi-topic set, reporting ``exposure_<group>`` = the share of the relevant chunks returned per group.
@@ -33,9 +35,11 @@ from debiasrag.embedders import Embedder
 from debiasrag.index import FaissIndex
 from debiasrag.metrics.fairness import mean_report, oracle_cut, query_report
 from debiasrag.retriever import DebiasedRetriever
-from debiasrag.strategies import STRATEGIES, get_strategy
+from debiasrag.strategies import STRATEGIES, Dynamic, Strategy, get_strategy
 
 NAME = "retrieval"
+OPTIONS: dict[str, Callable[[], Strategy]] = {"dynamic-versions": lambda: Dynamic(versions=True)}
+"""Options scored beside the named strategies (label -> strategy)."""
 GROUPS = ("female", "male", "neutral")
 K_VALUES = {"toy": (5, 10, 15), "topics": (5, 10, 15, 30)}
 FAIRNESS_K = (3, 6, 10)
@@ -111,6 +115,7 @@ def measure_fairness(
     """``{(strategy, k): mean metrics}`` over the task's queries, plus ``("oracle", "best")`` (see module doc)."""
     groups = {str(doc.id): doc.metadata["group"] for doc in task.documents}
     per_query: dict[tuple[str, str], list[dict[str, float]]] = {}
+    scored: list[tuple[str, str | Strategy]] = [*((s, s) for s in STRATEGIES), *((n, f()) for n, f in OPTIONS.items())]
     for name, query in task.queries.items():
         relevant = {str(d) for d in task.relevant[name]}
         plain = [str(h.id) for h in retriever.retrieve(query, k=min(ORACLE_DEPTH, len(groups)), strategy="topk")]
@@ -118,11 +123,11 @@ def measure_fairness(
         cut = int(best["oracle_k"])
         oracle_row = query_report(plain[:cut], groups, relevant, cutoff=cut)
         per_query.setdefault(("oracle", "best"), []).append({**oracle_row, "oracle_f1": best["oracle_f1"]})
-        for strategy in STRATEGIES:
+        for label, strategy in scored:
             for k in FAIRNESS_K:
                 ranked = [str(h.id) for h in retriever.retrieve(query, k=k, strategy=strategy)]
                 row = query_report(ranked, groups, relevant, cutoff=k)
-                per_query.setdefault((strategy, str(k)), []).append({**row, "oracle_f1": best["oracle_f1"]})
+                per_query.setdefault((label, str(k)), []).append({**row, "oracle_f1": best["oracle_f1"]})
         advance()
     return {key: mean_report(rows) for key, rows in per_query.items()}
 
