@@ -167,16 +167,15 @@ def test_retriever_reads_unannotated_versions_among_its_candidates() -> None:
 
 def test_dynamic_with_versions_returns_every_wording_of_the_text_it_keeps() -> None:
     # Dynamic(versions=True) over a wrapped store: versions found among the store's own candidates, by their words
+    from debiasrag.datasets import load_fairness_passages
     from debiasrag.strategies import Dynamic
 
-    drove = "Reyes drove the delivery van out of the depot at dawn and checked {} brakes twice."
-    dock = "Lopez repaired the loading dock at the depot and painted {} office door green."
-    texts = {"a-f": "Dana " + drove.format("her"), "a-m": "Omar " + drove.format("his")}
-    texts.update({"a-n": "Robin " + drove.format("their"), "b-f": "Mia " + dock.format("her")})
-    texts.update({"b-m": "Leo " + dock.format("his"), "pie": "A recipe for apple pie needs cinnamon and butter."})
+    task = load_fairness_passages(5)  # a kitchen's health inspection: the close non-relevant text ranks next
     store = InMemoryVectorStore(minilm())
-    store.add_documents([Document(id=key, page_content=text) for key, text in texts.items()])
-    retriever = DebiasedRetriever(store, strategy=Dynamic(versions=True), k=10)
-    hits = retriever.invoke("Who drove the van out of the depot at dawn?")
-    assert {d.id for d in hits} == {"a-f", "a-m", "a-n"}
+    store.add_documents([Document(id=str(d.id), page_content=d.text) for d in task.documents])
+    query, answer = task.queries["T-hos-06"], task.relevant["T-hos-06"]
+    hits = DebiasedRetriever(store, strategy=Dynamic(versions=True), k=10).invoke(query)
+    assert {d.id for d in hits} == answer  # the answer text in all three wordings, nothing else
     assert sorted(d.metadata[GROUP_KEY] for d in hits) == ["female", "male", "neutral"]
+    default = DebiasedRetriever(store, strategy="dynamic", k=10).invoke(query)
+    assert {d.id for d in default} > answer  # the default window keeps the close text's wordings too

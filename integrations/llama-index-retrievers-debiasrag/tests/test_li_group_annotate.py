@@ -180,3 +180,19 @@ def test_retriever_reads_unannotated_versions_among_its_candidates() -> None:
         "m": "male",
         "n": "neutral",
     }
+
+
+def test_dynamic_with_versions_returns_every_wording_of_the_text_it_keeps() -> None:
+    # Dynamic(versions=True) over a VectorStoreIndex: versions found among the retrieved nodes, by their words
+    from debiasrag.datasets import load_fairness_passages
+    from debiasrag.strategies import Dynamic
+
+    task = load_fairness_passages(5)  # a kitchen's health inspection: the close non-relevant text ranks next
+    nodes = [TextNode(id_=str(d.id), text=d.text) for d in task.documents]
+    index = VectorStoreIndex(nodes, embed_model=minilm())
+    query, answer = task.queries["T-hos-06"], task.relevant["T-hos-06"]
+    hits = DebiasedRetriever(index, strategy=Dynamic(versions=True), similarity_top_k=10).retrieve(query)
+    assert {hit.node.node_id for hit in hits} == answer  # the answer text in all three wordings, nothing else
+    assert sorted(hit.node.metadata[GROUP_KEY] for hit in hits) == ["female", "male", "neutral"]
+    default = DebiasedRetriever(index, strategy="dynamic", similarity_top_k=10).retrieve(query)
+    assert {hit.node.node_id for hit in default} > answer  # the default window keeps the close text's wordings too
