@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_versions import DEPOT  # three wordings of one text whose side person comes first
 
 from debiasrag import Document, E5Embedder, FaissIndex, SentenceTransformerEmbedder
 from debiasrag.anonymize import LlmAnonymizer, NerAnonymizer
@@ -165,14 +166,6 @@ def test_shard_writer_neutralizes_like_the_index_command(tmp_path, embedder: Sen
     assert abs(hits[0].score - hits[1].score) < 1e-6
     shipped = pickle.loads(pickle.dumps(ShardWriter(tmp_path, embedder, neutralize="ner")))  # to Ray / datasets workers
     assert shipped.neutralizer.neutralize("Kelechi Okoro said she would call.") == "Okoro said they would call."
-
-
-# Three wordings of one text whose side person comes first: only together do they show whose text each is.
-DEPOT = [
-    f"At the depot, Mr Hale handed over the keys and he checked the brakes twice. {who} Reyes signed the form and "
-    f"drove {pos} van out at dawn."
-    for who, pos in (("Dana", "her"), ("Omar", "his"), ("Robin", "their"))
-]
 
 
 def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_across_shards(

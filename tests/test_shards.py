@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+import test_versions
 
 from debiasrag import DebiasedRetriever, Document, FaissIndex
 from debiasrag.errors import InputError
@@ -168,12 +169,7 @@ def test_index_round_trips_through_a_shard(tmp_path, embedder) -> None:
 
 # Versions of one text split across inputs: only together do their own words say whose text each is
 # (tests/test_versions.py: the detector alone reads the female wording as Mr Hale's).
-SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
-DEPOT = [
-    Document("f", f"{SIDE} Dana Reyes signed the form and drove her van out at dawn."),
-    Document("m", f"{SIDE} Omar Reyes signed the form and drove his van out at dawn."),
-    Document("n", f"{SIDE} Robin Reyes signed the form and drove their van out at dawn."),
-]
+DEPOT = [Document(key, text) for key, text in zip("fmn", test_versions.DEPOT)]
 
 
 def test_groups_in_shards_are_stored_and_versions_across_shards_read_by_contrast(tmp_path, embedder) -> None:
