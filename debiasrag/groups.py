@@ -803,7 +803,9 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
                 if key not in versions:  # (re)read when documents came in since: one pass over all of them
                     keys = list(documents)
                     texts = [document_text(unwrap(k)) for k in keys]
-                    versions.update({k: [texts[j] for j in mine] for k, mine in zip(keys, find_versions(texts))})
+                    versions.update(
+                        {k: [texts[j] for j in mine] for k, mine in zip(keys, find_versions(texts, memo=True))}
+                    )
                 group = found.contrast_group(text, group, versions[key])
             memo[key] = group
         return memo[key]

@@ -179,7 +179,7 @@ class DebiasedRetriever:
         found = {p: self._detector.group(doc.text, doc.metadata) for p, doc in docs.items()}
         members = sorted(set(pool) | set(new))
         texts = [self.index.texts[p] for p in members]
-        for i, versions in enumerate(find_versions(texts)):
+        for i, versions in enumerate(find_versions(texts, memo=True)):
             p = members[i]
             if p in found and versions and docs[p].metadata.get(GROUP_KEY) is None:
                 found[p] = self._detector.contrast_group(texts[i], found[p], [texts[j] for j in versions])

@@ -347,7 +347,7 @@ class Dynamic(Strategy):
     def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int) -> list[int]:
         """The candidates kept by the cut over texts (every wording of a kept text, in rank order, at most ``cap``);
         empty when no two candidates are versions of one text."""
-        heads = families([text_of(key) for key in ranking.keys])
+        heads = families([text_of(key) for key in ranking.keys], memo=True)
         firsts = sorted(set(heads))  # each text's best-ranked wording
         if len(firsts) == len(heads):
             return []

@@ -63,32 +63,51 @@ def is_version(first: str, second: str, min_overlap: float = MIN_OVERLAP) -> boo
     return _share_enough(_bag(first), _bag(second), min_overlap)
 
 
+@lru_cache(maxsize=65536)
+def _pair_shares_enough(first: str, second: str, min_overlap: float) -> bool:
+    """:func:`is_version`, memoized: a retriever compares the same candidates on query after query."""
+    return _share_enough(_bag(first), _bag(second), min_overlap)
+
+
 def find_versions(
-    texts: Sequence[str], candidates: Sequence[Sequence[int]] | None = None, min_overlap: float = MIN_OVERLAP
+    texts: Sequence[str],
+    candidates: Sequence[Sequence[int]] | None = None,
+    min_overlap: float = MIN_OVERLAP,
+    *,
+    memo: bool = False,
 ) -> list[list[int]]:
     """Each text's versions (positions, ascending) among its ``candidates`` (positions into ``texts``; itself and
     out-of-range positions such as FAISS's -1 are ignored; default :func:`word_candidates`). Symmetric: if j is a
-    version of i, i is one of j."""
+    version of i, i is one of j. ``memo``: for a query's candidates, seen again on later queries — token bags and
+    pair verdicts are memoized (a corpus, which passes once, is not)."""
     if candidates is None:
-        candidates = word_candidates(texts)
+        candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
-    bags = [(Counter(words), len(words)) for words in map(tokens, texts)]  # not _bag's cache: a corpus passes once
+    bags = [] if memo else [(Counter(words), len(words)) for words in map(tokens, texts)]
+
+    def shares(i: int, j: int) -> bool:
+        if memo:
+            return _pair_shares_enough(texts[i], texts[j], min_overlap)
+        return _share_enough(bags[i], bags[j], min_overlap)
+
     for i, row in enumerate(candidates):
         for j in row:
             j = int(j)
             if j == i or not 0 <= j < len(texts) or j in found[i]:
                 continue
-            if _share_enough(bags[i], bags[j], min_overlap):
+            if shares(i, j):
                 found[i].add(j)
                 found[j].add(i)
     return [sorted(versions) for versions in found]
 
 
-def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signature: int = 8) -> list[list[int]]:
+def word_candidates(
+    texts: Sequence[str], candidates: int = CANDIDATES, *, signature: int = 8, memo: bool = False
+) -> list[list[int]]:
     """Each text's likely versions without vectors: the ``candidates`` texts that share most of its ``signature``
     rarest words among those at least two texts have (a version's own words, such as a first name, are in no other
-    text, so they do not split versions apart); :func:`find_versions` confirms them."""
-    bags = [set(tokens(text)) for text in texts]
+    text, so they do not split versions apart); :func:`find_versions` confirms them (``memo``: see there)."""
+    bags = [_bag(text)[0].keys() if memo else set(tokens(text)) for text in texts]
     frequency = Counter(word for bag in bags for word in bag)
     signatures = [
         sorted((w for w in bag if frequency[w] > 1), key=lambda w: (frequency[w], w))[:signature] for bag in bags
@@ -104,9 +123,9 @@ def word_candidates(texts: Sequence[str], candidates: int = CANDIDATES, *, signa
     return found
 
 
-def families(texts: Sequence[str]) -> list[int]:
+def families(texts: Sequence[str], *, memo: bool = False) -> list[int]:
     """For each text, the position of the first text of its family — the texts joined by being versions of one
-    another (:func:`find_versions`, transitively). A text without versions is its own family."""
+    another (:func:`find_versions`, transitively; ``memo``: see there). A text without versions is its own family."""
     head = list(range(len(texts)))
 
     def first(i: int) -> int:
@@ -115,7 +134,7 @@ def families(texts: Sequence[str]) -> list[int]:
             i = head[i]
         return i
 
-    for i, versions in enumerate(find_versions(texts)):
+    for i, versions in enumerate(find_versions(texts, memo=memo)):
         for j in versions:
             a, b = first(i), first(j)
             if a != b:

@@ -10,7 +10,7 @@ from debiasrag import Document, FaissIndex, InputError
 from debiasrag.datasets import load_fairness_passages
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector, group_census, group_summary
 from debiasrag.storage import data_paths
-from debiasrag.versions import find_versions, own_words, token_overlap, word_candidates
+from debiasrag.versions import families, find_versions, own_words, token_overlap, word_candidates
 
 # A side person comes first in every wording, so the detector alone reads the female wording as his.
 SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
@@ -43,6 +43,15 @@ def test_word_candidates_find_versions_without_vectors():
     # a version's own words (Dana, Omar, Robin) are in no other text and do not keep versions apart
     assert find_versions(texts, word_candidates(texts)) == [[], [2, 3], [1, 3], [1, 2], []]
     assert word_candidates(["one text"]) == [[]]
+
+
+def test_memoized_version_finding_agrees_with_the_corpus_pass():
+    texts = [doc.text for doc in load_fairness_passages(38).documents]
+    assert find_versions(texts, memo=True) == find_versions(texts)
+    for start in range(0, len(texts), 50):  # query-sized pools, the second time from the memo
+        pool = texts[start : start + 50][::-1]
+        assert families(pool, memo=True) == families(pool) == families(pool, memo=True)
+    assert sum(len(found) for found in find_versions(texts, memo=True)) == 2 * len(texts)  # F / M / N: two each
 
 
 def test_annotate_groups_reads_versions_in_the_batch_by_contrast():
