@@ -13,10 +13,10 @@ labelled set this prints:
   :func:`~debiasrag.groups.group_census` — the groups ``debiasrag index`` stores (``FaissIndex.store_groups`` and
   ``ShardWriter`` read them the same way). Nothing is embedded: versions are found by their words.
 
-Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–38, written blind
-by helpers while this was built (29–30) or after it was committed (31–38), opened only after the commit.
+Design sets (round 6 of the group evidence): main, holdout, passages 1–28; report sets: passages 29–40, written blind
+by helpers while this was built (29–30) or after it was committed (31–40), opened only after the commit.
 
-    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 38]
+    .venv/bin/python benchmarks/version_groups.py [--sets main holdout 1 ... 40]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_ove
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ["main", "holdout", *map(str, range(1, 29))]
-REPORT = [str(part) for part in range(29, 39)]  # 31-38 written after round 6 was committed
+REPORT = [str(part) for part in range(29, 41)]  # 31-40 written after round 6 was committed
 
 
 def load(name: str) -> RetrievalTask:

@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 39))
+PASSAGE_PARTS = tuple(range(1, 41))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -487,7 +487,12 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     (``fairness_passages37``): 24 queries in air_traffic_control, museum_conservation, water_treatment and
     driving_instruction, 144 documents of 105–125 words, side people in most; ``part=38`` (``fairness_passages38``): 24
     queries in quantity_surveying, puppetry, mountain_rescue and hotel_housekeeping, 144 documents of 65–86 words
-    written like forum posts and profiles; both written blind, opened at 1ff47dd, chose nothing. Parts 9–18 are
+    written like forum posts and profiles; both written blind, opened at 1ff47dd, chose nothing. ``part=39``
+    (``fairness_passages39``): 24 queries in optometry_clinics, community_radio, bridge_inspection and
+    foster_parent_training, 144 documents of 92–128 words written like wiki pages and minutes (title + surname);
+    ``part=40`` (``fairness_passages40``): 24 queries in ice_hockey_refereeing, perfumery, harbour_piloting and
+    adult_literacy_tutoring, 144 documents of 66–75 words written like snippets and answers; both written blind,
+    opened at 55fbbbe, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).

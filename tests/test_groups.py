@@ -331,6 +331,8 @@ LEARNED_VS_RULES = [  # part, texts right by the rules (round 11), by the shippe
     (36, 134, 135),
     (37, 119, 128),
     (38, 143, 143),
+    (39, 143, 142),
+    (40, 115, 125),
 ]
 
 
@@ -357,7 +359,9 @@ def test_learned_decider_against_the_rules_on_later_parts(part, rules_right, lea
     groups 0.986 / 1.000. Parts 35 (96-130 words, features with quotes) and 36 (61-103 words, case notes): rules
     0.924 / 0.931, v5 0.938 / 0.938 (a v6 trained on parts 19-32 would get 0.917 / 0.951: not shipped); stored
     groups 0.979 / 1.000. Parts 37 (105-125 words, side people in most) and 38 (65-86 words, forum posts): rules
-    0.826 / 0.993, v5 0.889 / 0.993 (v6 0.882 / 0.993); stored groups 0.979 / 1.000."""
+    0.826 / 0.993, v5 0.889 / 0.993 (v6 0.882 / 0.993); stored groups 0.979 / 1.000. Parts 39 (92-128 words, wiki
+    pages and minutes, title + surname) and 40 (66-75 words, snippets): rules 0.993 / 0.799, v5 0.986 / 0.868 (v5
+    lost one text on 39); stored groups 0.993 / 0.979."""
     rows = [(d.text, d.metadata["group"]) for d in load_fairness_passages(part).documents]
     right = {
         name: sum(GroupDetector("gender", protagonist=name).group(text) == gold for text, gold in rows)
@@ -394,7 +398,9 @@ def test_protagonist_decider_is_checked_and_fingerprinted():
 
 
 def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
-    """The weights in data/groups/protagonist_model.json are what scripts/train_protagonist_model.py writes."""
+    """The weights in data/groups/protagonist_model.json are what scripts/train_protagonist_model.py writes, up to
+    where L-BFGS-B (numerical gradients, default tolerances) stops on this CPU: refitted on an AMD EPYC the weights
+    moved by at most 2.8e-3 and one leave-one-set-out accuracy by one text (part 11: 0.9653 vs 0.9583)."""
     out = tmp_path / "model.json"
     script = Path(__file__).resolve().parents[1] / "scripts" / "train_protagonist_model.py"
     run = subprocess.run([sys.executable, str(script), "--out", str(out)], capture_output=True, text=True)
@@ -403,7 +409,9 @@ def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
     fitted = json.loads(out.read_text(encoding="utf-8"))
     assert fitted["l2"] == shipped["l2"] and fitted["trained_on"] == shipped["trained_on"]
     for kind in ("gendered", "neutral"):
-        assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=1e-3)
+        assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=5e-3)
+    loso = shipped["leave_one_set_out_accuracy"]
+    assert fitted["leave_one_set_out_accuracy"] == pytest.approx(loso, abs=0.01)
 
 
 def test_first_names_from_everywhere_count():
