@@ -781,8 +781,9 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
 
     For wrapped stores (LangChain, LlamaIndex): ``documents`` maps a ranking key to the framework's document
     (or a LlamaIndex ``NodeWithScore``); each group is read from ``metadata[GROUP_KEY]`` or inferred from the
-    text, memoized by the shared detector, and an inferred one is read against its versions among the documents
-    seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together).
+    text, memoized by the shared detector, and one not labelled by the user is read against its versions among the
+    documents seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together) — also a group
+    :func:`annotate_groups` stored at ingestion, whose batch may not have held the document's versions.
     """
     from debiasrag.versions import find_versions
 
@@ -799,7 +800,7 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
             metadata = getattr(doc, "metadata", None)
             text = document_text(doc)
             group = found.group(text, metadata)
-            if (metadata or {}).get(GROUP_KEY) is None:
+            if not user_labelled(metadata or {}):  # inferred here, or by annotate_groups in a batch without them
                 if key not in versions:  # (re)read when documents came in since: one pass over all of them
                     keys = list(documents)
                     texts = [document_text(unwrap(k)) for k in keys]

@@ -12,7 +12,7 @@ from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import GROUP_KEY, NEUTRAL, GroupDetector, detector
+from debiasrag.groups import NEUTRAL, GroupDetector, detector, user_labelled
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
     BLIND_INDEX_DELTA,
@@ -181,7 +181,7 @@ class DebiasedRetriever:
         texts = [self.index.texts[p] for p in members]
         for i, versions in enumerate(find_versions(texts, memo=True)):
             p = members[i]
-            if p in found and versions and docs[p].metadata.get(GROUP_KEY) is None:
+            if p in found and versions and not user_labelled(docs[p].metadata):  # annotated in another batch too
                 found[p] = self._detector.contrast_group(texts[i], found[p], [texts[j] for j in versions])
         self._groups.update(found)
 

@@ -167,6 +167,23 @@ def test_group_lookup_gives_strategies_the_documents_texts():
     assert [lookup.of(key) for key in seen] == ["female", "male"]  # "a" read against its version "b"
 
 
+def test_groups_annotated_batch_by_batch_are_read_against_versions_at_query_time(embedder):
+    # ingestion in batches of one: annotate_groups sees no versions, and the side person decides the female wording
+    from debiasrag import DebiasedRetriever
+    from debiasrag.concepts import load_concept
+    from debiasrag.groups import group_lookup
+
+    docs = [Document(str(i), text) for i, text in enumerate(DEPOT)]
+    assert [annotate_groups([doc])[0] for doc in docs] == ["male", "male", "neutral"]
+    lookup = group_lookup(load_concept("gender"), {doc.id: doc for doc in docs})  # a query's candidates
+    assert [lookup.of(doc.id) for doc in docs] == ["female", "male", "neutral"]
+    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder, strategy="balanced", k=3)
+    hits = retriever.retrieve("Who drove the van out of the depot at dawn?").hits
+    assert {hit.id: hit.group for hit in hits} == {"0": "female", "1": "male", "2": "neutral"}
+    alone = group_lookup(load_concept("gender"), {"0": docs[0]})  # without its versions the annotation stands
+    assert alone.of("0") == "male"
+
+
 def test_cli_query_with_versions_returns_every_wording_of_the_answer_text(tmp_path, capsys):
     from debiasrag.cli import main
 
