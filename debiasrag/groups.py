@@ -742,6 +742,19 @@ def group_census(
     ``versions``: where documents are versions of one text (:mod:`debiasrag.versions`), their groups are read by
     contrast as :func:`annotate_groups` and :meth:`FaissIndex.store_groups` read them, and they are not counted as
     ``mixed`` (the words they differ in settle whose text it is)."""
+    found = detector_for(concept)
+    groups, mixed = mixed_census(documents, found, versions=versions)
+    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
+    for group in groups:
+        counts[group] = counts.get(group, 0) + 1
+    return groups, {**counts, "mixed": sum(mixed)}
+
+
+def mixed_census(
+    documents: Iterable[Any], concept: str | Concept | GroupDetector = "gender", *, versions: bool = True
+) -> tuple[list[str], list[bool]]:
+    """:func:`group_census` per document: each one's group, and whether it is ``mixed`` (inferred, naming people of
+    two or more groups, no version settling it) — for a caller that must say which documents, not how many."""
     from debiasrag.versions import find_versions
 
     found = detector_for(concept)
@@ -763,10 +776,7 @@ def group_census(
         labelled = [user_labelled(getattr(doc, "metadata", None) or {}) for doc in docs]
         groups = found.contrast_groups(texts, groups, found_versions, labelled)
         mixed = [named_both and not mine for named_both, mine in zip(mixed, found_versions)]
-    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
-    for group in groups:
-        counts[group] = counts.get(group, 0) + 1
-    return groups, {**counts, "mixed": sum(mixed)}
+    return groups, mixed
 
 
 def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
@@ -836,6 +846,7 @@ __all__ = [
     "detector_for",
     "document_text",
     "group_census",
+    "mixed_census",
     "group_lookup",
     "group_summary",
 ]

@@ -41,7 +41,7 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.extras import require
-from debiasrag.groups import detector, group_census
+from debiasrag.groups import detector, mixed_census
 from debiasrag.index import StoredGroups
 from debiasrag.shards import list_shards, write_shard
 
@@ -141,10 +141,12 @@ class ShardWriter:
             Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items()})
             for row, (doc_id, text) in enumerate(zip(ids, texts))
         ]
-        stored = {}
+        stored, mixed = {}, {}
         if self.groups is not None:  # from the original text, as `debiasrag index` infers them
             found = detector(self.groups)
-            stored[found.concept.name] = StoredGroups(found.fingerprint, group_census(documents, found)[0])
+            groups, flags = mixed_census(documents, found)
+            stored[found.concept.name] = StoredGroups(found.fingerprint, groups)
+            mixed[found.concept.name] = [doc.id for doc, named_both in zip(documents, flags) if named_both]
         to_embed = texts
         if self.anonymizer is not None and "anonymized_text" in others:  # never overwrite the user's own field
             raise InputError("the batch has an 'anonymized_text' column, which anonymization would overwrite")
@@ -166,6 +168,7 @@ class ShardWriter:
             preprocessing=self.preprocessing,
             name=name,
             groups=stored,
+            mixed=mixed,
         )
         return {"id": ids, "shard": [path.stem] * len(ids)}
 

@@ -7,7 +7,8 @@ A shard is three files sharing a stem inside a shard folder::
     part-<id>.json    {"format", "model", "dimension", "count", "preprocessing", "groups"}, written last
 
 (``groups``, optional: per concept the detector's fingerprint and each document's group, as
-:meth:`FaissIndex.store_groups` keeps them.)
+:meth:`FaissIndex.store_groups` keeps them, and ``mixed``: how many of the shard's documents name people of two
+groups with no version in the shard to settle them, their ids, :func:`~debiasrag.groups.mixed_census`.)
 
 The ``.json`` sidecar is written (atomically) only after both data files, so a worker that dies mid-write
 leaves no shard that readers would pick up: :func:`list_shards` lists only complete shards. Distributed
@@ -47,6 +48,7 @@ class Shard:
     preprocessing: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     groups: dict[str, StoredGroups] = field(default_factory=dict)
+    mixed: dict[str, list[str | int]] = field(default_factory=dict)  # per concept, when the writer found them
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -61,12 +63,14 @@ def write_shard(
     preprocessing: dict[str, Any] | None = None,
     name: str | None = None,
     groups: dict[str, StoredGroups] | None = None,
+    mixed: dict[str, list[str | int]] | None = None,
 ) -> Path:
     """Write one shard into ``directory`` (created if needed); returns the path of its ``.json`` sidecar.
 
     ``name`` defaults to a random unique stem, so concurrent workers never collide. Rows must match
     ``vectors`` one to one; ids must be unique within the shard. ``groups``: per concept, the documents' groups and
-    the detector that inferred them (kept in the sidecar; :func:`index_from_shards` stores them).
+    the detector that inferred them (kept in the sidecar; :func:`index_from_shards` stores them); ``mixed``: per
+    concept of ``groups``, the ids of the documents that name people of two groups (:func:`shards_mixed`).
     """
     try:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -89,6 +93,9 @@ def write_shard(
     for concept, stored in (groups or {}).items():
         if len(stored.groups) != len(documents):
             raise InputError(f"{len(stored.groups)} {concept} groups for {len(documents)} documents")
+    for concept, mixed_ids in (mixed or {}).items():
+        if concept not in (groups or {}) or not isinstance(mixed_ids, list) or not set(mixed_ids) <= set(ids):
+            raise InputError(f"mixed documents for {concept!r} must be ids of the shard, with its groups")
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"part-{name or uuid.uuid4().hex}"
@@ -112,11 +119,16 @@ def write_shard(
         "dimension": int(vectors.shape[1]),
         "count": len(documents),
         "preprocessing": dict(preprocessing or {}),
-        "groups": {c: {"detector": g.detector, "groups": list(g.groups)} for c, g in (groups or {}).items()},
+        "groups": {c: _groups_entry(g, (mixed or {}).get(c)) for c, g in (groups or {}).items()},
     }
     path = folder / f"{stem}.json"
     atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
     return path
+
+
+def _groups_entry(stored: StoredGroups, mixed: list[str | int] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"detector": stored.detector, "groups": list(stored.groups)}
+    return entry if mixed is None else {**entry, "mixed": list(mixed)}
 
 
 def _npy_bytes(vectors: np.ndarray) -> bytes:
@@ -166,7 +178,7 @@ def read_shard(path: str | Path) -> Shard:
             f"shard {base}: {len(rows)} documents and vectors of shape {vectors.shape}, "
             f"sidecar says {meta['count']} x {meta['dimension']}"
         )
-    groups = _sidecar_groups(meta.get("groups") or {}, meta["count"], base)
+    groups, mixed = _sidecar_groups(meta.get("groups") or {}, meta["count"], base)
     documents = []
     for number, row in enumerate(rows, start=1):
         doc_id = row.get("id") if isinstance(row, dict) else None
@@ -181,14 +193,21 @@ def read_shard(path: str | Path) -> Shard:
         dict(meta.get("preprocessing") or {}),
         Path(f"{base}.json"),
         groups,
+        mixed,
     )
 
 
-def _sidecar_groups(raw: Any, count: int, base: Path) -> dict[str, StoredGroups]:
-    """The sidecar's ``groups``, checked: per concept a detector fingerprint and one group name per document."""
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _sidecar_groups(raw: Any, count: int, base: Path) -> tuple[dict[str, StoredGroups], dict[str, list[str | int]]]:
+    """The sidecar's ``groups``, checked: per concept a detector fingerprint and one group name per document, and
+    the ``mixed`` documents' ids where the writer kept them."""
     if not isinstance(raw, dict):
         raise InputError(f"shard {base}: the sidecar's 'groups' must be an object")
     out = {}
+    mixed = {}
     for concept, entry in raw.items():
         fingerprint = entry.get("detector") if isinstance(entry, dict) else None
         groups = entry.get("groups") if isinstance(entry, dict) else None
@@ -197,11 +216,21 @@ def _sidecar_groups(raw: Any, count: int, base: Path) -> dict[str, StoredGroups]
         if len(groups) != count:
             raise InputError(f"shard {base}: {len(groups)} {concept!r} groups for {count} documents")
         out[concept] = StoredGroups(fingerprint, groups)
-    return out
+        if "mixed" in entry:
+            found = entry["mixed"]
+            if not (isinstance(found, list) and len(found) <= count and all(map(_is_id, found))):
+                raise InputError(f"shard {base}: the sidecar's {concept!r} mixed documents are corrupted")
+            mixed[concept] = found
+    return out, mixed
 
 
 def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
     """Shards from shard folders and/or individual shard files, in a stable order."""
+    for path in _shard_paths(sources):
+        yield read_shard(path)
+
+
+def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
     items = [sources] if isinstance(sources, (str, Path)) else list(sources)
     if not items:
         raise InputError("no shard folders or files given")
@@ -212,8 +241,7 @@ def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
         paths = list_shards(item) if item.is_dir() else [item]
         if item.is_dir() and not paths:
             raise InputError(f"no complete shards in {item}")
-        for path in paths:
-            yield read_shard(path)
+        yield from paths
 
 
 class _Builder:
@@ -317,6 +345,30 @@ def index_from_shards(
     return index
 
 
+def shards_mixed(sources: str | Path | Iterable[str | Path], concept: str = "gender") -> list[str | int] | None:
+    """The ids of the shards' documents that name people of two of ``concept``'s groups with no version in their
+    own shard to settle them (where inferred groups are least reliable; :func:`~debiasrag.groups.mixed_census`),
+    from the sidecars alone: nothing is inferred again. ``None`` when a shard did not record them, or recorded them
+    with another detector than this debiasrag's."""
+    found = _current_detector(concept)
+    out: list[str | int] = []
+    for path in _shard_paths(sources):
+        base = path.parent / (path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name)
+        try:
+            meta = loads_strict(Path(f"{base}.json").read_bytes())
+        except (OSError, InputError):
+            return None  # read_shard, building the index, says what is wrong with it
+        count = meta.get("count") if isinstance(meta, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            return None
+        groups, mixed = _sidecar_groups(meta.get("groups") or {}, count, base)
+        stored = groups.get(concept)
+        if found is None or stored is None or stored.detector != found.fingerprint or concept not in mixed:
+            return None
+        out += mixed[concept]
+    return out
+
+
 def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None = None) -> Path:
     """Write a whole index as one shard (its stored vectors, not re-embedded)."""
     documents = [index.document(i) for i in range(len(index))]
@@ -358,6 +410,7 @@ __all__ = [
     "index_to_shard",
     "iter_shards",
     "list_shards",
+    "shards_mixed",
     "merge_indexes",
     "read_shard",
     "write_shard",

@@ -22,7 +22,7 @@ from debiasrag import Document, E5Embedder, FaissIndex, SentenceTransformerEmbed
 from debiasrag.anonymize import LlmAnonymizer, NerAnonymizer
 from debiasrag.errors import InputError
 from debiasrag.scale import ShardWriter
-from debiasrag.shards import index_from_shards, list_shards
+from debiasrag.shards import index_from_shards, list_shards, shards_mixed
 
 TEXTS = [
     "Alejandro quickly ran to the store to buy a cold drink.",
@@ -187,6 +187,9 @@ def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_a
     shards = [read_shard(path) for path in list_shards(tmp_path / "s")]
     found = {s.documents[0].id: s.groups["gender"].groups for s in shards}
     assert found == {"f": ["male"], "m": ["male", "neutral", "male"]}  # a user's label is kept
+    # the female wording names Mr Hale and Dana, with no version in its batch: recorded as mixed, by id
+    assert {s.documents[0].id: s.mixed for s in shards} == {"f": {"gender": ["f"]}, "m": {"gender": []}}
+    assert shards_mixed(tmp_path / "s") == ["f"] and shards_mixed(tmp_path / "s", "age") is None
     index = index_from_shards(tmp_path / "s")
     by_id = dict(zip(index.ids, index.groups["gender"].groups))
     assert by_id == {"f": "female", "m": "male", "n": "neutral", "x": "male"}
@@ -207,6 +210,11 @@ def test_cli_index_builds_from_shards_without_embedding(
     assert main(["index", "--shards", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "ix")]) == 0
     err = capsys.readouterr().err
     assert "1 female, 1 male, 1 neutral" in err and "nothing embedded" in err
+    assert "name both" not in err  # "f" names two people, but its versions in s2 settle whose text it is
+    ShardWriter(tmp_path / "s3", embedder)({"id": ["x"], "text": ["Mr Hale met Dana at the gate; she thanked him."]})
+    shards = [str(tmp_path / name) for name in ("s1", "s2", "s3")]
+    assert main(["index", "--shards", *shards, "--out", str(tmp_path / "ix3")]) == 0
+    assert "; 1 (25%) name both women and men" in capsys.readouterr().err  # "x" has no version anywhere
     index = FaissIndex.load(tmp_path / "ix")
     assert index.ids == ["f", "m", "n"] and index.groups["gender"].groups == ["female", "male", "neutral"]
     np.testing.assert_allclose(index.vectors_at([0]), embedder.encode_documents(texts[:1]), atol=1e-6)

@@ -20,6 +20,7 @@ from debiasrag.shards import (
     list_shards,
     merge_indexes,
     read_shard,
+    shards_mixed,
     write_shard,
 )
 
@@ -194,6 +195,27 @@ def test_groups_in_shards_are_stored_and_versions_across_shards_read_by_contrast
     sidecar["groups"]["gender"]["groups"] = [1]
     (tmp_path / "part-a.json").write_text(json.dumps(sidecar))
     with pytest.raises(InputError, match="'gender' groups are corrupted"):
+        read_shard(tmp_path / "part-a.json")
+
+
+def test_mixed_documents_are_kept_in_the_sidecar_and_checked(tmp_path) -> None:
+    from debiasrag.groups import detector
+    from debiasrag.index import StoredGroups
+
+    found = detector("gender")
+    groups = {"gender": StoredGroups(found.fingerprint, ["male"])}
+    write_shard(tmp_path, DEPOT[:1], np.eye(1, 4), model_name="m", name="a", groups=groups, mixed={"gender": ["f"]})
+    assert read_shard(tmp_path / "part-a.json").mixed == {"gender": ["f"]}
+    assert shards_mixed(tmp_path) == ["f"]
+    write_shard(tmp_path / "old", DEPOT[:1], np.eye(1, 4), model_name="m", groups=groups)  # recorded none
+    assert shards_mixed([tmp_path, tmp_path / "old"]) is None
+    for mixed in ({"gender": ["m"]}, {"age": []}):  # not an id of the shard; no groups for the concept
+        with pytest.raises(InputError, match="must be ids of the shard, with its groups"):
+            write_shard(tmp_path, DEPOT[:1], np.eye(1, 4), model_name="m", groups=groups, mixed=mixed)
+    sidecar = json.loads((tmp_path / "part-a.json").read_text())
+    sidecar["groups"]["gender"]["mixed"] = "f"
+    (tmp_path / "part-a.json").write_text(json.dumps(sidecar))
+    with pytest.raises(InputError, match="'gender' mixed documents are corrupted"):
         read_shard(tmp_path / "part-a.json")
 
 

@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -> int:
     """``debiasrag index --shards DIR ... --out OUT``: the shards' vectors as they are, their groups stored."""
-    from debiasrag.shards import index_from_shards
+    from debiasrag.shards import index_from_shards, shards_mixed
 
     given = [
         flag
@@ -211,7 +211,10 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     groups = index.groups["gender"].groups
     summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
     index.save(args.out, lock_timeout=args.lock_timeout)
-    say(describe_groups({**summary, "mixed": 0}, len(index)))
+    # found by the workers; those with versions in other shards are settled (older shards recorded none)
+    mixed = [index.position_of(doc_id) for doc_id in shards_mixed(args.shards) or []]
+    unsettled = sum(not versions for versions in index.versions(positions=mixed)) if mixed else 0
+    say(describe_groups({**summary, "mixed": unsettled}, len(index)))
     say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
     return 0
 
