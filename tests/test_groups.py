@@ -398,20 +398,21 @@ def test_protagonist_decider_is_checked_and_fingerprinted():
 
 
 def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
-    """The weights in data/groups/protagonist_model.json are what scripts/train_protagonist_model.py writes, up to
-    where L-BFGS-B (numerical gradients, default tolerances) stops on this CPU: refitted on an AMD EPYC the weights
-    moved by at most 2.8e-3 and one leave-one-set-out accuracy by one text (part 11: 0.9653 vs 0.9583)."""
+    """The weights in data/groups/protagonist_model.json are what scripts/train_protagonist_model.py writes at the
+    shipped λ (``--l2``: one fit, 9 s; the leave-one-set-out search that chose λ is the script's study, 5.5 min), up
+    to where L-BFGS-B (numerical gradients, default tolerances) stops on this CPU: refitted on an AMD EPYC the
+    weights moved by at most 2.8e-3."""
     out = tmp_path / "model.json"
     script = Path(__file__).resolve().parents[1] / "scripts" / "train_protagonist_model.py"
-    run = subprocess.run([sys.executable, str(script), "--out", str(out)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
     shipped = read_json("groups", "protagonist_model.json")
+    argv = [sys.executable, str(script), "--l2", str(shipped["l2"]), "--out", str(out)]
+    run = subprocess.run(argv, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
     fitted = json.loads(out.read_text(encoding="utf-8"))
     assert fitted["l2"] == shipped["l2"] and fitted["trained_on"] == shipped["trained_on"]
     for kind in ("gendered", "neutral"):
         assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=5e-3)
-    loso = shipped["leave_one_set_out_accuracy"]
-    assert fitted["leave_one_set_out_accuracy"] == pytest.approx(loso, abs=0.01)
+    assert fitted["weights"]["neutral_bias"] == pytest.approx(shipped["weights"]["neutral_bias"], abs=5e-3)
 
 
 def test_first_names_from_everywhere_count():
