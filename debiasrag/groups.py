@@ -846,7 +846,7 @@ __all__ = [
     "detector_for",
     "document_text",
     "group_census",
-    "mixed_census",
     "group_lookup",
     "group_summary",
+    "mixed_census",
 ]

@@ -147,11 +147,15 @@ def list_shards(directory: str | Path) -> list[Path]:
     return sorted(p for p in folder.glob("part-*.json") if not p.name.startswith("."))
 
 
+def _shard_base(path: str | Path) -> Path:
+    """The shard's path without suffix, from any of its three files (or the stem itself)."""
+    path = Path(path)
+    return path.parent / (path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name)
+
+
 def read_shard(path: str | Path) -> Shard:
     """Read one shard given its ``.json`` sidecar (or any of its three files), checking counts and shape."""
-    path = Path(path)
-    stem = path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name
-    base = path.parent / stem
+    base = _shard_base(path)
     try:
         meta = loads_strict(Path(f"{base}.json").read_bytes())  # strict JSON: every problem is an InputError
         vectors = np.load(f"{base}.npy", allow_pickle=False)
@@ -353,7 +357,7 @@ def shards_mixed(sources: str | Path | Iterable[str | Path], concept: str = "gen
     found = _current_detector(concept)
     out: list[str | int] = []
     for path in _shard_paths(sources):
-        base = path.parent / (path.name[: -len(path.suffix)] if path.suffix in _SUFFIXES else path.name)
+        base = _shard_base(path)
         try:
             meta = loads_strict(Path(f"{base}.json").read_bytes())
         except (OSError, InputError):
@@ -410,8 +414,8 @@ __all__ = [
     "index_to_shard",
     "iter_shards",
     "list_shards",
-    "shards_mixed",
     "merge_indexes",
     "read_shard",
+    "shards_mixed",
     "write_shard",
 ]
