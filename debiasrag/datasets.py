@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 41))
+PASSAGE_PARTS = tuple(range(1, 43))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -492,7 +492,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     foster_parent_training, 144 documents of 92–128 words written like wiki pages and minutes (title + surname);
     ``part=40`` (``fairness_passages40``): 24 queries in ice_hockey_refereeing, perfumery, harbour_piloting and
     adult_literacy_tutoring, 144 documents of 66–75 words written like snippets and answers; both written blind,
-    opened at 55fbbbe, chose nothing. Parts 9–18 are
+    opened at 55fbbbe, chose nothing. ``part=41`` (``fairness_passages41``): 24 queries in piano_tuning,
+    blood_donation_centres, municipal_recycling and jewellery_making, 144 documents of 83–98 words written like FAQ
+    answers and local news briefs; ``part=42`` (``fairness_passages42``): 24 queries in tree_surgery,
+    sommelier_training, court_stenography and rural_postal_delivery, 144 documents of 100–120 words written like blog
+    posts and training handbooks, with quotes; both written blind, opened at 007bc8d, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
