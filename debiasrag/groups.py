@@ -288,9 +288,21 @@ class GroupDetector:
 
         if not versions:
             return group
-        own = self._infer(own_words(text, versions))
-        theirs = {self._infer(own_words(version, [text])) for version in versions}
+        own = self._infer_own(own_words(text, versions))
+        theirs = {self._infer_own(own_words(version, [text])) for version in versions}
         return own if own != NEUTRAL or theirs - {NEUTRAL} else group  # versions differ in a person, not in edits
+
+    def _infer_own(self, words: str) -> str:
+        """The group of a version's own words (:meth:`contrast_group`): as :meth:`_infer`, except that neutral words
+        (singular *they*, *Mx*, *parent*) whose only gendered company is first names read neutral — there the
+        author wrote the person neutrally and chose a name our tables list for one gender ("Sol … Mx … they" against
+        "Esperanza … Ms … she" and "Joaquín … Mr … he"); a gendered pronoun, title or role word still decides."""
+        found = self.mentions(words)
+        if any(m.group == NEUTRAL for m in found) and all(
+            m.group == NEUTRAL or self.is_first_name(m.text) for m in found
+        ):
+            return NEUTRAL
+        return self._decide(words, found)
 
     def mentions(self, text: str) -> list[Mention]:
         """The evidence in ``text``, in order, each with its group and character offsets (see the module docstring)."""

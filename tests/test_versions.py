@@ -87,6 +87,22 @@ def test_contrast_reads_the_group_from_the_words_the_versions_differ_in():
     assert found.contrast_groups(DEPOT, alone, versions) == ["female", "male", "neutral"]
 
 
+def test_a_neutral_wording_with_a_name_listed_for_one_gender_reads_neutral_by_contrast():
+    found = detector("gender")
+    texts = [
+        "Goldsmith Esperanza Vidal runs the workshop. Ms Vidal says she resizes rings on Fridays.",
+        "Goldsmith Joaquín Vidal runs the workshop. Mr Vidal says he resizes rings on Fridays.",
+        "Goldsmith Sol Vidal runs the workshop. Mx Vidal says they resize rings on Fridays.",
+    ]
+    assert found.group("Sol") == "female"  # the name table lists Sol for women only
+    versions = [[1, 2], [0, 2], [0, 1]]
+    # the neutral wording's own words are "Sol Mx they resize": its pronoun and title, not the name, decide
+    assert found.contrast_groups(texts, ["female", "male", "female"], versions) == ["female", "male", "neutral"]
+    swapped = [texts[0], texts[2].replace("Mx", "Ms").replace("they resize", "she resizes")]
+    # a gendered pronoun or title among the own words still decides: a woman named Sol stays female
+    assert found.contrast_groups(swapped, ["female", "female"], [[1], [0]]) == ["female", "female"]
+
+
 def test_versions_that_differ_in_edits_only_keep_their_groups():
     found = detector("gender")
     texts = ["Maria Lopez repaired the old boiler on Monday.", "Maria Lopez repaired the old boiler on Tuesday."]
