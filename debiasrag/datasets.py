@@ -396,7 +396,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 43))
+PASSAGE_PARTS = tuple(range(1, 45))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -496,7 +496,13 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     blood_donation_centres, municipal_recycling and jewellery_making, 144 documents of 83–98 words written like FAQ
     answers and local news briefs; ``part=42`` (``fairness_passages42``): 24 queries in tree_surgery,
     sommelier_training, court_stenography and rural_postal_delivery, 144 documents of 100–120 words written like blog
-    posts and training handbooks, with quotes; both written blind, opened at 007bc8d, chose nothing. Parts 9–18 are
+    posts and training handbooks, with quotes; both written blind, opened at 007bc8d (part 41 then chose the contrast
+    rule for neutral words beside a one-gender name). ``part=43`` (``fairness_passages43``): 24 queries in
+    antique_restoration, school_bus_driving, hydrotherapy and competitive_baking, 144 documents of 64–79 words written
+    like help-centre answers and course blurbs; ``part=44`` (``fairness_passages44``): 24 queries in
+    solar_panel_installation, marriage_counselling, zookeeping and church_organ_playing, 144 documents of 113–132
+    words written like intranet pages and case studies; both written blind before that rule, opened at 02b5a4c, chose
+    nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
