@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=20
 
 bench: $(STAMP)
 	$(PY) benchmarks/toy_retrieval.py
