@@ -299,7 +299,7 @@ class GroupDetector:
         "Esperanza … Ms … she" and "Joaquín … Mr … he"); a gendered pronoun, title or role word still decides."""
         found = self.mentions(words)
         if any(m.group == NEUTRAL for m in found) and all(
-            m.group == NEUTRAL or self.is_first_name(m.text) for m in found
+            m.group == NEUTRAL or self.is_first_name(strip_possessive(m.text)) for m in found
         ):
             return NEUTRAL
         return self._decide(words, found)
