@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import csv
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,9 @@ class RetrievalTask:
     relevant: dict[str, set[str]]  # query name -> relevant document ids
     concept: Concept | None = None
     areas: dict[str, str] = field(default_factory=dict)  # query name -> area (fairness sets; may be empty)
+    notes: list[str] = field(
+        default_factory=list
+    )  # what reading the set changed (labels read as neutral, rows left out)
 
 
 def load_toy_task() -> RetrievalTask:
@@ -150,12 +154,23 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
     return str(value).strip()
 
 
+UNKNOWN_GROUPS = ("error", "neutral", "skip")
+"""What :func:`load_labelled_set` does with a document labelled other than female / male / neutral (public sets
+have a few such labels, e.g. ``both`` for a text about a woman and a man): refuse the set (``error``, the default: a
+typo in your own labels should not pass), read the document as ``neutral`` (it adds to neither side of |#F − #M|), or
+``skip`` it with its judgements (and a query left without a relevant document)."""
+
+
 def _group_field(where: str, row: dict[str, Any]) -> str:
     """A labelled row's ``group`` (any case): female, male or neutral."""
     group = _field(where, row, "group").lower()
     if group not in LABELLED_GROUPS:
         raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
     return group
+
+
+def _unknown_group_hint() -> str:
+    return "; to read the set anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
 
 
 def _id_list(where: str, value: Any) -> list[str]:
@@ -172,13 +187,28 @@ def _id_list(where: str, value: Any) -> list[str]:
 class _SetBuilder:
     """Collects query, document and qrel rows and checks them against each other."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, unknown_groups: str = "error") -> None:
+        if unknown_groups not in UNKNOWN_GROUPS:
+            raise InputError(f"unknown_groups must be one of {', '.join(UNKNOWN_GROUPS)}; got {unknown_groups!r}")
         self.name = name
+        self.unknown_groups = unknown_groups
         self.queries: dict[str, str] = {}
         self.areas: dict[str, str] = {}
         self.documents: list[Document] = []
         self.doc_ids: set[str] = set()
         self.qrels: list[tuple[str, str, str]] = []  # (where, query id, document id)
+        self.unknown: defaultdict[str, set[str]] = defaultdict(set)  # other labels, as written -> document ids
+        self.skipped: set[str] = set()  # documents left out for such a label (unknown_groups="skip")
+
+    def group(self, where: str, doc_id: str, label: str, known: str | None, refusal: str) -> str | None:
+        """The group of document ``doc_id`` labelled ``label`` (``known``: what the label means, if anything);
+        ``None`` to leave the document out. ``refusal``: the error for an unknown label under ``error``."""
+        if known is not None:
+            return known
+        if self.unknown_groups == "error":
+            raise InputError(f"{where}: {refusal}{_unknown_group_hint()}")
+        self.unknown[label].add(doc_id)
+        return "neutral" if self.unknown_groups == "neutral" else None
 
     def add(self, kind: str, where: str, row: dict[str, Any]) -> None:
         if kind == "query":
@@ -189,9 +219,15 @@ class _SetBuilder:
             self.areas[query_id] = _field(where, row, "area", required=False)
         elif kind == "document":
             doc_id = _field(where, row, "id")
-            if doc_id in self.doc_ids:
+            if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
-            group = _group_field(where, row)
+            label = _field(where, row, "group")
+            refusal = f"'group' must be one of {', '.join(LABELLED_GROUPS)}, got {label.lower()!r}"
+            known = label.lower() if label.lower() in LABELLED_GROUPS else None
+            group = self.group(where, doc_id, label, known, refusal)
+            if group is None:
+                self.skipped.add(doc_id)
+                return
             extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
@@ -209,16 +245,37 @@ class _SetBuilder:
         if not self.queries or not self.documents:
             raise InputError(f"{self.name}: needs at least one query and one document")
         relevant: dict[str, set[str]] = {q: set() for q in self.queries}
+        lost: set[str] = set()  # queries judged relevant to a document left out
         for where, query_id, doc_id in self.qrels:
             if query_id not in self.queries:
                 raise InputError(f"{where}: relevant to unknown query id {query_id!r}")
+            if doc_id in self.skipped:
+                lost.add(query_id)
+                continue
             if doc_id not in self.doc_ids:
                 raise InputError(f"{where}: unknown document id {doc_id!r}")
             relevant[query_id].add(doc_id)
+        dropped = sorted(q for q, ids in relevant.items() if not ids and q in lost)
+        queries = {q: text for q, text in self.queries.items() if q not in dropped}
+        relevant = {q: ids for q, ids in relevant.items() if q not in dropped}
         empty = [q for q, ids in relevant.items() if not ids]
         if empty:
             raise InputError(f"{self.name}: query {empty[0]!r} has no relevant document ({len(empty)} such queries)")
-        return RetrievalTask(self.name, self.documents, self.queries, relevant, areas=self.areas)
+        if not queries or not self.documents:
+            raise InputError(f"{self.name}: no query or no document left after leaving out unknown labels")
+        notes = []
+        if self.unknown:
+            counts = sorted(((len(ids), label) for label, ids in self.unknown.items()), key=lambda c: (-c[0], c[1]))
+            labels = ", ".join(f"{label!r} {n}" for n, label in counts)
+            what = "read as neutral" if self.unknown_groups == "neutral" else "left out with their judgements"
+            total = len(set().union(*self.unknown.values()))
+            noun = "document" if total == 1 else "documents"
+            notes.append(f"{total} {noun} labelled other than female / male / neutral ({labels}) {what}")
+        if dropped:
+            noun = "query" if len(dropped) == 1 else "queries"
+            notes.append(f"{len(dropped)} {noun} left out, all relevant documents gone: {', '.join(dropped)}")
+        areas = {q: a for q, a in self.areas.items() if q in queries}
+        return RetrievalTask(self.name, self.documents, queries, relevant, areas=areas, notes=notes)
 
 
 def _find(folder: Path, stem: str) -> Path | None:
@@ -278,12 +335,14 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             if query_id not in builder.queries:
                 raise InputError(f"{where}: q_id {query_id!r} is not in {queries.name}")
             text, gender = _field(where, row, "document"), _field(where, row, "content_gender")
-            group = _GENDERS.get(gender.lower())
-            if group is None:
-                raise InputError(
-                    f"{where}: 'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
-                )
+            refusal = f"'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
+            group = builder.group(where, doc_id, gender, _GENDERS.get(gender.lower()), refusal)
             relevant = _relevance(where, row)
+            if group is None:  # left out (unknown_groups="skip"), with every judgement of it
+                builder.skipped.add(doc_id)
+                if relevant:
+                    builder.qrels.append((where, query_id, doc_id))
+                continue
             first = documents.get(doc_id)
             if first is None:
                 documents[doc_id] = (where, text, group)
@@ -300,7 +359,7 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             builder.add("qrel", where, {"query_id": query_id, "doc_id": doc_id, "relevance": "1" if relevant else "0"})
 
 
-def load_labelled_set(path: str | Path, *, name: str | None = None) -> RetrievalTask:
+def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_groups: str = "error") -> RetrievalTask:
     """Read a labelled fairness set: a folder or a single file, JSONL or CSV (format: data/retrieval/README.md).
 
     * folder: ``queries.jsonl|csv`` (``id``, ``text``, optional ``area``), ``documents.jsonl|csv`` (``id``,
@@ -313,10 +372,12 @@ def load_labelled_set(path: str | Path, *, name: str | None = None) -> Retrieval
       ``document``, ``content_gender`` F / M / N or female / male / neutral; other columns such as ``doc_title``
       become document metadata). A ``d_id`` judged for several queries is one document.
 
+    A document labelled otherwise (public sets have ``both``) is an error unless ``unknown_groups`` says to read it
+    as ``neutral`` or to ``skip`` it (:data:`UNKNOWN_GROUPS`); what that changed is in the task's ``notes``.
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)
-    builder = _SetBuilder(name or path.stem)
+    builder = _SetBuilder(name or path.stem, unknown_groups)
     if path.is_dir():
         queries, documents, judgements = _find(path, "queries"), _find(path, "documents"), _judgement_files(path)
         if documents is not None and judgements:

@@ -245,6 +245,27 @@ def test_cli_runs_on_user_data(tmp_path, capsys):
     assert metrics["data.groups.accuracy"] == pytest.approx(1.0) and metrics["data.groups.documents"] == 12
 
 
+def test_cli_reads_labels_other_than_f_m_n_only_when_told(tmp_path, capsys):
+    rows = tiny_rows()
+    rows[1]["group"] = "both"  # "He patched …" labelled as about a woman and a man, as public sets have a few
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main(["bench", "retrieval", "--data", str(tmp_path), *cache]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "got 'both'" in err and "--unknown-groups neutral|skip" in err
+    assert main(["bench", "weat", "--unknown-groups", "skip"]) == 2
+    assert "--unknown-groups applies to --data only" in capsys.readouterr().err
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--unknown-groups", "skip", *cache, "--json"]) == 0
+    out = capsys.readouterr()
+    note = "1 document labelled other than female / male / neutral ('both' 1) left out with their judgements"
+    assert note in out.err
+    document = json.loads(out.out)
+    record = document["results"][DEFAULT_MODEL]["retrieval"]
+    assert any(note in line for line in record["notes"]) and "--unknown-groups skip" in document["command"]
+    assert record["metrics"]["data.groups.documents"] == 11  # the 'both' document is not in the index
+
+
 def test_group_agreement_counts_disagreements_and_honours_metadata_labels(tmp_path):
     rows = tiny_rows()
     rows[0]["group"] = "male"  # "She patched …" labelled male: the detector says female

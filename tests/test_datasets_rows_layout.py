@@ -311,3 +311,46 @@ def test_passage_sets_are_built_from_their_sources(part, maintainer_script):
     rows = [row for category_rows in documents.values() for row in category_rows]
     assert sorted((row[1], row[5]) for row in rows) == sorted((d.id, d.text) for d in shipped.documents)
     assert {q_id: query for q_id, _, query in queries} == shipped.queries
+
+
+def _relabel(**labels: str):
+    """Judgement files with the documents ``labels`` names given another content_gender (every row of them)."""
+    files = judgement_rows()
+    for rows in files.values():
+        for row in rows:
+            row["content_gender"] = labels.get(row["d_id"], row["content_gender"])
+    return files
+
+
+def test_labels_other_than_f_m_n_refuse_the_set_unless_told_what_to_do(tmp_path):
+    # public sets carry a few such labels ("both": a text about a woman and a man); a typo must not pass unseen
+    folder = write_rows_layout(tmp_path / "set", _relabel(d2x="both", d3F="both", d2N="botrh"))
+    with pytest.raises(InputError) as err:
+        load_labelled_set(folder)
+    assert str(err.value) == (
+        f"{SPORT}:4: 'content_gender' must be F, M or N (or female, male, neutral), got 'botrh'; to read the set "
+        "anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+    )
+    neutral = load_labelled_set(folder, unknown_groups="neutral")
+    groups = {d.id: d.metadata["group"] for d in neutral.documents}
+    assert groups["d2x"] == groups["d3F"] == groups["d2N"] == "neutral" and groups["d3M"] == "male"
+    assert neutral.relevant == load_labelled_set(write_rows_layout(tmp_path / "plain")).relevant
+    # d2N is judged for two queries: one document, counted once
+    assert neutral.notes == [
+        "3 documents labelled other than female / male / neutral ('both' 2, 'botrh' 1) read as neutral"
+    ]
+    skipped = load_labelled_set(folder, unknown_groups="skip")
+    assert {d.id for d in skipped.documents} == set(groups) - {"d2x", "d3F", "d2N"}
+    assert skipped.relevant == {"1": {"d1F", "d1M", "d1N"}, "2": {"d2F", "d2M"}, "3": {"d3M", "d3N"}}
+    assert skipped.notes == [
+        "3 documents labelled other than female / male / neutral ('both' 2, 'botrh' 1) left out with their judgements"
+    ]
+
+
+def test_skipping_every_relevant_document_of_a_query_leaves_the_query_out(tmp_path):
+    folder = write_rows_layout(tmp_path / "set", _relabel(d3F="both", d3M="both", d3N="both"))
+    task = load_labelled_set(folder, unknown_groups="skip")
+    assert set(task.queries) == set(task.relevant) == set(task.areas) == {"1", "2"}
+    assert task.notes[-1] == "1 query left out, all relevant documents gone: 3"
+    with pytest.raises(InputError, match="unknown_groups must be one of error, neutral, skip; got 'drop'"):
+        load_labelled_set(folder, unknown_groups="drop")

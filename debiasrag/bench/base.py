@@ -64,6 +64,8 @@ class BenchContext:
         progress: ``progress(description, total)`` context manager yielding ``advance(n=1)``.
         cache_dir: the embedding cache folder, for benchmarks that build extra cached embedders (e.g. GloVe).
         data: a user's labelled data set (file or folder) for benchmarks that accept one (``retrieval``).
+        unknown_groups: what reading ``data`` does with labels other than female / male / neutral
+            (:data:`debiasrag.datasets.UNKNOWN_GROUPS`).
         neutralize: ``retrieval`` searches a gender-blind index whose first names are removed this way
             (``"ner"``, ``"table"``, ``"keep"``; :class:`~debiasrag.counterfactual.GenderNeutralizer`), else ``None``.
     """
@@ -77,6 +79,7 @@ class BenchContext:
     progress: Callable[[str, int | None], AbstractContextManager[Callable[..., None]]] = no_progress
     cache_dir: Path | None = None
     data: Path | None = None
+    unknown_groups: str = "error"
     neutralize: str | None = None
 
     def plot_path(self, filename: str) -> Path | None:

@@ -272,7 +272,7 @@ def run(ctx: BenchContext) -> BenchResult:
     result = BenchResult(NAME)
     data = ctx.data
     if data is not None:
-        tasks = {"data": load_labelled_set(data)}
+        tasks = {"data": load_labelled_set(data, unknown_groups=ctx.unknown_groups)}
     else:
         tasks = {"fairness": load_fairness_set("main"), "holdout": load_fairness_set("holdout")}
     total = sum(len(t.queries) for t in tasks.values()) + (0 if data is not None else 2 * len(STRATEGIES))
@@ -285,6 +285,7 @@ def run(ctx: BenchContext) -> BenchResult:
                 k_label = k if k == "best" else f"k{k}"
                 result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
             n_docs = len(task.documents)
+            result.notes += [f"{task.name}: {note}" for note in task.notes]
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
             agreement = group_agreement(task, retriever.index.groups[retriever.concept.name].groups)

@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="retrieval only: your labelled set (folder or .jsonl/.csv file; format in the README)",
     )
+    parser.add_argument(
+        "--unknown-groups",
+        choices=["error", "neutral", "skip"],
+        default=None,
+        help="with --data: documents labelled other than female / male / neutral (e.g. 'both') refuse the set "
+        "(error, the default), are read as neutral, or are left out with their judgements (skip)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -103,6 +110,7 @@ def _command_line(args: argparse.Namespace) -> str:
         ("--timeout", args.timeout),
         ("--cache-dir", args.cache_dir),
         ("--data", args.data),
+        ("--unknown-groups", args.unknown_groups),
         ("--neutralize", args.neutralize),
     )
     for flag, value in options:
@@ -140,7 +148,10 @@ def run(args: argparse.Namespace) -> int:
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
-        load_labelled_set(args.data)
+        for note in load_labelled_set(args.data, unknown_groups=args.unknown_groups or "error").notes:
+            say(f"{args.data}: {note}", style="yellow")
+    elif args.unknown_groups is not None:
+        raise InputError("--unknown-groups applies to --data only")
     if args.neutralize is not None and "retrieval" not in names:
         raise InputError("--neutralize applies to the retrieval benchmark only")
     if args.out is not None:
@@ -161,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     for ctx in contexts:
         ctx.data = args.data
+        ctx.unknown_groups = args.unknown_groups or "error"
         ctx.neutralize = args.neutralize
     unique: dict[str, BenchContext] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
