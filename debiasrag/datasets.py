@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -121,7 +122,8 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if suffix == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
+        # split at "\n" only: str.splitlines would also cut at U+2028 and other separators a JSON string may hold
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
@@ -133,7 +135,7 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"{path.name}:{number}", row
         return
     try:
-        reader = csv.DictReader(text.splitlines())
+        reader = csv.DictReader(io.StringIO(text, newline=""))  # quoted fields keep their line breaks
         for row in reader:
             if None in row:  # more cells than header columns
                 raise InputError(f"{path.name}:{reader.line_num}: more cells than columns in the header")

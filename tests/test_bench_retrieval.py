@@ -275,3 +275,19 @@ def test_group_agreement_counts_disagreements_and_honours_metadata_labels(tmp_pa
     assert bench.group_agreement(task) == {"accuracy": pytest.approx(11 / 12), "documents": 12, "male_as_female": 1}
     task.documents[0].metadata["debiasrag_group"] = "male"  # a user label is what the strategies use
     assert bench.group_agreement(task)["accuracy"] == pytest.approx(1.0)
+
+
+def test_texts_keep_their_line_breaks_and_unicode_separators(tmp_path):
+    text = "She fixed the tyre.\nThen she rode home\u2028in the rain."
+    (tmp_path / "queries.csv").write_text("id,text\nq1,How do I fix a tyre?\n", encoding="utf-8")
+    with (tmp_path / "documents.csv").open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["id", "text", "group", "relevant_to"], ["d1", text, "female", "q1"]])
+    assert load_labelled_set(tmp_path).documents[0].text == text  # a quoted CSV field spans lines
+    jsonl = tmp_path / "set.jsonl"
+    rows = [
+        {"kind": "query", "id": "q1", "text": "x"},
+        {"kind": "document", "id": "d1", "text": text, "group": "female"},
+    ]
+    rows.append({"kind": "qrel", "query_id": "q1", "doc_id": "d1"})
+    jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert load_labelled_set(jsonl).documents[0].text == text  # U+2028 inside a JSON string is not a line end
