@@ -292,6 +292,7 @@ class GroupDetector:
         theirs = {self._infer_own(own_words(version, [text])) for version in versions}
         return own if own != NEUTRAL or theirs - {NEUTRAL} else group  # versions differ in a person, not in edits
 
+    @lru_cache(maxsize=65536)  # noqa: B019  # as _infer: a retriever reads the same candidates' versions again
     def _infer_own(self, words: str) -> str:
         """The group of a version's own words (:meth:`contrast_group`): as :meth:`_infer`, except that neutral words
         (singular *they*, *Mx*, *parent*) whose only gendered company is first names read neutral — there the
