@@ -45,7 +45,6 @@ from debiasrag.groups import GroupDetector  # noqa: E402
 from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
 from debiasrag.versions import tokens  # noqa: E402
 
-BASE = dv.ROOT
 DESIGN = ("main", "holdout", "passages", "topics", "wide")
 WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0)
 TAUS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
@@ -153,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     for weight, tau in itertools.product(WEIGHTS, TAUS):
         names[f"fused w={weight} tau={tau} delta=1"] = (rule(weight, tau), 1.0)
     scores = dv.score_groups(data, names, every)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=BASE).stdout
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT).stdout
     print(f"debiasrag at {commit.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
 
     def oracle_cells(group: str, weight: float) -> str:

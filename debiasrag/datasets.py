@@ -47,9 +47,8 @@ class RetrievalTask:
     relevant: dict[str, set[str]]  # query name -> relevant document ids
     concept: Concept | None = None
     areas: dict[str, str] = field(default_factory=dict)  # query name -> area (fairness sets; may be empty)
-    notes: list[str] = field(
-        default_factory=list
-    )  # what reading the set changed (labels read as neutral, rows left out)
+    # what reading the set changed (labels read as neutral, documents or queries left out)
+    notes: list[str] = field(default_factory=list)
 
 
 def load_toy_task() -> RetrievalTask:
@@ -163,16 +162,21 @@ typo in your own labels should not pass), read the document as ``neutral`` (it a
 ``skip`` it with its judgements (and a query left without a relevant document)."""
 
 
+def _group_refusal(label: str) -> str:
+    return f"'group' must be one of {', '.join(LABELLED_GROUPS)}, got {label.lower()!r}"
+
+
 def _group_field(where: str, row: dict[str, Any]) -> str:
     """A labelled row's ``group`` (any case): female, male or neutral."""
     group = _field(where, row, "group").lower()
     if group not in LABELLED_GROUPS:
-        raise InputError(f"{where}: 'group' must be one of {', '.join(LABELLED_GROUPS)}, got {group!r}")
+        raise InputError(f"{where}: {_group_refusal(group)}")
     return group
 
 
-def _unknown_group_hint() -> str:
-    return "; to read the set anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+_UNKNOWN_GROUP_HINT = (
+    "; to read the set anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+)
 
 
 def _id_list(where: str, value: Any) -> list[str]:
@@ -204,13 +208,17 @@ class _SetBuilder:
 
     def group(self, where: str, doc_id: str, label: str, known: str | None, refusal: str) -> str | None:
         """The group of document ``doc_id`` labelled ``label`` (``known``: what the label means, if anything);
-        ``None`` to leave the document out. ``refusal``: the error for an unknown label under ``error``."""
+        ``None`` when the document is left out (recorded in ``skipped``). ``refusal``: the error for an unknown
+        label under ``error``."""
         if known is not None:
             return known
         if self.unknown_groups == "error":
-            raise InputError(f"{where}: {refusal}{_unknown_group_hint()}")
+            raise InputError(f"{where}: {refusal}{_UNKNOWN_GROUP_HINT}")
         self.unknown[label].add(doc_id)
-        return "neutral" if self.unknown_groups == "neutral" else None
+        if self.unknown_groups == "neutral":
+            return "neutral"
+        self.skipped.add(doc_id)
+        return None
 
     def add(self, kind: str, where: str, row: dict[str, Any]) -> None:
         if kind == "query":
@@ -224,11 +232,9 @@ class _SetBuilder:
             if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
             label = _field(where, row, "group")
-            refusal = f"'group' must be one of {', '.join(LABELLED_GROUPS)}, got {label.lower()!r}"
             known = label.lower() if label.lower() in LABELLED_GROUPS else None
-            group = self.group(where, doc_id, label, known, refusal)
+            group = self.group(where, doc_id, label, known, _group_refusal(label))
             if group is None:
-                self.skipped.add(doc_id)
                 return
             extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
@@ -263,8 +269,8 @@ class _SetBuilder:
         empty = [q for q, ids in relevant.items() if not ids]
         if empty:
             raise InputError(f"{self.name}: query {empty[0]!r} has no relevant document ({len(empty)} such queries)")
-        if not queries or not self.documents:
-            raise InputError(f"{self.name}: no query or no document left after leaving out unknown labels")
+        if not queries:  # every query's relevant documents were left out
+            raise InputError(f"{self.name}: no query left after leaving out unknown labels")
         notes = []
         if self.unknown:
             counts = sorted(((len(ids), label) for label, ids in self.unknown.items()), key=lambda c: (-c[0], c[1]))
@@ -341,7 +347,6 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             group = builder.group(where, doc_id, gender, _GENDERS.get(gender.lower()), refusal)
             relevant = _relevance(where, row)
             if group is None:  # left out (unknown_groups="skip"), with every judgement of it
-                builder.skipped.add(doc_id)
                 if relevant:
                     builder.qrels.append((where, query_id, doc_id))
                 continue

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -171,7 +171,7 @@ def read_shard(path: str | Path) -> Shard:
             f"shard {base}: unsupported shard format {meta.get('format') if isinstance(meta, dict) else meta!r}"
         )
     count, dimension, model = meta.get("count"), meta.get("dimension"), meta.get("model")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (count, dimension)):
+    if not (_is_count(count) and _is_count(dimension)):
         raise InputError(f"shard {base}: the sidecar's 'count' and 'dimension' must be integers")
     if not (model is None or isinstance(model, str)) or not isinstance(meta.get("preprocessing") or {}, dict):
         raise InputError(f"shard {base}: the sidecar's 'model' must be a string and 'preprocessing' an object")
@@ -186,8 +186,7 @@ def read_shard(path: str | Path) -> Shard:
     documents = []
     for number, row in enumerate(rows, start=1):
         doc_id = row.get("id") if isinstance(row, dict) else None
-        valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
-        if not (valid_id and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)):
+        if not (_is_id(doc_id) and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)):
             raise InputError(f"shard {base}.jsonl line {number} is corrupted")
         documents.append(Document(row["id"], row["text"], dict(row.get("metadata") or {})))
     return Shard(
@@ -202,7 +201,13 @@ def read_shard(path: str | Path) -> Shard:
 
 
 def _is_id(value: Any) -> bool:
+    """A document id a shard can hold: a string or an integer (not a bool)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    """A sidecar's ``count`` / ``dimension``: a non-negative integer (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _sidecar_groups(raw: Any, count: int, base: Path) -> tuple[dict[str, StoredGroups], dict[str, list[str | int]]]:
@@ -363,7 +368,7 @@ def shards_mixed(sources: str | Path | Iterable[str | Path], concept: str = "gen
         except (OSError, InputError):
             return None  # read_shard, building the index, says what is wrong with it
         count = meta.get("count") if isinstance(meta, dict) else None
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        if not _is_count(count):
             return None
         groups, mixed = _sidecar_groups(meta.get("groups") or {}, count, base)
         stored = groups.get(concept)

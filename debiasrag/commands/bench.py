@@ -123,6 +123,11 @@ def _command_line(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def _unknown_groups(args: argparse.Namespace) -> str:
+    """``--unknown-groups`` as given, else the default (the flag's own default is None: given or not matters)."""
+    return args.unknown_groups or "error"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag bench``; returns the exit status."""
     from debiasrag.bench._common import context_embedder
@@ -148,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
-        for note in load_labelled_set(args.data, unknown_groups=args.unknown_groups or "error").notes:
+        for note in load_labelled_set(args.data, unknown_groups=_unknown_groups(args)).notes:
             say(f"{args.data}: {note}", style="yellow")
     elif args.unknown_groups is not None:
         raise InputError("--unknown-groups applies to --data only")
@@ -172,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     for ctx in contexts:
         ctx.data = args.data
-        ctx.unknown_groups = args.unknown_groups or "error"
+        ctx.unknown_groups = _unknown_groups(args)
         ctx.neutralize = args.neutralize
     unique: dict[str, BenchContext] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
