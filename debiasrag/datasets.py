@@ -298,6 +298,7 @@ def _find(folder: Path, stem: str) -> Path | None:
 # ``content_gender``, any other columns such as ``doc_title``).
 _ROWS_PREFIX = "queries-documents"
 _ROWS_COLUMNS = ("q_id", "d_id", "relevant", "query", "document", "content_gender")  # not kept as metadata
+_LEFT_OUT = "an unknown label (left out)"
 _GENDERS = {"f": "female", "female": "female", "m": "male", "male": "male", "n": "neutral", "neutral": "neutral"}
 
 
@@ -346,18 +347,20 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             refusal = f"'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
             group = builder.group(where, doc_id, gender, _GENDERS.get(gender.lower()), refusal)
             relevant = _relevance(where, row)
-            if group is None:  # left out (unknown_groups="skip"), with every judgement of it
+            shown = group or _LEFT_OUT  # a document left out (unknown_groups="skip") must be left out in every row
+            first = documents.get(doc_id)
+            if first is None:
+                documents[doc_id] = (where, text, shown)
+                if group is not None:
+                    extra = {k: v for k, v in row.items() if k not in _ROWS_COLUMNS}
+                    builder.add("document", where, {**extra, "id": doc_id, "text": text, "group": group})
+            elif (text, shown) != first[1:]:
+                what = "a different text than" if text != first[1] else f"content_gender {shown} here but {first[2]}"
+                raise InputError(f"{where}: document {doc_id!r} has {what} at {first[0]}")
+            if group is None:  # left out, with every judgement of it
                 if relevant:
                     builder.qrels.append((where, query_id, doc_id))
                 continue
-            first = documents.get(doc_id)
-            if first is None:
-                documents[doc_id] = (where, text, group)
-                extra = {k: v for k, v in row.items() if k not in _ROWS_COLUMNS}
-                builder.add("document", where, {**extra, "id": doc_id, "text": text, "group": group})
-            elif (text, group) != first[1:]:
-                what = "a different text than" if text != first[1] else f"content_gender {group} here but {first[2]}"
-                raise InputError(f"{where}: document {doc_id!r} has {what} at {first[0]}")
             earlier = judged.setdefault((query_id, doc_id), (where, relevant))
             if earlier[1] != relevant:
                 raise InputError(

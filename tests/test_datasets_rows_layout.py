@@ -354,3 +354,13 @@ def test_skipping_every_relevant_document_of_a_query_leaves_the_query_out(tmp_pa
     assert task.notes[-1] == "1 query left out, all relevant documents gone: 3"
     with pytest.raises(InputError, match="unknown_groups must be one of error, neutral, skip; got 'drop'"):
         load_labelled_set(folder, unknown_groups="drop")
+
+
+def test_a_document_left_out_in_one_row_and_labelled_in_another_is_a_contradiction(tmp_path):
+    files = judgement_rows()
+    files["sport"][7]["content_gender"] = "both"  # d2N's second row (judged for query 3); its first says N
+    with pytest.raises(InputError) as err:
+        load_labelled_set(write_rows_layout(tmp_path / "set", files), unknown_groups="skip")
+    assert str(err.value) == (
+        f"{SPORT}:9: document 'd2N' has content_gender an unknown label (left out) here but neutral at {SPORT}:4"
+    )
