@@ -57,7 +57,7 @@ from debiasrag.strategies import BLIND_INDEX_DELTA, Balanced
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODELS = ["default", str(ROOT / ".cache/models/paraphrase-MiniLM-L3-v2")]
 DESIGN = ["main", "holdout", *map(str, range(1, 29))]
-REPORT = [str(part) for part in range(29, 45)]  # 31-44 written after round 6 was committed
+REPORT = [str(part) for part in range(29, 47)]  # 31-46 written after round 6 was committed
 DELTAS = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 INDEXES = ("plain", "blind-table", "blind-ner")
 

@@ -39,7 +39,7 @@ from debiasrag.versions import CANDIDATES, MIN_OVERLAP, find_versions, token_ove
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ["main", "holdout", *map(str, range(1, 29))]
-REPORT = [str(part) for part in range(29, 45)]  # 31-44 written after round 6 was committed
+REPORT = [str(part) for part in range(29, 47)]  # 31-46 written after round 6 was committed
 
 
 def load(name: str) -> RetrievalTask:

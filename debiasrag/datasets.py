@@ -467,7 +467,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 45))
+PASSAGE_PARTS = tuple(range(1, 47))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -573,7 +573,11 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     like help-centre answers and course blurbs; ``part=44`` (``fairness_passages44``): 24 queries in
     solar_panel_installation, marriage_counselling, zookeeping and church_organ_playing, 144 documents of 113–132
     words written like intranet pages and case studies; both written blind before that rule, opened at 02b5a4c, chose
-    nothing. Parts 9–18 are
+    nothing. ``part=45`` (``fairness_passages45``): 24 queries in kite_surfing_instruction, prison_education,
+    seed_banking and sports_commentary, 144 documents of 78–94 words written like press releases; ``part=46``
+    (``fairness_passages46``): 24 queries in stained_glass_repair, refugee_resettlement_casework,
+    avalanche_forecasting and music_therapy, 144 documents of 127–150 words written like field notes, a side person in
+    half (often named first); both written blind, opened at 793db8a, chose nothing. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).
