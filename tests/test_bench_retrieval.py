@@ -180,6 +180,8 @@ def test_user_data_in_every_format_gives_the_same_metrics(cached, tmp_path, fmt)
     assert m["data.topk.k6.female_minus_male"] == 0  # with k=6 of 12 per query both genders come in pairs here
     for strategy in STRATEGIES:
         assert f"data.{strategy}.k10.exposure_disparity" in m
+    # the CLI reads the set once (to refuse a bad file before any model loads) and passes the set it read
+    assert bench.run(BenchContext(embedder=cached, data=task)).metrics == m
 
 
 def test_qrels_file_adds_relevance(tmp_path):

@@ -27,10 +27,13 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
+
+if TYPE_CHECKING:
+    from debiasrag.datasets import RetrievalTask
 
 MetricValue = float | int | str
 
@@ -63,7 +66,9 @@ class BenchContext:
         seed: seed for every random choice (random projections, logistic regressions, perturbations).
         progress: ``progress(description, total)`` context manager yielding ``advance(n=1)``.
         cache_dir: the embedding cache folder, for benchmarks that build extra cached embedders (e.g. GloVe).
-        data: a user's labelled data set (file or folder) for benchmarks that accept one (``retrieval``).
+        data: a user's labelled data set for benchmarks that accept one (``retrieval``): its file or folder, or
+            the set already read by :func:`~debiasrag.datasets.load_labelled_set` (then ``unknown_groups`` is
+            what that call was given).
         unknown_groups: what reading ``data`` does with labels other than female / male / neutral
             (:data:`debiasrag.datasets.UNKNOWN_GROUPS`).
         neutralize: ``retrieval`` searches a gender-blind index whose first names are removed this way
@@ -78,7 +83,7 @@ class BenchContext:
     seed: int = 0
     progress: Callable[[str, int | None], AbstractContextManager[Callable[..., None]]] = no_progress
     cache_dir: Path | None = None
-    data: Path | None = None
+    data: Path | RetrievalTask | None = None
     unknown_groups: str = "error"
     neutralize: str | None = None
 

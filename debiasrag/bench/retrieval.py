@@ -271,7 +271,9 @@ def run(ctx: BenchContext) -> BenchResult:
     embedder = context_embedder(ctx)
     result = BenchResult(NAME)
     data = ctx.data
-    if data is not None:
+    if isinstance(data, RetrievalTask):  # read once by the CLI, which checks it before any model loads
+        tasks = {"data": data}
+    elif data is not None:
         tasks = {"data": load_labelled_set(data, unknown_groups=ctx.unknown_groups)}
     else:
         tasks = {"fairness": load_fairness_set("main"), "holdout": load_fairness_set("holdout")}

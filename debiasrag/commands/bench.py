@@ -153,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
 
         if "retrieval" not in names:
             raise InputError("--data applies to the retrieval benchmark only")
-        for note in load_labelled_set(args.data, unknown_groups=_unknown_groups(args)).notes:
+        labelled = load_labelled_set(args.data, unknown_groups=_unknown_groups(args))
+        for note in labelled.notes:
             say(f"{args.data}: {note}", style="yellow")
     elif args.unknown_groups is not None:
         raise InputError("--unknown-groups applies to --data only")
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         for model in models
     ]
     for ctx in contexts:
-        ctx.data = args.data
+        ctx.data = labelled if args.data is not None else None  # read once, above
         ctx.unknown_groups = _unknown_groups(args)
         ctx.neutralize = args.neutralize
     unique: dict[str, BenchContext] = {}
