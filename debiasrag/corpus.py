@@ -39,6 +39,11 @@ class Document:
         return {"id": self.id, "text": self.text, **self.metadata}
 
 
+def is_document_id(value: Any) -> bool:
+    """A value a document id may be: a string or an integer (``True`` is an ``int`` to Python, not an id)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 @dataclass
 class JsonlReport:
     """What was read: lines seen and lines skipped (``(line_number, reason)``)."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from debiasrag import storage
 from debiasrag.concepts import Concept
-from debiasrag.corpus import Document
+from debiasrag.corpus import Document, is_document_id
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
@@ -141,7 +141,7 @@ class FaissIndex:
         for doc in documents:
             if not isinstance(doc, Document):
                 raise InputError(f"expected Document objects, got {type(doc).__name__}")
-            if not isinstance(doc.id, (str, int)) or isinstance(doc.id, bool):
+            if not is_document_id(doc.id):
                 raise InputError(f"document ids must be strings or integers, got {type(doc.id).__name__} {doc.id!r}")
             if isinstance(doc.id, int) and doc.id.bit_length() > 14_000:  # ~4,200 digits: maybe past str()'s limit
                 try:
@@ -405,8 +405,7 @@ def _parse_documents(data: bytes, folder: Path, concepts: tuple[str, ...]) -> It
         try:
             row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
             doc_id, text, metadata = row["id"], row["text"], row.get("metadata", {})
-            valid_id = isinstance(doc_id, str) or (isinstance(doc_id, int) and not isinstance(doc_id, bool))
-            if not (valid_id and isinstance(text, str) and isinstance(metadata, dict)):
+            if not (is_document_id(doc_id) and isinstance(text, str) and isinstance(metadata, dict)):
                 raise TypeError("wrong field types")
             groups = {name: row["groups"][name] for name in concepts}
             if not all(isinstance(group, str) for group in groups.values()):

@@ -28,7 +28,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from debiasrag.corpus import Document
+from debiasrag.corpus import Document, is_document_id
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import GroupDetector, detector
@@ -83,7 +83,7 @@ def write_shard(
     if not np.isfinite(vectors).all():
         raise InputError("vectors contain NaN or infinity")
     for doc in documents:
-        valid_id = isinstance(doc, Document) and isinstance(doc.id, (str, int)) and not isinstance(doc.id, bool)
+        valid_id = isinstance(doc, Document) and is_document_id(doc.id)
         if not (valid_id and isinstance(doc.text, str) and isinstance(doc.metadata, dict)):
             raise InputError(f"expected Documents with a str/int id, str text and dict metadata, got {doc!r:.80}")
     ids = [doc.id for doc in documents]
@@ -186,7 +186,9 @@ def read_shard(path: str | Path) -> Shard:
     documents = []
     for number, row in enumerate(rows, start=1):
         doc_id = row.get("id") if isinstance(row, dict) else None
-        if not (_is_id(doc_id) and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)):
+        if not (
+            is_document_id(doc_id) and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)
+        ):
             raise InputError(f"shard {base}.jsonl line {number} is corrupted")
         documents.append(Document(row["id"], row["text"], dict(row.get("metadata") or {})))
     return Shard(
@@ -198,11 +200,6 @@ def read_shard(path: str | Path) -> Shard:
         groups,
         mixed,
     )
-
-
-def _is_id(value: Any) -> bool:
-    """A document id a shard can hold: a string or an integer (not a bool)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _is_count(value: Any) -> TypeGuard[int]:
@@ -227,7 +224,7 @@ def _sidecar_groups(raw: Any, count: int, base: Path) -> tuple[dict[str, StoredG
         out[concept] = StoredGroups(fingerprint, groups)
         if "mixed" in entry:
             found = entry["mixed"]
-            if not (isinstance(found, list) and len(found) <= count and all(map(_is_id, found))):
+            if not (isinstance(found, list) and len(found) <= count and all(map(is_document_id, found))):
                 raise InputError(f"shard {base}: the sidecar's {concept!r} mixed documents are corrupted")
             mixed[concept] = found
     return out, mixed
