@@ -16,6 +16,7 @@ Rows of JSON Lines are read by :func:`debiasrag.corpus.iter_rows`, built on :fun
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -177,7 +178,24 @@ def check_output_path(target: str | Path) -> Path:
         raise InputError(f"output folder does not exist: {folder}", hint="create it first or choose another path")
     if path.is_dir():
         raise InputError(f"output path is a folder, not a file: {path}")
+    with contextlib.suppress(OSError):
+        mode = path.stat().st_mode
+        if not (stat.S_ISREG(mode) or _is_stream(mode)):
+            raise InputError(f"output path is not a regular file (a block device or socket): {path}")
     return path
+
+
+def _is_stream(mode: int) -> bool:
+    """A character device or FIFO (``/dev/null``, a named pipe): written in place, never replaced by a file."""
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _temp_stem(path: Path) -> str:
+    """The part of a temp file's name that names its target: the target's name, or a digest of it where the
+    name is so long that ``.<name>.<pid>-<hex>.tmp`` would pass the 255-byte limit of most filesystems."""
+    if len(os.fsencode(path.name)) <= 200:
+        return path.name
+    return "~" + hashlib.sha256(os.fsencode(path.name)).hexdigest()[:32]
 
 
 def refuse_same_file(source: str | Path, target: str | Path) -> None:
@@ -223,7 +241,7 @@ def _remove_dead_temps(path: Path) -> None:
 
     Only our own names (``.<name>.<pid>-<8 hex>.tmp``) whose process is gone; a live writer's file is kept.
     """
-    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)-[0-9a-f]{{8}}\.tmp$")
+    pattern = re.compile(rf"^\.{re.escape(_temp_stem(path))}\.(\d+)-[0-9a-f]{{8}}\.tmp$")
     try:
         siblings = list(path.parent.iterdir())
     except OSError:
@@ -244,13 +262,17 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
     the ``chunks`` generator itself — the temp file is removed and an existing ``target`` is unchanged.
     An existing file keeps its permissions; a new one gets the usual ones (0666 minus the umask).
     Write failures raise :class:`OutputError`; exceptions of ``chunks`` propagate unchanged. A temp file
-    that a killed earlier write of the same target left behind is removed first.
+    that a killed earlier write of the same target left behind is removed first. A character device or FIFO
+    (``/dev/null``, a named pipe) is written in place: replacing it would remove the device.
     """
     path = check_output_path(target)
     if isinstance(chunks, (str, bytes)):
         chunks = [chunks]
+    with contextlib.suppress(OSError):
+        if _is_stream(path.stat().st_mode):
+            return _write_stream(path, chunks, encoding)
     _remove_dead_temps(path)
-    tmp = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    tmp = path.parent / f".{_temp_stem(path)}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
@@ -271,6 +293,16 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}; it is unchanged") from exc
         raise
     fsync_folder(path.parent)
+    return path
+
+
+def _write_stream(path: Path, chunks: Iterable[str | bytes], encoding: str) -> Path:
+    try:
+        with open(path, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk.encode(encoding) if isinstance(chunk, str) else chunk)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return path
 
 

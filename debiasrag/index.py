@@ -67,11 +67,23 @@ class FaissIndex:
     ) -> None:
         if kind not in ("flat", "ivf", "hnsw"):
             raise InputError(f"unknown index kind {kind!r}; choose flat, ivf or hnsw")
-        for name, value in (("dimension", dimension), ("nprobe", nprobe), ("hnsw_m", hnsw_m), ("ef_search", ef_search)):
-            if not _is_positive_int(value):
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if nlist is not None and not _is_positive_int(nlist):
-            raise InputError(f"nlist must be a positive integer or None, got {nlist!r}")
+        # the ranges the loader accepts (storage.validate_manifest), so that every index built can be saved and
+        # loaded; HNSW needs two links per node (FAISS crashes with one)
+        top = storage.MAX_OPTION
+        limits = {
+            "dimension": (1, storage.MAX_DIMENSION),
+            "nprobe": (1, top),
+            "hnsw_m": (2, top),
+            "ef_search": (1, top),
+        }
+        values = {"dimension": dimension, "nprobe": nprobe, "hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist}
+        for name, value in values.items():
+            if name == "nlist" and value is None:  # chosen from the training set's size
+                continue
+            low, high = limits.get(name, (1, top))
+            if not (_is_positive_int(value) and low <= value <= high):
+                none = " or None" if name == "nlist" else ""
+                raise InputError(f"{name} must be an integer from {low} to {high}{none}, got {value!r}")
         if model_name is not None and not isinstance(model_name, str):
             raise InputError(f"model_name must be a string or None, got {model_name!r}")
         self.dimension = int(dimension)

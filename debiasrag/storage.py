@@ -48,6 +48,8 @@ logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 2
 PRODUCER = "debiasrag"
+MAX_DIMENSION = 1 << 16  # largest vector dimension an index holds (the largest models use 4,096)
+MAX_OPTION = 1 << 24  # largest nlist / nprobe / hnsw_m / ef_search
 MANIFEST = "manifest.json"
 INDEX_FILE, DOCS_FILE = "index.faiss", "documents.jsonl"
 DATA_FILES = (INDEX_FILE, DOCS_FILE)
@@ -226,6 +228,7 @@ def publish(
     lock_timeout = check_lock_timeout(lock_timeout)
     target = _folder_path(target)
     check_writable_target(target)
+    _check_loadable(manifest, target)
     try:
         target.mkdir(exist_ok=True)
     except OSError as exc:
@@ -263,6 +266,18 @@ def publish(
             raise
         _remove_leftovers(target, keep={version, previous}, upgraded_format_1=previous_format == 1)
     return target
+
+
+def _check_loadable(manifest: dict[str, Any], target: Path) -> None:
+    """Refuse, before anything is written, a manifest the loader would refuse (an option out of range, an unknown
+    preprocessing step): publishing it would replace a good index by one nobody can open."""
+    probe = {**manifest, "format": FORMAT_VERSION, "producer": PRODUCER, "version": f"debiasrag-data-{_new_version()}"}
+    probe.update(sha256={name: "0" * 64 for name in DATA_FILES}, size={name: 0 for name in DATA_FILES})
+    try:
+        validate_manifest(probe, target)
+    except IndexLoadError as exc:
+        reason = exc.message.split(" is invalid: ", 1)[-1]
+        raise InputError(f"refusing to save to {target}: the index could not be loaded again ({reason})") from None
 
 
 def _current_version(folder: Path) -> tuple[str | None, int | None]:
@@ -342,7 +357,7 @@ def validate_manifest(manifest: Any, folder: Path) -> None:
         raise IndexLoadError(f"{folder}: unsupported index format {fmt!r}")
     checks: list[tuple[str, str, Any]] = [
         ("model", "a string or null", lambda v: v is None or isinstance(v, str)),
-        ("dimension", "a positive integer", lambda v: _is_int(v) and 0 < v <= 1 << 16),
+        ("dimension", f"an integer from 1 to {MAX_DIMENSION}", lambda v: _is_int(v) and 0 < v <= MAX_DIMENSION),
         ("kind", "one of 'flat', 'ivf', 'hnsw'", lambda v: v in ("flat", "ivf", "hnsw")),
         ("count", "a positive integer", lambda v: _is_int(v) and v > 0),
         ("preprocessing", "an object", lambda v: isinstance(v, dict)),
@@ -386,8 +401,8 @@ def _validate_options(options: dict[str, Any], folder: Path) -> None:
             raise _fail(folder, f"options.{key}", f"one of {', '.join(_OPTION_TYPES)}", key)
         if value is None and _OPTION_TYPES[key]:
             continue
-        if not (_is_int(value) and 0 < value <= 1 << 24):
-            raise _fail(folder, f"options.{key}", "a positive integer", value)
+        if not (_is_int(value) and 0 < value <= MAX_OPTION):
+            raise _fail(folder, f"options.{key}", f"an integer from 1 to {MAX_OPTION}", value)
 
 
 def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
-from debiasrag.commands._common import positive_int, progress_bar, say, warn
+from debiasrag.commands._common import positive_int, print_json, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
@@ -58,7 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --strategy replace: one placeholder per name across the whole corpus",
     )
-    parser.add_argument("--mapping-out", default=None, help="with --strategy replace: write placeholder -> name JSON")
+    parser.add_argument(
+        "--mapping-out", default=None, help="with --strategy replace: write placeholder -> name JSON (- for stdout)"
+    )
     parser.add_argument(
         "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
     )
@@ -151,7 +153,9 @@ def _count_lines(path: str) -> int | None:
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag anonymize``; returns the exit status."""
     refuse_same_file(args.input, args.output)  # the output replaces its file: never the input being read
-    if args.mapping_out:  # checked before anything is written, so a bad mapping path never leaves half a run
+    if str(args.mapping_out) == "-" and str(args.output) == "-":
+        raise InputError("--mapping-out - and the output - would share standard output; write one of them to a file")
+    if args.mapping_out and str(args.mapping_out) != "-":  # checked before anything is written: never half a run
         refuse_same_file(args.input, args.mapping_out)
         if str(args.output) != "-" and Path(args.mapping_out).resolve() == Path(args.output).resolve():
             raise InputError(f"--mapping-out {args.mapping_out} is the output file; choose another path")
@@ -220,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
         raise exc.for_cli() from None
     mapping = getattr(anonymizer, "operator", None)
     shared = getattr(mapping, "shared", None)
-    if args.mapping_out and shared is not None:
+    if str(args.mapping_out) == "-" and shared is not None:  # '-' is standard output, as for the output file
+        print_json(shared.mapping, indent=2)
+    elif args.mapping_out and shared is not None:
         atomic_write_json(args.mapping_out, shared.mapping)
     if report.skipped:
         warn(report.summary())

@@ -299,14 +299,14 @@ def test_readers_never_see_a_partial_index_while_writers_save(tmp_path):
 BAD_FIELDS = [
     ("kind", "exotic", "'kind' must be one of"),
     ("kind", 3, "'kind' must be one of"),
-    ("dimension", "16", "'dimension' must be a positive integer"),
-    ("dimension", True, "'dimension' must be a positive integer"),
-    ("dimension", -4, "'dimension' must be a positive integer"),
-    ("dimension", 1.5, "'dimension' must be a positive integer"),
+    ("dimension", "16", "'dimension' must be an integer from 1 to 65536"),
+    ("dimension", True, "'dimension' must be an integer from 1 to 65536"),
+    ("dimension", -4, "'dimension' must be an integer from 1 to 65536"),
+    ("dimension", 1.5, "'dimension' must be an integer from 1 to 65536"),
     ("count", None, "'count' must be a positive integer"),
     ("model", ["m"], "'model' must be a string or null"),
     ("options", [], "'options' must be an object"),
-    ("options", {"nprobe": "lots"}, "'options.nprobe' must be a positive integer"),
+    ("options", {"nprobe": "lots"}, "'options.nprobe' must be an integer from 1 to 16777216"),
     ("options", {"evil": 1}, "'options.evil' must be one of"),
     ("preprocessing", "ner", "'preprocessing' must be an object"),
     ("preprocessing", {"anonymize": "llm"}, "'preprocessing.anonymize' must be an object"),
@@ -405,9 +405,9 @@ def test_lone_surrogates_and_huge_ids_round_trip(tmp_path):
 
 
 def test_library_arguments_are_checked_before_any_work(tmp_path):
-    with pytest.raises(InputError, match="dimension must be a positive integer, got '384'"):
+    with pytest.raises(InputError, match="dimension must be an integer from 1 to 65536, got '384'"):
         FaissIndex("384")  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="nprobe must be a positive integer"):
+    with pytest.raises(InputError, match="nprobe must be an integer from 1 to 16777216"):
         FaissIndex(DIM, kind="ivf", nprobe=0)
 
     class Refusing:
