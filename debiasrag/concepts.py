@@ -8,6 +8,7 @@ attribute labels, scenario templates and WEAT sets used by the benchmarks.
 from __future__ import annotations
 
 import math
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,9 +130,11 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         "'templates' must map each scenario name to a sentence",
     )
     for name, template in templates.items():
-        try:
-            template.format(attribute="x")
-        except (KeyError, IndexError, ValueError):
+        try:  # exactly "{attribute}": "{attribute.x}" or "{attribute[0]}" would fail or misread real words
+            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
+            if any((f, spec, conv) != ("attribute", "", None) for f, spec, conv in fields):
+                raise ValueError(name)
+        except ValueError:
             raise InputError(
                 f"{source}: template {name!r} may contain only the placeholder {{attribute}} "
                 "(write other braces as {{ and }})"

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
+from debiasrag.errors import InputError
 from debiasrag.fileio import user_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -54,7 +55,10 @@ class CachedEmbedder:
         self._load = load
         self._inner: Embedder | None = None
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where the folder should be, no permission
+            raise InputError(f"cannot use the embedding cache folder {self.cache_dir}: {exc.strerror or exc}") from None
         model_key = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
         self.path = self.cache_dir / f"embeddings-{model_key}.sqlite"
         # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection
@@ -85,7 +89,9 @@ class CachedEmbedder:
 
     def _stored_dimension(self) -> int | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
-        return int(row[0]) if row else None
+        value = str(row[0]) if row else ""
+        # a damaged record is unknown, not an error: the model says it again and the next write mends it
+        return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
 
     @property
     def inner(self) -> Embedder:
@@ -121,7 +127,8 @@ class CachedEmbedder:
             chunk = unique[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for key, blob in self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
-                found[key] = np.frombuffer(blob, dtype=np.float32)
+                if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:  # else damaged: embedded again
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
         missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in found]
         self.hits += sum(1 for k in keys if k in found)
         self.misses += len(missing)
@@ -131,6 +138,7 @@ class CachedEmbedder:
             rows = [(k, vectors[i].tobytes()) for i, (k, _) in enumerate(missing)]
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('dimension', ?)", (str(vectors.shape[1]),))
+            self._dimension = int(vectors.shape[1])
             self._db.commit()
             for i, (k, _) in enumerate(missing):
                 found[k] = vectors[i]

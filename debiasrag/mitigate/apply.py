@@ -58,10 +58,11 @@ def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
     """
     if dtype not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype!r}")
-    lines = read_text(path, what="word-vector file").splitlines()
+    # "\n" only: GloVe's large vocabularies hold words with U+2028 or U+0085, which str.splitlines() splits on
+    lines = read_text(path, what="word-vector file").split("\n")
     start = 0
     header = lines[0].split() if lines else []
-    if len(header) == 2 and all(part.isdigit() for part in header):
+    if len(header) == 2 and all(part.isascii() and part.isdigit() for part in header):  # not "²"
         start = 1
     words: list[str] = []
     rows: list[np.ndarray] = []
@@ -192,7 +193,7 @@ def debias(
             raise InputError("no target word is in the vocabulary outside the gender-specific words")
     result = estimator.transform(model, target=target, ignore=ignore)
     rows = model.rows(target) if target is not None else np.setdiff1d(np.arange(len(model)), model.rows(ignore))
-    pair = next((p for p in sets.definitional if all(w in model for w in p[:2])), None)
+    pair = next((p for p in sets.definitional if len(p) >= 2 and all(w in model for w in p[:2])), None)  # HSR: words
     summary: dict[str, Any] = {"algorithm": name, "words": len(model), "debiased": int(len(rows))}
     if pair is not None:
         d = np.asarray(model[pair[0]], dtype=np.float64) - np.asarray(model[pair[1]], dtype=np.float64)

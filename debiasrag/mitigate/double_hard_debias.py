@@ -87,6 +87,12 @@ class DoubleHardDebias(BaseDebias):
         from sklearn.decomposition import IncrementalPCA
 
         model = self._check_model(model)
+        rows, dim = model.vectors.shape
+        if min(rows, dim) < self.pca_components:  # IncrementalPCA needs that many words and dimensions
+            raise InputError(
+                f"Double Hard Debias takes {self.pca_components} principal components of the vocabulary: it needs at "
+                f"least {self.pca_components} words and dimensions, got {rows} words of {dim} dimensions"
+            )
         mean = np.mean(model.vectors, axis=0)
         return mean, IncrementalPCA(n_components=self.pca_components).fit(model.vectors - mean).components_
 

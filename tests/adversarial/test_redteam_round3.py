@@ -140,3 +140,75 @@ def test_a_dimension_past_the_loaders_limit_is_refused_when_built(tmp_path):
     manifest.write_text(json.dumps({**data, "dimension": 65537}))
     with pytest.raises(IndexLoadError, match=manifest_limit):
         FaissIndex.load(tmp_path / "ix")
+
+
+# -- command-line and library inputs that raised raw tracebacks ------------------------------------------------
+@pytest.mark.parametrize(
+    ("vectors", "args", "fragment"),
+    [
+        ("3 ²\nhe 1 2\nshe 2 1\nman 1 1\n", ["--algorithm", "hd"], "line 1"),  # "²".isdigit(), int("²") fails
+        (VECTORS, ["--algorithm", "dhd"], "it needs at least 10 words and dimensions, got 5 words of 3 dimensions"),
+    ],
+    ids=["superscript-header", "dhd-small"],
+)
+def test_mitigate_inputs_that_raised_tracebacks(tmp_path, capsys, vectors, args, fragment):
+    (tmp_path / "v.txt").write_text(vectors, encoding="utf-8")
+    (tmp_path / "out.txt").write_text("old\n")
+    assert main(["mitigate", str(tmp_path / "v.txt"), str(tmp_path / "out.txt"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("debiasrag: error: ") and err.count("\n") == 1 and fragment in err, err
+    assert (tmp_path / "out.txt").read_text() == "old\n"
+
+
+def test_half_sibling_regression_takes_definitional_words_not_pairs(tmp_path, capsys):
+    (tmp_path / "v.txt").write_text(VECTORS)
+    (tmp_path / "def.json").write_text('[["he"], ["she"]]')
+    args = ["mitigate", str(tmp_path / "v.txt"), str(tmp_path / "o.txt"), "--algorithm", "hsr"]
+    assert main([*args, "--definitional", str(tmp_path / "def.json")]) == 0, capsys.readouterr().err
+
+
+def test_word_vectors_with_line_separator_characters_in_words_are_read(tmp_path):
+    from debiasrag.mitigate.apply import read_vectors
+
+    (tmp_path / "v.txt").write_text("he 1 0\nshe 0 1\na\u2028b 1 1\nc\x85d 0.5 1\n", encoding="utf-8")
+    assert read_vectors(tmp_path / "v.txt").words == ["he", "she", "a\u2028b", "c\x85d"]
+
+
+@pytest.mark.parametrize("template", ["{attribute.foo}", "{attribute[0]}", "{attribute!r}", "{}", "{other}"])
+def test_concept_templates_hold_only_the_attribute_placeholder(tmp_path, template):
+    from debiasrag.concepts import load_concept
+
+    concept = tmp_path / "c.json"
+    concept.write_text(
+        json.dumps(
+            {
+                "name": "religion",
+                "groups": ["christian", "muslim"],
+                "variants": {"christian": "This person is Christian.", "muslim": "This person is Muslim."},
+                "debiasing": "This person's religion is unknown.",
+                "templates": {"t": template},
+            }
+        )
+    )
+    with pytest.raises(InputError, match="may contain only the placeholder"):
+        load_concept(concept)
+
+
+def test_a_damaged_embedding_cache_is_embedded_again_not_a_traceback(tmp_path, embedder):
+    import sqlite3
+
+    from debiasrag.embedding_cache import CachedEmbedder
+
+    texts = ["She is a nurse.", "He is a pilot."]
+    fresh = CachedEmbedder.wrap(embedder, tmp_path).encode(texts)
+    db = sqlite3.connect(next(tmp_path.glob("*.sqlite")))
+    db.execute("UPDATE vectors SET vector = substr(vector, 1, 101)")  # odd length
+    db.execute("UPDATE meta SET value = 'abc' WHERE key = 'dimension'")
+    db.commit()
+    db.close()
+    again = CachedEmbedder.for_model(None, tmp_path)  # the dimension from the (damaged) cache, not given
+    np.testing.assert_allclose(again.encode(texts), fresh, atol=1e-6)
+    assert again.misses == 2
+    assert CachedEmbedder.for_model(None, tmp_path).encode(texts).shape == (2, 384)  # mended: served from the cache
+    with pytest.raises(InputError, match="cannot use the embedding cache folder"):
+        CachedEmbedder.wrap(embedder, next(tmp_path.glob("*.sqlite")))  # a file where the folder should be
