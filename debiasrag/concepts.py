@@ -101,6 +101,9 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         "'groups' must be a list of two non-empty names",
     )
     _check(groups[0] != groups[1], source, "the two groups must differ")
+    # "neutral" is what a document with no evidence of either group is labelled: a group of that name could not be
+    # told apart from it
+    _check("neutral" not in groups, source, "'neutral' cannot be a group name (it labels documents of neither group)")
     _check(
         isinstance(variants, dict) and all(_is_text(variants.get(g)) for g in groups),
         source,

@@ -60,3 +60,39 @@ def check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not hasattr(seed, "__index__") or not 0 <= seed < 2**32:
         raise InputError(f"seed must be an integer from 0 to {2**32 - 1}, got {seed!r}")
     return int(seed)
+
+
+def check_int(name: str, value: Any, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an integer from ``low`` (to ``high``); anything else (a bool, a float, text) is an InputError."""
+    if isinstance(value, bool) or not hasattr(value, "__index__") or value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise InputError(f"{name} must be an integer {span}, got {value!r}")
+    return int(value)
+
+
+def check_number(name: str, value: Any, low: float = 0.0) -> float:
+    """``value`` as a finite number >= ``low``; NaN, infinity, bools and text are an InputError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise InputError(f"{name} must be a number >= {low:g}, got {value!r}")
+    try:
+        number = float(value)
+    except (OverflowError, ValueError, TypeError):
+        number = float("nan")
+    if not low <= number < float("inf"):
+        raise InputError(f"{name} must be a finite number >= {low:g}, got {value!r}")
+    return number
+
+
+def check_texts(texts: Any, what: str = "text") -> list[str]:
+    """``texts`` as a list of strings; one string (which would be read character by character), a value that is not
+    a collection, or an item that is not a string is an InputError naming its position."""
+    if isinstance(texts, (str, bytes)):
+        raise InputError(f"expected a list of {what}s, got one {type(texts).__name__} (wrap it in a list)")
+    try:
+        items = list(texts)
+    except TypeError:
+        raise InputError(f"expected a list of {what}s, got {type(texts).__name__}") from None
+    for position, item in enumerate(items):
+        if not isinstance(item, str):
+            raise InputError(f"{what} {position} is {type(item).__name__}, not a string")
+    return items

@@ -532,6 +532,10 @@ class GroupDetector:
     def group(self, text: str, metadata: Mapping[str, Any] | None = None) -> str:
         """The document's group: ``metadata[GROUP_KEY]`` if set (and, when :func:`annotate_groups` inferred it, by a
         detector with this one's fingerprint), else the group with most evidence, else neutral."""
+        if not isinstance(text, str) or not (metadata is None or isinstance(metadata, Mapping)):
+            raise InputError(
+                f"group() takes a text and a metadata mapping, got {type(text).__name__} and {type(metadata).__name__}"
+            )
         if metadata is not None and metadata.get(GROUP_KEY) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
             if label not in (*self.groups, NEUTRAL):

@@ -266,19 +266,38 @@ class FaissIndex:
         """
         if self._index is None or not self.ids:
             raise InputError("the index is empty")
-        queries = np.ascontiguousarray(queries, dtype=np.float32)
+        try:
+            queries = np.ascontiguousarray(queries, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise InputError(f"queries must be an array of numbers, got {type(queries).__name__}") from None
         if queries.ndim == 1:
             queries = queries[None, :]
-        k = min(int(k), len(self.ids))
-        scores, positions = self._index.search(queries, k)
+        if queries.ndim != 2 or queries.shape[1] != self.dimension:
+            raise InputError(f"queries must have shape (n, {self.dimension}), got {queries.shape}")
+        if not _is_positive_int(k):
+            raise InputError(f"k must be a positive integer, got {k!r}")
+        scores, positions = self._index.search(queries, min(int(k), len(self.ids)))
         return scores, positions
 
     def vectors_at(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Stored vectors for the given positions (exact scores for chunks outside a search's top list)."""
-        positions = np.asarray(positions, dtype=np.int64)
+        positions = self._checked_positions(positions)
         if len(positions) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self._index.reconstruct_batch(positions)
+
+    def _checked_positions(self, positions: Any) -> np.ndarray:
+        """``positions`` as int64 rows of this index; anything else is an :class:`InputError` (FAISS would read
+        memory outside the index for a negative one)."""
+        try:
+            found = np.asarray(positions)
+        except (TypeError, ValueError):
+            found = np.asarray([None])
+        if found.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if found.ndim != 1 or found.dtype.kind not in "iu" or found.min() < 0 or found.max() >= len(self.ids):
+            raise InputError(f"positions must be a list of integers from 0 to {len(self.ids) - 1}")
+        return found.astype(np.int64)
 
     def versions(
         self, candidates: int = CANDIDATES, *, positions: Sequence[int] | None = None, batch: int = 1024
@@ -287,9 +306,11 @@ class FaissIndex:
         ``candidates`` texts sharing most of its rarest words (:func:`~debiasrag.versions.word_candidates`: linear in
         the corpus, unlike a search of the index over itself). With ``positions``, those documents' versions only,
         looked for among their ``candidates`` nearest stored vectors (one batched search)."""
+        if not (_is_positive_int(candidates) and _is_positive_int(batch)):
+            raise InputError(f"candidates and batch must be positive integers, got {candidates!r} and {batch!r}")
         if positions is None:
             return find_versions(self.texts, word_candidates(self.texts, candidates))
-        wanted = np.asarray(positions, dtype=np.int64)
+        wanted = self._checked_positions(positions)
         neighbours: list[list[int]] = []
         for start in range(0, len(wanted), batch):
             _, found = self.search(self.vectors_at(wanted[start : start + batch]), min(candidates + 1, len(self.ids)))
@@ -301,13 +322,16 @@ class FaissIndex:
 
     def document(self, position: int) -> Document:
         """The document stored at FAISS row ``position``."""
+        valid = isinstance(position, (int, np.integer)) and not isinstance(position, bool)
+        if not (valid and 0 <= position < len(self.ids)):
+            raise InputError(f"position must be an integer from 0 to {len(self.ids) - 1}, got {position!r}")
         return Document(self.ids[position], self.texts[position], self.metadatas[position])
 
     def position_of(self, doc_id: str | int) -> int:
         """The FAISS row of the document with id ``doc_id``; an :class:`InputError` when there is none."""
         try:
             return self._position[doc_id]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: an unhashable value, which no id is
             raise InputError(f"no document with id {doc_id!r}") from None
 
     # -- persistence --------------------------------------------------------------------------------
@@ -363,6 +387,8 @@ class FaissIndex:
         manifest, files = storage.read_current(directory)  # a bad path is an InputError there
         folder = Path(directory)
         if embedder is not None:
+            if not isinstance(embedder, Embedder):
+                raise InputError(f"embedder must be an Embedder, got {type(embedder).__name__}")
             check_model(manifest, embedder, folder)
         index = cls(manifest["dimension"], model_name=manifest["model"], kind=manifest["kind"], **manifest["options"])
         index.preprocessing = dict(manifest["preprocessing"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, SupportsInt, cast, overload
@@ -92,7 +93,7 @@ class RetrievalResult(Sequence[Hit]):
 def validate_query(query: object) -> str:
     if not isinstance(query, str):
         raise InputError(f"query must be a string, not {type(query).__name__}")
-    if not query.strip():
+    if not any(unicodedata.category(c)[0] not in "CZ" for c in query):  # only spaces, controls, invisible marks
         raise InputError("query is empty")
     return query.strip()
 
@@ -151,6 +152,10 @@ class DebiasedRetriever:
         )
         self.strategy = self._strategy(strategy)
         self.k = validate_k(k)
+        if query_transform is not None and not callable(query_transform):
+            raise InputError(
+                f"query_transform must be a function from text to text, got {type(query_transform).__name__}"
+            )
         self.query_transform = query_transform
         # Bundled concepts share one memoized detector per process.
         bundled = isinstance(concept, str) and concept == self.concept.name

@@ -237,7 +237,12 @@ def iter_shards(sources: str | Path | Iterable[str | Path]) -> Iterator[Shard]:
 
 
 def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
-    items = [sources] if isinstance(sources, (str, Path)) else list(sources)
+    try:
+        items = [sources] if isinstance(sources, (str, Path)) else list(sources)
+    except TypeError:
+        raise InputError(f"shard sources must be folders or files, got {type(sources).__name__}") from None
+    if not all(isinstance(item, (str, Path)) for item in items):
+        raise InputError("shard sources must be folder or file paths")
     if not items:
         raise InputError("no shard folders or files given")
     for item in items:
@@ -398,6 +403,8 @@ def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
     :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector; when that
     is this debiasrag's detector, versions in different inputs are read by contrast (nothing is inferred again).
     """
+    if isinstance(indexes, (str, Path, FaissIndex)) or not all(isinstance(i, FaissIndex) for i in indexes):
+        raise InputError("indexes must be a list of FaissIndex objects (load folders with FaissIndex.load)")
     if not indexes:
         raise InputError("no indexes to merge")
     options.setdefault("kind", indexes[0].kind)

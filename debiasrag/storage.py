@@ -119,6 +119,13 @@ def _folder_path(directory: Any) -> Path:
 def check_writable_target(target: Path) -> None:
     """Refuse to write over anything that is not an index folder, an empty folder, or a new path."""
     target = _folder_path(target)
+    try:
+        _check_writable(target)
+    except OSError as exc:  # a name too long for the file system, a folder we may not read
+        raise InputError(f"cannot write an index to {target}: {exc.strerror or exc}") from None
+
+
+def _check_writable(target: Path) -> None:
     if target.is_symlink():
         raise InputError(f"{target} is a symbolic link; refusing to write an index through it (pass the real folder)")
     if not target.exists():
@@ -158,7 +165,12 @@ def check_lock_timeout(lock_timeout: Any) -> float | None:
         raise InputError(
             f"lock_timeout must be a number of seconds >= 0, or None to wait without limit, not {lock_timeout!r}"
         )
-    return float(lock_timeout)
+    try:
+        return float(lock_timeout)
+    except OverflowError:  # an int past the largest float: longer than anyone waits
+        raise InputError(
+            "lock_timeout is too large to be a number of seconds; pass None to wait without limit"
+        ) from None
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from debiasrag.concepts import Concept
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_number
 from debiasrag.versions import families
 
 Key = Hashable
@@ -213,9 +213,9 @@ class Balanced(Strategy):
     uses_groups = True
 
     def __init__(self, delta: float = 2.0, *, depth_factor: int = 2, pool: int = 20) -> None:
-        self.delta = delta
-        self.depth_factor = depth_factor
-        self.pool = pool
+        self.delta = check_number("delta", delta)
+        self.depth_factor = check_int("depth_factor", depth_factor)
+        self.pool = check_int("pool", pool, 2)  # σ of one score is 0
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""
@@ -257,6 +257,10 @@ class DynamicCutoff:
     def __post_init__(self) -> None:
         if self.rule not in ("relative", "gap"):
             raise InputError(f"unknown cut rule {self.rule!r}; choose 'relative' or 'gap'")
+        self.max_k = check_int("max_k", self.max_k)
+        self.min_k = check_int("min_k", self.min_k)
+        self.pool = check_int("pool", self.pool, 2)
+        self.tau = check_number("tau", self.tau)
 
     def threshold(self, scores: Sequence[float]) -> float:
         """The lowest score inside the window, from the (descending) ``scores``."""
@@ -310,9 +314,11 @@ class Dynamic(Strategy):
     uses_groups = True
 
     def __init__(self, cutoff: DynamicCutoff | None = None, *, delta: float = 1.0, versions: bool = False) -> None:
+        if cutoff is not None and not isinstance(cutoff, DynamicCutoff):
+            raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
         self.cutoff = cutoff or DynamicCutoff()
-        self.delta = delta
-        self.versions = versions
+        self.delta = check_number("delta", delta)
+        self.versions = bool(versions)
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""
@@ -374,7 +380,7 @@ def get_strategy(strategy: str | Strategy) -> Strategy:
         return strategy
     try:
         return STRATEGIES[strategy]()
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable value, which names no strategy
         raise InputError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}") from None
 
 

@@ -87,7 +87,7 @@ def test_names_modes(table):
     assert ner == "Halvorsen met Mx Evans. Halvorsen said plan works."
     with pytest.raises(InputError, match="names must be one of ner, table, keep"):
         GenderNeutralizer(names="all")
-    with pytest.raises(InputError, match="text 1 is a int, not a string"):
+    with pytest.raises(InputError, match="text 1 is int, not a string"):
         table.neutralize_batch(["she", 3])
     assert table.query_transform("she") == "they" and table.query_transform("Maria") == "Maria"  # never empty
 

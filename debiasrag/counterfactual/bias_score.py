@@ -46,7 +46,7 @@ import numpy as np
 
 from debiasrag.counterfactual.gender_swap import GenderSwapper, load_gender_words
 from debiasrag.embedders import Embedder, load_embedder, normalize_rows
-from debiasrag.errors import InputError, check_seed
+from debiasrag.errors import InputError, check_seed, check_texts
 from debiasrag.fileio import encodable
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
@@ -220,10 +220,7 @@ class BiasScorer:
     def score(self, sentences: Sequence[str]) -> list[SentenceBias]:
         """Bias score of each sentence (same length and order); Eq. 1-3 plus the per-token terms."""
         self._check_fitted()
-        sentences = list(sentences)
-        for i, text in enumerate(sentences):
-            if not isinstance(text, str):
-                raise InputError(f"sentence {i} is {type(text).__name__}, not a string")
+        sentences = check_texts(sentences, "sentence")
         results: list[SentenceBias] = []
         for start in range(0, len(sentences), self.batch_size):
             results.extend(self._score_batch(sentences[start : start + self.batch_size]))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import loads_strict, read_text
 from debiasrag.resources import data_path
 
@@ -218,10 +218,7 @@ class GenderSwapper:
 
     def counterfactuals(self, texts: Sequence[str]) -> list[Counterfactual]:
         """Like :meth:`swap_batch` but also returns what was replaced, where, and in which direction."""
-        texts = list(texts)
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise InputError(f"text {i} is {type(text).__name__}, not a string")
+        texts = check_texts(texts)
         pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
         for i, text in enumerate(texts):
             for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):

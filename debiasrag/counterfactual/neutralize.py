@@ -32,7 +32,7 @@ from typing import Any
 
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import encodable
 from debiasrag.groups import detector, strip_possessive
 from debiasrag.index import FaissIndex
@@ -103,10 +103,7 @@ class GenderNeutralizer:
 
     def neutralize_batch(self, texts: Iterable[str]) -> list[str]:
         """Each text in gender-neutral wording; person names found by NER in one spaCy pass over the batch."""
-        texts = list(texts)
-        for position, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise InputError(f"text {position} is a {type(text).__name__}, not a string")
+        texts = check_texts(texts)
         removed: list[set[str]] = [set() for _ in texts]
         grammar: list[_Grammar | None] = [None for _ in texts]
         if self.names == "ner" and texts:

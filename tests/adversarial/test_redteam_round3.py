@@ -212,3 +212,109 @@ def test_a_damaged_embedding_cache_is_embedded_again_not_a_traceback(tmp_path, e
     assert CachedEmbedder.for_model(None, tmp_path).encode(texts).shape == (2, 384)  # mended: served from the cache
     with pytest.raises(InputError, match="cannot use the embedding cache folder"):
         CachedEmbedder.wrap(embedder, next(tmp_path.glob("*.sqlite")))  # a file where the folder should be
+
+
+# -- library calls that raised raw exceptions (or returned memory outside the index) ---------------------------
+@pytest.fixture(scope="module")
+def three(tmp_path_factory) -> tuple[FaissIndex, Path]:
+    index = FaissIndex(8, model_name="fake")
+    rows = np.random.default_rng(0).random((3, 8)).astype(np.float32)
+    index.add([Document(i, f"text {i}") for i in range(3)], rows)
+    folder = tmp_path_factory.mktemp("three") / "ix"
+    index.save(folder)
+    return index, folder
+
+
+LIBRARY_CASES = {
+    "search-dimension": (lambda ix, _: ix.search(np.zeros((1, 5)), 2), "queries must have shape (n, 8)"),
+    "search-k0": (lambda ix, _: ix.search(np.zeros((1, 8)), 0), "k must be a positive integer, got 0"),
+    "search-text": (lambda ix, _: ix.search("abc", 2), "queries must be an array of numbers"),
+    "document-99": (lambda ix, _: ix.document(99), "position must be an integer from 0 to 2, got 99"),
+    "position-of-list": (lambda ix, _: ix.position_of([1]), "no document with id [1]"),
+    "vectors-at-negative": (lambda ix, _: ix.vectors_at([-5]), "positions must be a list of integers from 0 to 2"),
+    "versions-99": (lambda ix, _: ix.versions(positions=[99]), "positions must be a list of integers"),
+    "versions-batch0": (lambda ix, _: ix.versions(positions=[0], batch=0), "candidates and batch must be positive"),
+    "load-embedder-5": (lambda _, f: FaissIndex.load(f, embedder=5), "embedder must be an Embedder, got int"),
+    "save-long-name": (lambda ix, f: ix.save(f.parent / ("x" * 300)), "File name too long"),
+    "save-lock-huge": (lambda ix, f: ix.save(f, lock_timeout=10**400), "lock_timeout is too large"),
+}
+
+
+@pytest.mark.parametrize("case", list(LIBRARY_CASES))
+def test_index_calls_with_bad_arguments_are_our_error(three, case):
+    call, fragment = LIBRARY_CASES[case]
+    with pytest.raises(InputError) as err:
+        call(*three)
+    assert fragment in str(err.value)
+
+
+def test_strategies_check_their_parameters():
+    from debiasrag.strategies import Balanced, Dynamic, DynamicCutoff, get_strategy
+
+    for make, fragment in [
+        (lambda: get_strategy(["topk"]), "unknown strategy ['topk']"),
+        (lambda: Balanced(delta="x"), "delta must be a number >= 0, got 'x'"),
+        (lambda: Balanced(pool=0), "pool must be an integer >= 2, got 0"),
+        (lambda: Dynamic(delta=None), "delta must be a number >= 0, got None"),
+        (lambda: Dynamic(cutoff=5), "cutoff must be a DynamicCutoff, got int"),
+        (lambda: DynamicCutoff(rule="gap", tau=float("nan")), "tau must be a finite number >= 0, got nan"),
+        (lambda: DynamicCutoff(max_k=0), "max_k must be an integer >= 1, got 0"),  # silently returned nothing
+    ]:
+        with pytest.raises(InputError, match=None) as err:
+            make()
+        assert fragment in str(err.value)
+
+
+def test_merging_and_reading_shards_of_the_wrong_kind_are_our_error(three):
+    from debiasrag.shards import index_from_shards, merge_indexes
+
+    for make, fragment in [
+        (lambda: merge_indexes(str(three[1])), "indexes must be a list of FaissIndex objects"),
+        (lambda: merge_indexes([1, 2]), "indexes must be a list of FaissIndex objects"),
+        (lambda: index_from_shards(5), "shard sources must be folders or files, got int"),
+    ]:
+        with pytest.raises(InputError) as err:
+            make()
+        assert fragment in str(err.value)
+
+
+def test_texts_given_as_something_else_are_our_error():
+    from debiasrag.counterfactual import GenderNeutralizer
+    from debiasrag.groups import GroupDetector
+
+    detector = GroupDetector("gender")
+    with pytest.raises(InputError, match="group\\(\\) takes a text and a metadata mapping, got int and dict"):
+        detector.group(5, {})  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="got str and list"):
+        detector.group("she", [1])  # type: ignore[arg-type]
+    neutralizer = GenderNeutralizer(names="table")
+    with pytest.raises(InputError, match="expected a list of texts, got NoneType"):
+        neutralizer.neutralize_batch(None)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=r"got one str \(wrap it in a list\)"):
+        neutralizer.neutralize_batch("She is here.")  # would be read letter by letter
+
+
+def test_a_concept_group_named_neutral_is_refused(tmp_path):
+    from debiasrag.concepts import load_concept
+
+    path = tmp_path / "c.json"
+    path.write_text(
+        json.dumps(
+            {
+                "name": "x",
+                "groups": ["neutral", "male"],
+                "variants": {"neutral": "a", "male": "b"},
+                "debiasing": "c",
+            }
+        )
+    )
+    with pytest.raises(InputError, match="'neutral' cannot be a group name"):
+        load_concept(path)
+
+
+@pytest.mark.parametrize("query", ["   \u200b ", "\x00", "\u2028\ufeff"], ids=["zwsp", "nul", "separators"])
+def test_a_query_of_invisible_characters_is_empty(toy_index, query):
+    from debiasrag import DebiasedRetriever
+
+    with pytest.raises(InputError, match="query is empty"):
+        DebiasedRetriever(toy_index).retrieve(query)
