@@ -134,7 +134,12 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"{path.name}:{number}", row
         return
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))  # quoted fields keep their line breaks
+        # quoted fields keep their line breaks; strict: an unclosed quote is an error, not the rest of the file
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+        header = [name.strip() for name in reader.fieldnames or []]
+        repeated = sorted({name for name in header if name and header.count(name) > 1})
+        if repeated:  # DictReader would keep the last column of that name, silently
+            raise InputError(f"{path.name}:1: the header repeats the column {repeated[0]!r}")
         for row in reader:
             if None in row:  # more cells than header columns
                 raise InputError(f"{path.name}:{reader.line_num}: more cells than columns in the header")

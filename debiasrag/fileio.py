@@ -89,6 +89,22 @@ class _NotFinite(ValueError):
     pass
 
 
+class _RepeatedKey(Exception):  # not a ValueError: that branch below means an overlong integer
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: ``{"id": 1, "id": 2}`` is ambiguous (JSON parsers keep either)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return found
+
+
 def _reject_constant(name: str) -> Any:
     raise _NotFinite(name)
 
@@ -104,7 +120,8 @@ def loads_strict(text: str | bytes) -> Any:
     """Parse JSON text, refusing what other tools cannot read back; every problem is an :class:`InputError`.
 
     Refused: invalid JSON, ``NaN``/``Infinity``, floats that overflow to infinity, integers longer than
-    Python converts (4300 digits), nesting deeper than the recursion limit, and bytes that are not UTF-8.
+    Python converts (4300 digits), nesting deeper than the recursion limit, an object that repeats a key, and bytes
+    that are not UTF-8.
     Integers of any smaller size are kept exactly (they are not limited to 64 bits).
     """
     if isinstance(text, bytes):
@@ -115,7 +132,11 @@ def loads_strict(text: str | bytes) -> Any:
     if text.startswith("\ufeff"):  # a byte-order mark, as some editors write
         text = text[1:]
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
+        )
+    except _RepeatedKey as exc:
+        raise InputError(f"an object repeats the key {exc.args[0]!r}; keep one") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})") from None
     except _NotFinite as exc:

@@ -318,3 +318,30 @@ def test_a_query_of_invisible_characters_is_empty(toy_index, query):
 
     with pytest.raises(InputError, match="query is empty"):
         DebiasedRetriever(toy_index).retrieve(query)
+
+
+# -- ambiguous input read silently (the last of two values kept) -----------------------------------------------
+def test_a_json_object_that_repeats_a_key_is_refused(tmp_path):
+    from debiasrag.corpus import read_documents
+
+    (tmp_path / "c.jsonl").write_text('{"id": 1, "text": "a", "text": "b"}\n')
+    with pytest.raises(InputError, match="line 1: an object repeats the key 'text'; keep one"):
+        read_documents(tmp_path / "c.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("queries", "fragment"),
+    [
+        ("id,text,text\nq1,a,b\n", "queries.csv:1: the header repeats the column 'text'"),
+        ('id,text\nq1,"a\n', "queries.csv: not valid CSV (unexpected end of data)"),  # an unclosed quote
+    ],
+    ids=["repeated-column", "unclosed-quote"],
+)
+def test_labelled_csv_that_is_ambiguous_is_refused(tmp_path, queries, fragment):
+    from debiasrag.datasets import load_labelled_set
+
+    (tmp_path / "documents.csv").write_text("id,text,group,relevant_to\nd1,x,female,q1\n")
+    (tmp_path / "queries.csv").write_text(queries)
+    with pytest.raises(InputError) as err:
+        load_labelled_set(tmp_path)
+    assert fragment in str(err.value)
