@@ -174,22 +174,24 @@ def test_word_vectors_with_line_separator_characters_in_words_are_read(tmp_path)
     assert read_vectors(tmp_path / "v.txt").words == ["he", "she", "a\u2028b", "c\x85d"]
 
 
+def _concept_file(tmp_path: Path, **fields: object) -> Path:
+    """A custom two-group concept file (religion), with ``fields`` replacing or adding entries."""
+    concept = {
+        "name": "religion",
+        "groups": ["christian", "muslim"],
+        "variants": {"christian": "This person is Christian.", "muslim": "This person is Muslim."},
+        "debiasing": "This person's religion is unknown.",
+    }
+    path = tmp_path / "concept.json"
+    path.write_text(json.dumps({**concept, **fields}))
+    return path
+
+
 @pytest.mark.parametrize("template", ["{attribute.foo}", "{attribute[0]}", "{attribute!r}", "{}", "{other}"])
 def test_concept_templates_hold_only_the_attribute_placeholder(tmp_path, template):
     from debiasrag.concepts import load_concept
 
-    concept = tmp_path / "c.json"
-    concept.write_text(
-        json.dumps(
-            {
-                "name": "religion",
-                "groups": ["christian", "muslim"],
-                "variants": {"christian": "This person is Christian.", "muslim": "This person is Muslim."},
-                "debiasing": "This person's religion is unknown.",
-                "templates": {"t": template},
-            }
-        )
-    )
+    concept = _concept_file(tmp_path, templates={"t": template})
     with pytest.raises(InputError, match="may contain only the placeholder"):
         load_concept(concept)
 
@@ -297,17 +299,7 @@ def test_texts_given_as_something_else_are_our_error():
 def test_a_concept_group_named_neutral_is_refused(tmp_path):
     from debiasrag.concepts import load_concept
 
-    path = tmp_path / "c.json"
-    path.write_text(
-        json.dumps(
-            {
-                "name": "x",
-                "groups": ["neutral", "male"],
-                "variants": {"neutral": "a", "male": "b"},
-                "debiasing": "c",
-            }
-        )
-    )
+    path = _concept_file(tmp_path, groups=["neutral", "muslim"], variants={"neutral": "a", "muslim": "b"})
     with pytest.raises(InputError, match="'neutral' cannot be a group name"):
         load_concept(path)
 
