@@ -23,7 +23,7 @@ from debiasrag import storage
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document, is_document_id
 from debiasrag.embedders import Embedder, embed_documents
-from debiasrag.errors import IndexLoadError, InputError
+from debiasrag.errors import IndexLoadError, InputError, check_int
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
 
@@ -70,20 +70,12 @@ class FaissIndex:
         # the ranges the loader accepts (storage.validate_manifest), so that every index built can be saved and
         # loaded; HNSW needs two links per node (FAISS crashes with one)
         top = storage.MAX_OPTION
-        limits = {
-            "dimension": (1, storage.MAX_DIMENSION),
-            "nprobe": (1, top),
-            "hnsw_m": (2, top),
-            "ef_search": (1, top),
-        }
-        values = {"dimension": dimension, "nprobe": nprobe, "hnsw_m": hnsw_m, "ef_search": ef_search, "nlist": nlist}
-        for name, value in values.items():
-            if name == "nlist" and value is None:  # chosen from the training set's size
-                continue
-            low, high = limits.get(name, (1, top))
-            if not (_is_positive_int(value) and low <= value <= high):
-                none = " or None" if name == "nlist" else ""
-                raise InputError(f"{name} must be an integer from {low} to {high}{none}, got {value!r}")
+        check_int("dimension", dimension, 1, storage.MAX_DIMENSION)
+        check_int("nprobe", nprobe, 1, top)
+        check_int("hnsw_m", hnsw_m, 2, top)
+        check_int("ef_search", ef_search, 1, top)
+        if nlist is not None:  # None: chosen from the training set's size
+            check_int("nlist", nlist, 1, top)
         if model_name is not None and not isinstance(model_name, str):
             raise InputError(f"model_name must be a string or None, got {model_name!r}")
         self.dimension = int(dimension)

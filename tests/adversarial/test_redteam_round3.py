@@ -121,7 +121,7 @@ def test_save_refuses_what_load_would_refuse_and_keeps_the_previous_index(tmp_pa
         ({"kind": "hnsw", "ef_search": 10**12}, "ef_search must be an integer from 1 to 16777216"),
         ({"kind": "hnsw", "hnsw_m": 2**40}, "hnsw_m must be an integer from 2 to 16777216"),
         ({"kind": "ivf", "nprobe": 2**31}, "nprobe must be an integer from 1 to 16777216"),
-        ({"kind": "ivf", "nlist": 0}, "nlist must be an integer from 1 to 16777216 or None, got 0"),
+        ({"kind": "ivf", "nlist": 0}, "nlist must be an integer from 1 to 16777216, got 0"),
     ],
     ids=["hnsw_m-1", "ef_search", "hnsw_m-huge", "nprobe", "nlist"],
 )
