@@ -143,6 +143,14 @@ class DebiasedRetriever:
             raise InputError(
                 f"embedder {self.embedder.name} has dimension {self.embedder.dimension}, index has {index.dimension}"
             )
+        if index.model_name is not None and self.embedder.name != index.model_name:
+            # two models of one dimension (MiniLM and e5 are both 384-d) give vectors that do not compare
+            raise InputError(
+                f"the index was built with model {index.model_name}, not {self.embedder.name}",
+                hint="to embed queries with the model the index was built with (or rebuild the index)",
+                option="embedder",
+                value=index.model_name,
+            )
         self.concept = load_concept(concept)
         # A gender-blind index (``preprocessing.neutralize``) embedded the neutral wording of every document:
         # queries get the same rewrite, and ``balanced`` swaps within a narrower bound (its wordings embed alike).

@@ -74,9 +74,17 @@ def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> 
     """Add ``--model`` (dest ``model``, the name library hints use)."""
     parser.add_argument(
         "--model",
+        type=model_name,
         default=None,
         help="sentence-transformers model name or local path (default: packaged all-MiniLM-L6-v2)" + help_suffix,
     )
+
+
+def model_name(text: str) -> str:
+    """argparse type of ``--model``: a name or path, not blank (a blank one would silently mean the default)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a model name or path, got an empty string")
+    return text
 
 
 def add_neutralize_option(parser: argparse.ArgumentParser, help_text: str) -> None:

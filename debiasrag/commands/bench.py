@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
-from debiasrag.commands._common import add_neutralize_option, print_json, progress_bar, say, seed_int
+from debiasrag.commands._common import add_neutralize_option, model_name, print_json, progress_bar, say, seed_int
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--model",
         action="append",
+        type=model_name,
         default=None,
         help="sentence-transformers model name or path; repeat for a comparison table (default: packaged MiniLM)",
     )
@@ -142,10 +143,15 @@ def run(args: argparse.Namespace) -> int:
     )
 
     if args.name == "list":
+        summaries = {}
         for name, module in discover_benchmarks().items():
             summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-            summary = re.sub(r"``([^`]*)``: ", "", summary).replace("``", "")  # plain text, not reST
-            print(f"{name}\t{summary}")
+            summaries[name] = re.sub(r"``([^`]*)``: ", "", summary).replace("``", "")  # plain text, not reST
+        if args.json:
+            print_json([{"name": name, "summary": summary} for name, summary in summaries.items()], indent=1)
+        else:
+            for name, summary in summaries.items():
+                print(f"{name}\t{summary}")
         return 0
     names = resolve_names(args.name)  # unknown name: InputError before any model loads
     if args.data is not None:  # a bad file fails here, before any model loads

@@ -44,10 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--kind", choices=["flat", "ivf", "hnsw"], default="flat", help="FAISS index kind (default: flat, exact)"
     )
+    # None until given, so that --shards (nothing read, nothing embedded) can refuse them
     parser.add_argument(
-        "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
+        "--on-error", choices=["stop", "skip"], default=None, help="bad lines: stop (default) or skip and report"
     )
-    parser.add_argument("--batch-size", type=positive_int, default=256, help="documents embedded per batch")
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=None, help="documents embedded per batch (default: 256)"
+    )
     parser.add_argument(
         "--lock-timeout",
         type=positive_float,
@@ -145,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give a corpus (a JSONL file, or - for stdin) or --shards DIR")
     check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
-    documents = read_documents(args.corpus, on_error=args.on_error, report=report)
+    documents = read_documents(args.corpus, on_error=args.on_error or "stop", report=report)
     if report.skipped:
         warn(report.summary())
     if args.anonymize:  # the anonymized text is stored there: never overwrite a field of the user's own
@@ -181,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         index = FaissIndex.from_documents(
             documents,
             embedder,
-            batch_size=args.batch_size,
+            batch_size=args.batch_size or 256,
             progress=advance,
             kind=args.kind,
             embed_texts=embed_texts,
@@ -201,7 +204,13 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
 
     given = [
         flag
-        for flag, on in (("a corpus", args.corpus), ("--anonymize", settings), ("--neutralize", args.neutralize))
+        for flag, on in (
+            ("a corpus", args.corpus),
+            ("--anonymize", settings),
+            ("--neutralize", args.neutralize),
+            ("--batch-size", args.batch_size),
+            ("--on-error", args.on_error),
+        )
         if on
     ]
     if given:  # the shards were preprocessed when they were written; their sidecars say how

