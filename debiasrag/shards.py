@@ -28,7 +28,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from debiasrag.corpus import Document, is_document_id
+from debiasrag.corpus import Document, is_document_id, row_problem
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import GroupDetector, detector
@@ -36,6 +36,8 @@ from debiasrag.index import FaissIndex, StoredGroups
 
 SHARD_FORMAT = 1
 _SUFFIXES = (".npy", ".jsonl", ".json")
+NORM_TOLERANCE = 1e-3  # how far a stored vector's L2 norm may be from 1 (float32 rounding, quantised models)
+INDEX_OPTIONS = ("kind", "nlist", "nprobe", "hnsw_m", "ef_search")  # FaissIndex's options, as from_documents lists
 
 
 @dataclass
@@ -68,7 +70,10 @@ def write_shard(
     """Write one shard into ``directory`` (created if needed); returns the path of its ``.json`` sidecar.
 
     ``name`` defaults to a random unique stem, so concurrent workers never collide. Rows must match
-    ``vectors`` one to one; ids must be unique within the shard. ``groups``: per concept, the documents' groups and
+    ``vectors`` one to one; ids must be unique within the shard; texts must not be blank (as ``debiasrag index``
+    refuses them); metadata must be JSON with string keys (at every depth), so the shard reads back as written;
+    every vector must be L2-normalised (norm 1 within ``NORM_TOLERANCE``), as the index's inner-product
+    scores assume. ``groups``: per concept, the documents' groups and
     the detector that inferred them (kept in the sidecar; :func:`index_from_shards` stores them); ``mixed``: per
     concept of ``groups``, the ids of the documents that name people of two groups (:func:`shards_mixed`).
     """
@@ -86,6 +91,17 @@ def write_shard(
         valid_id = isinstance(doc, Document) and is_document_id(doc.id)
         if not (valid_id and isinstance(doc.text, str) and isinstance(doc.metadata, dict)):
             raise InputError(f"expected Documents with a str/int id, str text and dict metadata, got {doc!r:.80}")
+        problem = row_problem({"id": doc.id, "text": doc.text})  # the rule `debiasrag index` applies to a corpus
+        if problem is not None:
+            raise InputError(f"document {doc.id!r}: {problem}")
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1) if vectors.shape[1] else np.zeros(len(vectors))
+    off = np.flatnonzero(np.abs(norms - 1.0) > NORM_TOLERANCE)
+    if off.size:
+        bad = int(off[0])
+        raise InputError(
+            f"vector {bad} (document {documents[bad].id!r}) has L2 norm {norms[bad]:.4g}, not 1: shard vectors "
+            "must be L2-normalised (normalise them, e.g. with debiasrag.embedders.normalize_rows)"
+        )
     ids = [doc.id for doc in documents]
     if len(set(ids)) != len(ids):
         duplicate = next(i for i in ids if ids.count(i) > 1)
@@ -106,6 +122,12 @@ def write_shard(
             line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
         except (TypeError, ValueError, RecursionError) as exc:
             raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from None
+        key = _non_string_key(doc.metadata)
+        if key is not None:
+            raise InputError(
+                f"metadata of document {doc.id!r} has the key {key[0]!r} ({type(key[0]).__name__}): JSON keeps "
+                "only string keys, so it would not read back as written; make every metadata key a string"
+            )
         try:
             lines.append(line.encode("utf-8"))
         except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
@@ -124,6 +146,29 @@ def write_shard(
     path = folder / f"{stem}.json"
     atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
     return path
+
+
+def _non_string_key(value: Any) -> tuple[Any] | None:
+    """The first dict key, at any depth of ``value``, that is not a string (in a 1-tuple), or ``None``.
+
+    ``json.dumps`` writes an int, float, bool or None key as a string: the row would read back with another key,
+    or two keys that became the same string (which the strict reader refuses as a corrupted shard).
+    """
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return (key,)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
 
 
 def _groups_entry(stored: StoredGroups, mixed: list[str | int] | None) -> dict[str, Any]:
@@ -190,6 +235,9 @@ def read_shard(path: str | Path) -> Shard:
             is_document_id(doc_id) and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)
         ):
             raise InputError(f"shard {base}.jsonl line {number} is corrupted")
+        problem = row_problem(row)  # a blank text, which write_shard and `debiasrag index` refuse
+        if problem is not None:
+            raise InputError(f"shard {base}.jsonl line {number} (document {doc_id!r}): {problem}")
         documents.append(Document(row["id"], row["text"], dict(row.get("metadata") or {})))
     return Shard(
         documents,
@@ -255,12 +303,22 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
         yield from paths
 
 
+def _check_index_options(options: dict[str, Any]) -> None:
+    """Refuse keyword arguments :class:`FaissIndex` does not take, with the wording of
+    :meth:`FaissIndex.from_documents` (their values are checked by :class:`FaissIndex` itself)."""
+    unknown = sorted(set(options) - set(INDEX_OPTIONS))
+    if unknown:
+        raise InputError(f"unknown index option(s) {', '.join(unknown)}; known: {', '.join(INDEX_OPTIONS)}")
+
+
 class _Builder:
     """Checks shards agree (model, dimension, preprocessing) and have unique ids, then fills one index."""
 
     def __init__(self, model_name: str | None, options: dict[str, Any]) -> None:
+        _check_index_options(options)
         self.model_name = model_name
         self.options = options
+        self.first_model: tuple[str | None, str] | None = None  # the first input's own model and where it was
         self.preprocessing: dict[str, Any] | None = None
         self.index: FaissIndex | None = None
         self.pending: list[tuple[list[Document], np.ndarray]] = []  # IVF trains once on all vectors
@@ -278,6 +336,15 @@ class _Builder:
     ) -> None:
         if not documents:
             return
+        if self.first_model is None:
+            self.first_model = (model, where)
+        elif (model is None) != (self.first_model[0] is None):  # an unnamed model may be any model
+            unnamed = where if model is None else self.first_model[1]
+            named = model if model is not None else self.first_model[0]
+            raise InputError(
+                f"{unnamed} records no embedding model but other inputs were embedded with {named}: vectors may "
+                "not be comparable (write every shard with its model_name)"
+            )
         if self.model_name is None:
             self.model_name = model
         elif model is not None and model != self.model_name:
@@ -395,21 +462,30 @@ def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None
     )
 
 
-def merge_indexes(indexes: Sequence[FaissIndex], **options: Any) -> FaissIndex:
-    """One new index holding every document of ``indexes`` (stored vectors reused, nothing re-embedded).
+def merge_indexes(indexes: Iterable[FaissIndex], **options: Any) -> FaissIndex:
+    """One new index holding every document of ``indexes`` (a list, or any iterable; stored vectors reused, nothing
+    re-embedded).
 
     ``options`` go to the new :class:`FaissIndex`; by default it keeps the first index's kind. All inputs
     must share model, dimension and preprocessing; an id present twice raises InputError. Groups stored by
     :meth:`FaissIndex.store_groups` carry over for a concept every input stored with the same detector; when that
     is this debiasrag's detector, versions in different inputs are read by contrast (nothing is inferred again).
     """
-    if isinstance(indexes, (str, Path, FaissIndex)) or not all(isinstance(i, FaissIndex) for i in indexes):
-        raise InputError("indexes must be a list of FaissIndex objects (load folders with FaissIndex.load)")
-    if not indexes:
+    wrong = InputError("indexes must be a list of FaissIndex objects (load folders with FaissIndex.load)")
+    if isinstance(indexes, (str, bytes, Path, FaissIndex, dict)):
+        raise wrong
+    try:
+        items = list(indexes)  # a generator would be used up by the check below
+    except TypeError:
+        raise wrong from None
+    if not all(isinstance(i, FaissIndex) for i in items):
+        raise wrong
+    if not items:
         raise InputError("no indexes to merge")
-    options.setdefault("kind", indexes[0].kind)
+    _check_index_options(options)  # before the default kind joins them
+    options.setdefault("kind", items[0].kind)
     builder = _Builder(None, options)
-    for number, index in enumerate(indexes):
+    for number, index in enumerate(items):
         documents = [index.document(i) for i in range(len(index))]
         vectors = index.vectors_at(np.arange(len(index)))
         builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}", index.groups)

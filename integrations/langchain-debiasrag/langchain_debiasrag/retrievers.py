@@ -14,7 +14,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import VectorStore
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
 
 from debiasrag.aio import gather_cancelling
 from debiasrag.backends import (
@@ -22,6 +22,7 @@ from debiasrag.backends import (
     acall_variant,
     aretrieve_picks,
     call_variant,
+    checked_relevance,
     detect_score_direction,
     prepare_query,
     retrieve_picks,
@@ -39,6 +40,7 @@ from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
 
 ScoreDirection = Literal["auto", "higher", "lower"]
+SCORE_DIRECTIONS = ("auto", "higher", "lower")
 Scored = list[tuple[Document, float]]
 SCORED_SEARCH = "similarity_search_with_score"
 
@@ -49,6 +51,19 @@ def document_key(doc: Document) -> str:
         return str(doc.id)
     payload = json.dumps([doc.page_content, doc.metadata], sort_keys=True, default=str)
     return "sha1:" + hashlib.sha1(payload.encode("utf-8")).hexdigest()
+
+
+def _seen_key(doc: Document, seen: dict[str, Document]) -> str:
+    """:func:`document_key`, remembered in ``seen``; a document whose id was already seen with a *different*
+    text is another document (a store or retriever merging collections whose ids collide), so it gets its own
+    key (the id plus a hash of its text) and is kept, never merged into the first one. Exact duplicates (same id,
+    same text) keep merging."""
+    key = document_key(doc)
+    first = seen.setdefault(key, doc)
+    if first is not doc and first.page_content != doc.page_content:
+        key = f"{key}#sha1:{hashlib.sha1(doc.page_content.encode('utf-8')).hexdigest()}"
+        seen.setdefault(key, doc)
+    return key
 
 
 class DebiasedRetriever(BaseRetriever):
@@ -68,9 +83,13 @@ class DebiasedRetriever(BaseRetriever):
     fewer than ``k``); a floor for ``paper`` (Algorithm 1 returns every chunk the second variant ranks
     at or above the first variant's k-th pick, m >= k).
 
-    Each returned Document is a copy whose metadata gains ``score`` (higher = more similar), ``variant``
-    (the query variant that found it), ``rank`` (1-based) and, for strategies that balance groups,
-    ``debiasrag_group`` (the document's group they balanced on).
+    Each returned Document is a copy whose metadata gains ``debiasrag_score`` (higher = more similar),
+    ``debiasrag_variant`` (the query variant that found it), ``debiasrag_rank`` (1-based), the same three under
+    the plain keys ``score`` / ``variant`` / ``rank`` unless the document already has that key (a user's own value
+    is kept), and, for strategies that balance groups, ``debiasrag_group`` (the document's group they balanced
+    on). Over a ``FaissIndex``, ``debiasrag_id`` keeps the index's id with its type (ids ``1`` and ``"1"`` are
+    two documents; LangChain's ``Document.id`` is ``"1"`` for both). A store returning one id for two different
+    texts gives two documents (keyed by id and text); only exact duplicates merge.
 
     Args:
         vectorstore: any LangChain ``VectorStore`` implementing ``similarity_search_with_score`` (and
@@ -126,6 +145,18 @@ class DebiasedRetriever(BaseRetriever):
             raise InputError(f"unknown DebiasedRetriever argument(s): {', '.join(unknown)}")
         if "k" in kwargs:
             validate_k(kwargs["k"])  # before pydantic, which would turn True into 1 and "3" into 3
+        # Checked before pydantic, whose ValidationError is several lines with a URL: one-line InputErrors instead.
+        direction = kwargs.get("score_direction", "auto")
+        if not isinstance(direction, str) or direction not in SCORE_DIRECTIONS:
+            raise InputError(f"score_direction must be 'auto', 'higher' or 'lower', got {direction!r}")
+        if kwargs.get("search_kwargs", {}) is None:
+            kwargs["search_kwargs"] = {}  # None means no extra search arguments, as retriever_kwargs in LlamaIndex
+        if not isinstance(kwargs.get("search_kwargs", {}), Mapping):
+            got = kwargs["search_kwargs"]
+            raise InputError(f"search_kwargs must be a dict of store search arguments, got {got!r}")
+        for name in ("relevance_fn", "query_transform"):
+            if kwargs.get(name) is not None and not callable(kwargs[name]):
+                raise InputError(f"{name} must be a function (or None), got {kwargs[name]!r}")
         if "k" in (kwargs.get("search_kwargs") or {}):
             raise InputError(
                 "search_kwargs must not set 'k': the strategy sets each search's depth from k; "
@@ -134,7 +165,10 @@ class DebiasedRetriever(BaseRetriever):
         max_fetch = kwargs.get("max_fetch", 1000)
         if isinstance(max_fetch, bool) or not isinstance(max_fetch, int) or max_fetch < 0:
             raise InputError(f"max_fetch must be a non-negative integer, got {max_fetch!r}")
-        super().__init__(vectorstore=vectorstore, **kwargs)  # type: ignore[call-arg]  # a pydantic field
+        try:
+            super().__init__(vectorstore=vectorstore, **kwargs)  # type: ignore[call-arg]  # a pydantic field
+        except ValidationError as exc:  # anything the checks above missed: still one line naming the field
+            raise _input_error(exc) from None
         # Checked here rather than in a pydantic validator so the user sees our one-line InputError.
         self._concept = load_concept(self.concept)
         self._strategy = get_strategy(self.strategy)
@@ -297,13 +331,11 @@ class DebiasedRetriever(BaseRetriever):
         checked = [self._check_scored(label, result) for (label, _), result in zip(variants, results)]
         if all(not pairs for pairs in checked):
             raise NoResults
-        convert = self._score_converter([[score for _, score in pairs] for pairs in checked])
+        convert, name = self._score_converter([[score for _, score in pairs] for pairs in checked])
         keyed = []
         for pairs in checked:
-            keys = [document_key(doc) for doc, _ in pairs]
-            for key, (doc, _) in zip(keys, pairs):
-                seen.setdefault(key, doc)
-            keyed.append([(key, float(convert(raw))) for key, (_, raw) in zip(keys, pairs)])
+            keys = [_seen_key(doc, seen) for doc, _ in pairs]
+            keyed.append([(key, checked_relevance(convert, raw, name=name)) for key, (_, raw) in zip(keys, pairs)])
         return to_rankings([label for label, _ in variants], keyed, [len(pairs) < depth for pairs in checked])
 
     def _check_scored(self, label: str, result: Any) -> list[tuple[Document, float]]:
@@ -336,16 +368,17 @@ class DebiasedRetriever(BaseRetriever):
         # Only ties so far: "higher" (the order within each variant is the same either way), decided later.
         return self._detected_direction or "higher"
 
-    def _score_converter(self, score_lists: list[list[float]]) -> Callable[[float], float]:
+    def _score_converter(self, score_lists: list[list[float]]) -> tuple[Callable[[float], object], str]:
+        """The function turning raw scores into higher-is-better ones, and its name for error messages."""
         direction = self._direction(score_lists)
         if self.relevance_fn is not None:
-            return self.relevance_fn
+            return self.relevance_fn, "relevance_fn"
         if direction == "higher":
-            return float
+            return float, "score"
         try:
-            return self.vectorstore._select_relevance_score_fn()
+            return self.vectorstore._select_relevance_score_fn(), f"{self.store_name}._select_relevance_score_fn()"
         except NotImplementedError:
-            return lambda distance: -distance
+            return (lambda distance: -distance), "negation"
 
 
 FILTER_ARGS = ("filter", "where", "expr")
@@ -365,8 +398,25 @@ def _first(pairs: Any, depth: int) -> Any:
     return pairs[:depth] if isinstance(pairs, list | tuple) else pairs
 
 
+def _input_error(exc: ValidationError) -> InputError:
+    """A pydantic ValidationError (several lines and a URL) as one line naming the field."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error.get("loc", ())) or "argument"
+    shown = repr(error.get("input"))
+    shown = shown if len(shown) <= 60 else f"a {type(error.get('input')).__name__}"
+    return InputError(f"invalid DebiasedRetriever argument {field}: {error.get('msg', 'invalid value')}, got {shown}")
+
+
+# debiasrag's per-result metadata: always under its own ``debiasrag_`` keys, and under the plain key too when the
+# document does not already have one (a user's own "score" / "variant" / "rank" is never overwritten).
+RESULT_KEYS = ("score", "variant", "rank")
+ID_KEY = "debiasrag_id"
+
+
 def _with_scores(doc: Document, score: float, variant: str, rank: int, group: str | None) -> Document:
-    added: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
+    values: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
+    added = {f"debiasrag_{key}": value for key, value in values.items()}
+    added.update({key: value for key, value in values.items() if key not in doc.metadata})
     if group is not None:  # only strategies that balanced groups report one
         added[GROUP_KEY] = group
     return doc.model_copy(update={"metadata": {**doc.metadata, **added}})
@@ -380,7 +430,12 @@ def _documents(picks: list[Pick], seen: Mapping[Any, Document]) -> list[Document
 
 
 def _documents_from_result(result: RetrievalResult) -> list[Document]:
-    documents = [Document(id=str(hit.id), page_content=hit.text, metadata=dict(hit.metadata)) for hit in result.hits]
+    # LangChain ids are strings, so ids 1 and "1" (distinct in a FaissIndex) both become id "1"; debiasrag_id
+    # keeps the index's own id, with its type, so the two stay told apart.
+    documents = [
+        Document(id=str(hit.id), page_content=hit.text, metadata={**hit.metadata, ID_KEY: hit.id})
+        for hit in result.hits
+    ]
     return [_with_scores(doc, hit.score, hit.variant, hit.rank, hit.group) for doc, hit in zip(documents, result.hits)]
 
 

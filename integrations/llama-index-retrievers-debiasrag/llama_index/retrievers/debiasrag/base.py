@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any, Literal
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.indices.vector_store.base import VectorStoreIndex
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from debiasrag.aio import gather_cancelling
 from debiasrag.backends import (
@@ -19,6 +20,7 @@ from debiasrag.backends import (
     acall_variant,
     aretrieve_picks,
     call_variant,
+    checked_relevance,
     prepare_query,
     retrieve_picks,
     to_rankings,
@@ -32,8 +34,10 @@ from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
 # Added to each returned node's metadata and hidden from the LLM and embedding views of the node, so a
 # "variant: female" line never reaches the prompt. The group goes under debiasrag's own key (not "group"),
-# so a user's own "group" field is never overwritten.
-DEBIASRAG_KEYS = ("variant", "rank", GROUP_KEY)
+# so a user's own "group" field is never overwritten; variant and rank always go under debiasrag_variant and
+# debiasrag_rank, and under the plain "variant" / "rank" only when the node has no such key of its own.
+RESULT_KEYS = ("variant", "rank")
+DEBIASRAG_KEYS = (*RESULT_KEYS, *(f"debiasrag_{key}" for key in RESULT_KEYS), GROUP_KEY)
 
 
 class DebiasedRetriever(BaseRetriever):
@@ -58,9 +62,11 @@ class DebiasedRetriever(BaseRetriever):
 
     ``similarity_top_k`` means exactly k nodes for ``topk``, ``context`` and ``balanced``, a cap for
     ``dynamic`` and a floor for ``paper`` (Algorithm 1 returns m >= k). Returned nodes are copies: the
-    score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``variant``, ``rank``
-    and, for strategies that balance groups, ``debiasrag_group`` (the group they balanced on), all
-    excluded from the LLM and embedding metadata views.
+    score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``debiasrag_variant``,
+    ``debiasrag_rank``, the same two under ``variant`` / ``rank`` unless the node already has that key (a
+    user's own value is kept) and, for strategies that balance groups, ``debiasrag_group`` (the group they
+    balanced on), all excluded from the LLM and embedding metadata views. Nodes sharing an id but not their
+    text are two results (keyed by id and text); only exact duplicates merge.
 
     Args:
         source: a ``VectorStoreIndex`` or any ``BaseRetriever`` whose nodes carry scores.
@@ -93,8 +99,15 @@ class DebiasedRetriever(BaseRetriever):
         if not isinstance(source, (VectorStoreIndex, BaseRetriever)):
             kind = type(source).__name__
             raise InputError(f"source must be a VectorStoreIndex or a LlamaIndex retriever, not {kind}")
-        if score_direction not in ("higher", "lower"):
+        if not isinstance(score_direction, str) or score_direction not in ("higher", "lower"):
             raise InputError(f"score_direction must be 'higher' or 'lower', got {score_direction!r}")
+        if retriever_kwargs is not None and not isinstance(retriever_kwargs, Mapping):
+            raise InputError(
+                f"retriever_kwargs must be a dict of index.as_retriever arguments, got {retriever_kwargs!r}"
+            )
+        for name, function in (("relevance_fn", relevance_fn), ("query_transform", query_transform)):
+            if function is not None and not callable(function):
+                raise InputError(f"{name} must be a function (or None), got {function!r}")
         if retriever_kwargs and not isinstance(source, VectorStoreIndex):
             raise InputError("retriever_kwargs only apply to a VectorStoreIndex; configure your retriever directly")
         if "similarity_top_k" in (retriever_kwargs or {}):
@@ -192,21 +205,54 @@ class DebiasedRetriever(BaseRetriever):
                     raise DebiasragError(f"{self.source_name} returned {type(item).__name__}, expected NodeWithScore")
                 score = usable_score(item.score, lenient=True)
                 if score is None:
+                    kind = "without a score" if item.score is None else "without a usable score"
                     raise DebiasragError(
-                        f"{self.source_name} returned a node without a score ({item.score!r}) for "
-                        f"the {label!r} variant; debiasrag needs scored retrieval"
+                        f"{self.source_name} returned a node {kind} ({_short(item.score)}) for "
+                        f"the {label!r} variant; debiasrag needs scored retrieval with finite numeric scores"
                     )
-                seen.setdefault(item.node.node_id, item)
-                pairs.append((item.node.node_id, self._convert(score)))
+                pairs.append((_seen_key(item, seen), self._convert(score)))
             keyed.append(pairs)
         # A retriever that cannot go deeper has given all it will: let the strategy decide with it.
         complete = [not deep or len(nodes) < depth for nodes in results]
         return to_rankings([label for label, _ in variants], keyed, complete)
 
+    # LlamaIndex's retrieve() / aretrieve() pass _retrieve's nodes through these hooks, which resolve IndexNodes
+    # and keep the first node of each node_id. The wrapped retriever's own retrieve() has already resolved its
+    # IndexNodes, and our picks are already one per document (keyed by id and text, _seen_key): dropping by id
+    # again would lose a second document whose id collides with the first (two indexes built apart).
+    def _handle_recursive_retrieval(self, query_bundle: QueryBundle, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+        return nodes
+
+    async def _ahandle_recursive_retrieval(
+        self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
+    ) -> list[NodeWithScore]:
+        return nodes
+
     def _convert(self, raw: float) -> float:
         if self.relevance_fn is not None:
-            return float(self.relevance_fn(raw))
+            return checked_relevance(self.relevance_fn, raw)  # NaN, infinity or text: one-line InputError
         return raw if self.score_direction == "higher" else -raw
+
+
+def _short(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 and "\n" not in shown else f"a {type(value).__name__}"
+
+
+def _text(item: NodeWithScore) -> str:
+    return item.node.get_content(metadata_mode=MetadataMode.NONE)
+
+
+def _seen_key(item: NodeWithScore, seen: dict[str, NodeWithScore]) -> str:
+    """The node id, remembered in ``seen``; a node whose id was already seen with a *different* text is another
+    node (e.g. a retriever fusing indexes whose ids collide), so it gets its own key (the id plus a hash of its
+    text) and is kept, never merged into the first one. Exact duplicates (same id, same text) keep merging."""
+    key = item.node.node_id
+    first = seen.setdefault(key, item)
+    if first is not item and _text(first) != _text(item):
+        key = f"{key}#sha1:{hashlib.sha1(_text(item).encode('utf-8')).hexdigest()}"
+        seen.setdefault(key, item)
+    return key
 
 
 def _has_settable_top_k(retriever: BaseRetriever) -> bool:
@@ -218,11 +264,15 @@ def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWit
     output = []
     for rank, pick in enumerate(picks, start=1):
         node = seen[pick.key].node.model_copy()  # shallow: the stored node keeps its own metadata
-        node.metadata = {**node.metadata, "variant": pick.variant, "rank": rank}
+        values: dict[str, Any] = {"variant": pick.variant, "rank": rank}
+        added = {f"debiasrag_{key}": value for key, value in values.items()}
+        added.update({key: value for key, value in values.items() if key not in node.metadata})  # user's kept
         if pick.group is not None:  # only strategies that balanced groups report one
-            node.metadata[GROUP_KEY] = pick.group
-        node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, DEBIASRAG_KEYS)
-        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, DEBIASRAG_KEYS)
+            added[GROUP_KEY] = pick.group
+        node.metadata = {**node.metadata, **added}
+        hidden = tuple(added)  # only what debiasrag added: a user's own "rank" stays in the views it was in
+        node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, hidden)
+        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, hidden)
         output.append(NodeWithScore(node=node, score=float(pick.score)))
     return output
 
