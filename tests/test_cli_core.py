@@ -86,6 +86,17 @@ def test_query_table_output(index_dir, capsys):
     assert main(["query", str(index_dir), "Who commanded the fleet?", "--k", "2", "--strategy", "topk"]) == 0
     out = capsys.readouterr().out
     assert "topk: 2 result(s)" in out and "commanded the largest naval fleet" in out
+    assert "group" not in out and "balanced groups" not in out  # topk balances nothing
+
+
+@pytest.mark.parametrize("strategy", ["balanced", "dynamic"])
+def test_query_table_shows_the_groups_it_balanced(index_dir, capsys, strategy):
+    """The table names each returned document's group and the groups balanced, as --json does."""
+    assert main(["query", str(index_dir), "Who commanded the fleet?", "--k", "3", "--strategy", strategy]) == 0
+    out = capsys.readouterr().out
+    assert "balanced groups: female, male" in out
+    rows = {line.split("│")[5].strip(): line.split("│")[4].strip() for line in out.splitlines() if line.count("│") == 7}
+    assert rows == {"f1": "female", "m1": "male", "n1": "neutral"}
 
 
 def expect_error(capsys, argv: list[str], message: str) -> None:

@@ -105,10 +105,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:  # strict JSON: ids of any size kept exactly, non-finite numbers as null
         print_json([hit.to_dict() for hit in result])
         return 0
-    table = Table(title=cell(f"{result.strategy}: {result.m} result(s) for {result.query!r}"))
-    for column in ("rank", "score", "variant", "id", "text"):
+    # Fairness is judged on the groups of the documents returned: show them when the strategy balanced them.
+    grouped = bool(result.balanced_groups)
+    caption = f"balanced groups: {', '.join(result.balanced_groups)}" if grouped else None
+    table = Table(title=cell(f"{result.strategy}: {result.m} result(s) for {result.query!r}"), caption=caption)
+    columns = (
+        ("rank", "score", "variant", "group", "id", "text") if grouped else ("rank", "score", "variant", "id", "text")
+    )
+    for column in columns:
         table.add_column(column, overflow="fold")
     for hit in result:
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), cell(hit.id), cell(hit.text))
+        group = (cell(hit.group or "-"),) if grouped else ()
+        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), *group, cell(hit.id), cell(hit.text))
     out_console.print(table)
     return 0
