@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import numpy as np
 
 from debiasrag.aio import arun_strategy
-from debiasrag.errors import DebiasragError, InputError
+from debiasrag.errors import DebiasragError, InputError, shown
 from debiasrag.retriever import validate_query
 from debiasrag.strategies import GroupOf, Pick, Ranking, Strategy, run_strategy
 
@@ -122,9 +122,7 @@ def checked_relevance(convert: Callable[[float], object], raw: float, *, name: s
     value = convert(raw)
     score = usable_score(value)
     if score is None:
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 and "\n" not in shown else f"a {type(value).__name__}"
-        raise InputError(f"{name} returned {shown} for the score {raw!r}; it must return a finite number")
+        raise InputError(f"{name} returned {shown(value)} for the score {raw!r}; it must return a finite number")
     return score
 
 

@@ -55,6 +55,13 @@ class IndexWriteError(OutputError):
     """An index could not be written (disk full, file too big, permissions); the previous index is unchanged."""
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` for a one-line error message, or ``a <type>`` when that is longer than ``limit`` or spans
+    lines (a long or multi-line value would break the message's one line)."""
+    text = repr(value)
+    return text if len(text) <= limit and "\n" not in text else f"a {type(value).__name__}"
+
+
 def check_seed(seed: Any) -> int:
     """``seed`` as a random seed every generator accepts (numpy, scikit-learn): an integer in [0, 2**32)."""
     if isinstance(seed, bool) or not hasattr(seed, "__index__") or not 0 <= seed < 2**32:

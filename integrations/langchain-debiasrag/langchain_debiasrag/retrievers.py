@@ -31,7 +31,7 @@ from debiasrag.backends import (
 )
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
-from debiasrag.errors import DebiasragError, InputError
+from debiasrag.errors import DebiasragError, InputError, shown
 from debiasrag.groups import GROUP_KEY, group_lookup
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
@@ -402,9 +402,8 @@ def _input_error(exc: ValidationError) -> InputError:
     """A pydantic ValidationError (several lines and a URL) as one line naming the field."""
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error.get("loc", ())) or "argument"
-    shown = repr(error.get("input"))
-    shown = shown if len(shown) <= 60 else f"a {type(error.get('input')).__name__}"
-    return InputError(f"invalid DebiasedRetriever argument {field}: {error.get('msg', 'invalid value')}, got {shown}")
+    got = shown(error.get("input"))
+    return InputError(f"invalid DebiasedRetriever argument {field}: {error.get('msg', 'invalid value')}, got {got}")
 
 
 # debiasrag's per-result metadata: always under its own ``debiasrag_`` keys, and under the plain key too when the

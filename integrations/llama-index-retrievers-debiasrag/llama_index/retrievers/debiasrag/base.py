@@ -27,7 +27,7 @@ from debiasrag.backends import (
     usable_score,
 )
 from debiasrag.concepts import Concept, load_concept
-from debiasrag.errors import DebiasragError, InputError
+from debiasrag.errors import DebiasragError, InputError, shown
 from debiasrag.groups import GROUP_KEY, group_lookup
 from debiasrag.retriever import validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
@@ -207,7 +207,7 @@ class DebiasedRetriever(BaseRetriever):
                 if score is None:
                     kind = "without a score" if item.score is None else "without a usable score"
                     raise DebiasragError(
-                        f"{self.source_name} returned a node {kind} ({_short(item.score)}) for "
+                        f"{self.source_name} returned a node {kind} ({shown(item.score)}) for "
                         f"the {label!r} variant; debiasrag needs scored retrieval with finite numeric scores"
                     )
                 pairs.append((_seen_key(item, seen), self._convert(score)))
@@ -232,11 +232,6 @@ class DebiasedRetriever(BaseRetriever):
         if self.relevance_fn is not None:
             return checked_relevance(self.relevance_fn, raw)  # NaN, infinity or text: one-line InputError
         return raw if self.score_direction == "higher" else -raw
-
-
-def _short(value: object) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 and "\n" not in shown else f"a {type(value).__name__}"
 
 
 def _text(item: NodeWithScore) -> str:
