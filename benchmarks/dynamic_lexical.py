@@ -40,7 +40,7 @@ import dynamic_versions as dv  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
-from debiasrag.datasets import RetrievalTask, load_fairness_passages  # noqa: E402
+from debiasrag.datasets import RetrievalTask  # noqa: E402
 from debiasrag.groups import GroupDetector  # noqa: E402
 from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
 from debiasrag.versions import tokens  # noqa: E402
@@ -132,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=dv.MODELS, help="'default' = packaged all-MiniLM-L6-v2")
     parser.add_argument("--report", nargs="*", default=[], help="passage parts no choice saw, scored last")
     args = parser.parse_args(argv)
-    tasks = {g: sets for g, sets in dv.group_tasks().items() if g in DESIGN}
-    for group, sets in tasks.items():
-        dv.GROUP_OF.update(dict.fromkeys(sets, group))
-    report = {f"report {p}": (lambda p=p: load_fairness_passages(int(p))) for p in args.report}
-    dv.GROUP_OF.update(dict.fromkeys(report, "report"))
+    tasks, report = dv.design_and_report(DESIGN, args.report)
     data: dict[str, dict[str, list[dv.Query]]] = {}
     for model in args.models:
         embedder = make_context(None if model == "default" else model, load_now=True).embedder

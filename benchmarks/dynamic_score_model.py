@@ -43,7 +43,6 @@ import dynamic_versions as dv  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
-from debiasrag.datasets import load_fairness_passages  # noqa: E402
 
 DESIGN = ("main", "holdout", "passages", "topics", "wide")
 THETAS = (0.3, 0.5, 0.7)
@@ -190,11 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", nargs="*", default=[], help="passage parts no choice saw, scored last")
     parser.add_argument("--cache", type=Path, help="pickle of the loaded candidates: read if present, else written")
     args = parser.parse_args(argv)
-    tasks = {g: sets for g, sets in dv.group_tasks().items() if g in DESIGN}
-    for group, sets in tasks.items():
-        dv.GROUP_OF.update(dict.fromkeys(sets, group))
-    report = {f"report {p}": (lambda p=p: load_fairness_passages(int(p))) for p in args.report}
-    dv.GROUP_OF.update(dict.fromkeys(report, "report"))
+    tasks, report = dv.design_and_report(DESIGN, args.report)
     data: dict[str, dict[str, list[dv.Query]]] = {}
     if args.cache and args.cache.exists():
         data = pickle.loads(args.cache.read_bytes())

@@ -210,6 +210,16 @@ def group_tasks() -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
     }
 
 
+def design_and_report(design: tuple[str, ...], parts: list[str]) -> tuple[dict, dict]:
+    """The loaders of the ``design`` groups and of the report passage ``parts``, each set registered in GROUP_OF."""
+    tasks = {g: sets for g, sets in group_tasks().items() if g in design}
+    for group, sets in tasks.items():
+        GROUP_OF.update(dict.fromkeys(sets, group))
+    report = {f"report {p}": (lambda p=p: load_fairness_passages(int(p))) for p in parts}
+    GROUP_OF.update(dict.fromkeys(report, "report"))
+    return tasks, report
+
+
 def score_groups(data: dict, rules: dict[str, tuple[Rule, float]], groups: list[str]) -> dict:
     """(rule, model, group) -> {"f1", "absFM", "returned"}: each group's mean over its sets."""
     out = {}
