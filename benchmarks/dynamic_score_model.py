@@ -100,19 +100,21 @@ def curve_features(scores: np.ndarray, mixture: bool = False) -> np.ndarray:
     lead = np.full(len(s), (s[0] - s[1]) / sigma if len(s) > 1 else 0.0)
     out = np.c_[(s[0] - s) / sigma, (s - s.mean()) / sigma, gap, np.log1p(np.arange(len(s))), lead]
     if mixture:
-        p = _ne_memo(scores)
+        p = cached_posteriors(scores, "NE")
         out = np.c_[out, p, np.full(len(s), np.log1p(p.sum()))]
     return out
 
 
-_NE_MEMO: dict[bytes, np.ndarray] = {}
+_MIXTURES: dict[tuple[str, bytes], np.ndarray] = {}
 
 
-def _ne_memo(scores: np.ndarray) -> np.ndarray:
-    key = np.asarray(scores, dtype=np.float64).tobytes()
-    if key not in _NE_MEMO:
-        _NE_MEMO[key] = mixture_posteriors(scores, "NE")
-    return _NE_MEMO[key]
+def cached_posteriors(scores: np.ndarray, non_relevant: str) -> np.ndarray:
+    """:func:`mixture_posteriors`, fitted once per score list: the fits do not depend on the training groups, so
+    every leave-one-group-out fold (and the logistic's mixture features) reuses them."""
+    key = (non_relevant, np.asarray(scores, dtype=np.float64).tobytes())
+    if key not in _MIXTURES:
+        _MIXTURES[key] = mixture_posteriors(scores, non_relevant)
+    return _MIXTURES[key]
 
 
 def expected_f1_cut(p: np.ndarray) -> int:
@@ -168,8 +170,8 @@ def rules(data: dict, sets: list[str]) -> dict[str, tuple[dv.Rule, float]]:
     """Every rule; the logistic ones fitted on ``sets``."""
     out: dict[str, tuple[dv.Rule, float]] = {BASE: (dv.shipped(), 1.0)}
     sources = {
-        "NE": lambda q: mixture_posteriors(q.scores, "NE"),
-        "GG": lambda q: mixture_posteriors(q.scores, "GG"),
+        "NE": lambda q: cached_posteriors(q.scores, "NE"),
+        "GG": lambda q: cached_posteriors(q.scores, "GG"),
         "LR": fit_logistic(data, sets),
         "LRb": fit_logistic(data, sets, balanced=True),
         "LRm": fit_logistic(data, sets, mixture=True),
@@ -187,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=dv.MODELS, help="'default' = packaged all-MiniLM-L6-v2")
     parser.add_argument("--report", nargs="*", default=[], help="passage parts no choice saw, scored last")
-    parser.add_argument("--cache", type=Path, help="pickle of the loaded candidates: read if present, else written")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="pickle of the loaded candidates: read if present (its models, not --models), else written",
+    )
     args = parser.parse_args(argv)
     tasks, report = dv.design_and_report(DESIGN, args.report)
     data: dict[str, dict[str, list[dv.Query]]] = {}

@@ -5,8 +5,8 @@ wefe_reference.npz) three ways and prints the largest |ours - WEFE| over the 8 x
 
 - as shipped (float32, the arithmetic WEFE uses);
 - with one float32 ulp added to or taken from 20 random input coordinates (seeds 0-3, or 0 to N-1 with an
-  argument N): a change far below any
-  meaningful difference, of the size a different SIMD kernel or summation order makes;
+  argument N): a change far below any meaningful difference, of the size a different SIMD kernel or summation
+  order makes;
 - in float64 (the same mathematics, less rounding).
 
     .venv/bin/python scripts/ran_sensitivity.py        # seeds 0-3
@@ -18,7 +18,6 @@ CPU (the CI machine) the same code agreed to 1.15e-6 in one of 400 values. The t
 above that and far below what any change of the algorithm produces.
 """
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -29,20 +28,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _reference_input():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("wefe_reference", ROOT / "scripts" / "wefe_reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.reference_input()
-
-
 def main() -> None:
+    from wefe_reference import reference_input  # this folder's script: the input WEFE's reference was made from
+
     from debiasrag.mitigate import RepulsionAttractionNeutralization
 
     with np.load(ROOT / "tests" / "debias" / "data" / "wefe_reference.npz") as data:
         ref = {key: data[key] for key in data.files}
     pairs = json.loads(str(ref["settings"]))["definitional_pairs"]
-    ran = RepulsionAttractionNeutralization().fit(_reference_input(), definitional_pairs=pairs)
+    ran = RepulsionAttractionNeutralization().fit(reference_input(), definitional_pairs=pairs)
     ran.bias_direction_ = ref["RAN_direction"]
 
     def gap(unit: np.ndarray) -> float:
