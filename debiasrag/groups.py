@@ -41,7 +41,7 @@ Other concepts count their evidence words and the group with strictly more wins.
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
 A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
 
-Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (README, "How `balanced` decides").
+Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (benchmarks/RESULTS.md, "The group detector").
 """
 
 from __future__ import annotations
@@ -799,7 +799,7 @@ def mixed_census(
 def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -> dict[str, int]:
     """How many documents fall in each group (labels kept, the rest inferred, versions read by contrast), and
     ``mixed``: how many of the inferred ones without versions mention people of two or more of the concept's groups,
-    where inference is least reliable (README, "On passages nobody tuned a retrieval rule on")."""
+    where inference is least reliable (benchmarks/RESULTS.md, "Fair retrieval on passage sets")."""
     return group_census(documents, concept)[1]
 
 

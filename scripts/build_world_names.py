@@ -5,8 +5,9 @@ name people from everywhere ("Fatima Idrissi", "Huw Griffiths", "Kwame"). This a
 ``names-dataset`` package, every first name that at least 90% of its bearers share one gender of and that ranks in
 the top ``--rank`` (1,000) of some country, except names that are also frequent English words (in GloVe 6B's
 ``--frequent`` (10,000) most frequent words: "Will", "Hope", "Grant" stay as the main table has them). The two
-cut-offs were chosen on the design sets of ``benchmarks/group_accuracy.py`` (README, round 9); needs the ``nlp``
-extra (names-dataset) and the packaged GloVe vectors. Run from the repository root::
+cut-offs were chosen on the design sets of ``benchmarks/group_accuracy.py`` (benchmarks/RESULTS.md, "The group
+detector", round 9); needs the ``nlp`` extra (names-dataset) and the packaged GloVe vectors.
+Run from the repository root::
 
     .venv/bin/python scripts/build_world_names.py [--rank 1000] [--frequent 10000]
 """

@@ -129,7 +129,8 @@ def test_store_groups_finds_versions_among_the_index_neighbours(embedder):
 
 
 def test_versions_raise_the_stored_groups_accuracy_on_a_set_with_side_people(embedder):
-    # fairness_passages27: side people in every chunk, the detector alone 0.68 (README, "Groups by contrast")
+    # fairness_passages27: side people in every chunk, the detector alone 0.68
+    # (benchmarks/RESULTS.md, "Groups by contrast between versions")
     task = load_fairness_passages(27)
     index = FaissIndex.from_documents(task.documents, embedder)
     gold = [doc.metadata["group"] for doc in task.documents]

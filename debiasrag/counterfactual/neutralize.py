@@ -19,7 +19,7 @@ heads back") and object "her"s ("helped her write"), for texts that have such a 
 ``"table"`` and ``"keep"``). (Removing whole names, surnames included,
 was measured too and lost: NER finds a name in one wording and misses it in another, so the wordings differ.)
 
-Measured: ``.venv/bin/python benchmarks/blind_index.py`` (README, "Gender-blind index").
+Measured: ``.venv/bin/python benchmarks/blind_index.py`` (benchmarks/RESULTS.md, "Gender-blind index").
 """
 
 from __future__ import annotations
