@@ -131,6 +131,20 @@ def test_argument_errors_exit_2(argv, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "command, default",
+    [("query", "the model the index was built with"), ("index", "packaged all-MiniLM-L6-v2")],
+)
+def test_model_help_names_one_default(command, default, monkeypatch, capsys):
+    # query's --model defaults to the index's model, not the packaged one: its help must not name both
+    monkeypatch.setenv("COLUMNS", "1000")  # one help line per option, so the text is not wrapped
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("--model"))
+    assert line.count("default") == 1 and line.rstrip().endswith(f"(default: {default})"), line
+
+
 def test_index_errors_leave_no_partial_index(tmp_path, capsys):
     out = tmp_path / "ix"
     write_corpus(tmp_path / "dup.jsonl", CORPUS + [{"id": "f1", "text": "again"}])

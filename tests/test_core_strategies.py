@@ -114,6 +114,37 @@ def test_balanced_swaps_on_hand_made_ranking_and_is_topk_without_groups():
     assert [p.key for p in tight] == ["m1", "m2", "m3", "m4"]  # nothing within the bound: top-k kept
 
 
+def test_balance_swaps_takes_a_chosen_documents_own_version_first():
+    scores = [0.9, 0.85, 0.8, 0.75, 0.3]
+    groups = ["male", "male", "male", "female", "female"]
+    versions = [[4], [], [], [], [0]]  # candidate 4 is candidate 0's text in its female wording
+    # Bounded swaps: the lowest male (0.8) for the best female within 0.11 (0.75, another text).
+    assert balance_swaps(scores, groups, [0, 1, 2], 0.11, ("female", "male")) == [0, 1, 3]
+    # Version first: candidate 0 for its own female wording, at any score; then no neutral to close a gap of one.
+    assert balance_swaps(scores, groups, [0, 1, 2], 0.11, ("female", "male"), versions) == [1, 2, 4]
+    # Without a version in the wanted group the bounded swap runs as before.
+    assert balance_swaps(scores, groups, [0, 1, 2], 0.11, ("female", "male"), [[], [], [], [], []]) == [0, 1, 3]
+
+
+def test_balanced_swaps_for_a_version_of_a_chosen_text_when_the_store_gives_texts():
+    texts = {
+        "aM": "Omar keeps the bees at the school garden and checks his hives every Monday morning.",
+        "aN": "Robin keeps the bees at the school garden and checks their hives every Monday morning.",
+        "bM": "Leo repairs old clocks in a small shop near the station and sells his work online.",
+        "bF": "Mia repairs old clocks in a small shop near the station and sells her work online.",
+        "xF": "Sara trains guide dogs on weekday afternoons at the centre by the river.",
+        "c": "The ferry timetable changes in October when the winter schedule begins.",
+    }
+    groups = {"aM": "male", "bM": "male", "aN": "neutral", "bF": "female", "xF": "female", "c": "neutral"}
+    ranking = Ranking("neutral", ["aM", "bM", "aN", "xF", "bF", "c"], [0.9, 0.85, 0.8, 0.78, 0.6, 0.2])
+    with_texts = GroupOf(("female", "male"), groups.__getitem__, texts.__getitem__)
+    # Top 3 holds two men: bM is swapped for bF, its own text in the female wording, not for xF (another text).
+    assert [p.key for p in Balanced().select([ranking], 3, with_texts)] == ["aM", "aN", "bF"]
+    assert [p.key for p in Balanced(versions_first=False).select([ranking], 3, with_texts)] == ["aM", "aN", "xF"]
+    without_texts = GroupOf(("female", "male"), groups.__getitem__)
+    assert [p.key for p in Balanced().select([ranking], 3, without_texts)] == ["aM", "aN", "xF"]
+
+
 @pytest.fixture(scope="module")
 def holdout(embedder):
     task = load_fairness_set("holdout")

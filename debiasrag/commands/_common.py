@@ -70,13 +70,13 @@ def progress_bar(description: str, total: int | None) -> Iterator[Callable[..., 
         yield lambda n=1: progress.advance(task, n)
 
 
-def add_model_option(parser: argparse.ArgumentParser, help_suffix: str = "") -> None:
-    """Add ``--model`` (dest ``model``, the name library hints use)."""
+def add_model_option(parser: argparse.ArgumentParser, default: str = "packaged all-MiniLM-L6-v2") -> None:
+    """Add ``--model`` (dest ``model``, the name library hints use); ``default`` says what no ``--model`` means."""
     parser.add_argument(
         "--model",
         type=model_name,
         default=None,
-        help="sentence-transformers model name or local path (default: packaged all-MiniLM-L6-v2)" + help_suffix,
+        help=f"sentence-transformers model name or local path (default: {default})",
     )
 
 

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--concept", default="gender", help="bundled concept (gender, age, wealth) or a concept .json file"
     )
-    add_model_option(parser, "; default: the model the index was built with")
+    add_model_option(parser, default="the model the index was built with")
     parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
     parser.add_argument(
         "--anonymize",
