@@ -472,7 +472,7 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     return task
 
 
-PASSAGE_PARTS = tuple(range(1, 47))
+PASSAGE_PARTS = tuple(range(1, 49))
 
 
 def load_fairness_passages(part: int = 1) -> RetrievalTask:
@@ -582,7 +582,12 @@ def load_fairness_passages(part: int = 1) -> RetrievalTask:
     seed_banking and sports_commentary, 144 documents of 78–94 words written like press releases; ``part=46``
     (``fairness_passages46``): 24 queries in stained_glass_repair, refugee_resettlement_casework,
     avalanche_forecasting and music_therapy, 144 documents of 127–150 words written like field notes, a side person in
-    half (often named first); both written blind, opened at 793db8a, chose nothing. Parts 9–18 are
+    half (often named first); both written blind, opened at 793db8a, chose nothing. ``part=47``
+    (``fairness_passages47``): 24 queries in saddlery, dry_stone_walling, auctioneering and canal_boat_hire, 144
+    documents of 98–115 words written like customer reviews and Q&A answers quoting a practitioner, a side person in
+    17 of 48 passages; ``part=48`` (``fairness_passages48``): 24 queries in lighthouse_keeping, drone_surveying,
+    falconry and quilting, 144 documents of 72–84 words written like local-newspaper briefs and club newsletter
+    items, a second named person in 16 of 48; both written blind in session 27, report sets. Parts 9–18 are
     among the learned decider's training sets (after their first scores).
     None of these areas is in the other sets. Read with :func:`load_labelled_set`
     (``data/retrieval/fairness_passages*/README.md``).

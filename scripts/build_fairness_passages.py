@@ -3,9 +3,9 @@
 ``debiasrag/data/retrieval/source/fairness_passages.json`` (part 1) holds, per category, seven queries, each with
 one relevant and one non-relevant passage template; ``[female|male|neutral]`` picks the protagonist's wording and
 the ``tokens`` (``{sub}``, ``{pos}``, ``{is}`` …) expand to such choices. ``fairness_passages2.json``,
-``fairness_passages3.json`` … ``fairness_passages46.json`` list their queries with ``{female|male|neutral}``
+``fairness_passages3.json`` … ``fairness_passages48.json`` list their queries with ``{female|male|neutral}``
 choices (``normalise``: see :func:`render_braces`). Writes
-``debiasrag/data/retrieval/fairness_passages{,2,…,46}/queries.csv`` and one ``queries-documents_<category>.csv``
+``debiasrag/data/retrieval/fairness_passages{,2,…,48}/queries.csv`` and one ``queries-documents_<category>.csv``
 per category (``q_id, d_id, relevant, query, doc_title, document, content_gender``; d_id ``<q_id>-rel-F`` …).
 
 Run: ``.venv/bin/python scripts/build_fairness_passages.py``
@@ -69,7 +69,7 @@ def passage_rows(q_id: str, item: dict, render_one: Callable[[str, int], str]) -
 
 
 def part_rows(part: int) -> Rows:
-    """The rows of part ``part`` (1–46) rendered from its source, without writing them."""
+    """The rows of part ``part`` (1–48) rendered from its source, without writing them."""
     data = json.loads((DATA / f"source/fairness_passages{part if part > 1 else ''}.json").read_text(encoding="utf-8"))
     queries: list[list] = []
     documents: dict[str, list[list]] = {}
@@ -104,7 +104,7 @@ def build(part: int) -> None:
 
 
 def main() -> None:
-    for part in range(1, 47):  # debiasrag.datasets.PASSAGE_PARTS
+    for part in range(1, 49):  # debiasrag.datasets.PASSAGE_PARTS
         build(part)
 
 
