@@ -59,6 +59,22 @@ def test_sentence_initial_and_non_western_names_are_found(ner):
     assert result.method == "ner" and result.fallback is None
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (session 27): a given name the English dictionary tables also list, only ever opening a "
+    "sentence, is read as an ordinary word (as 'Dawn broke' must be) and kept; README, Anonymizing before embedding",
+)
+@pytest.mark.parametrize(
+    "text", ["Maria leads the team.", "Sofia leads the team.", "Raj is the new manager.", "Rebecca leads the team."]
+)
+def test_a_dictionary_listed_given_name_that_only_opens_sentences_is_removed(ner, text):
+    assert ner.anonymize(text).text != text
+
+
+def test_a_dictionary_listed_given_name_named_elsewhere_too_is_removed_everywhere(ner):
+    assert ner.anonymize("Maria leads the team. The board thanked Maria.").text == "leads the team. The board thanked."
+
+
 def test_remove_keeps_text_tidy():
     text = "John, a lawyer, defends his client, Mike, in Paris. Mr. Smith, the judge, reads Nikolai's file (Bob)."
     entities, position = [], 0
