@@ -54,11 +54,18 @@ def test_the_ner_runs_on_a_minority_of_tokens_and_still_decides_sentence_starts(
     docs = list(windowed.nlp.pipe(texts, disable=["ner"]))
     in_windows = sum(high - low for doc in docs for low, high in windowed._windows(doc))
     assert in_windows < 0.6 * sum(len(doc) for doc in docs)
-    # "Malik" opens the sentence and is also a dictionary word: only the NER confirms it (the tagger-only
+    # "Mark" opens the sentence and is also an ordinary word: only the NER confirms it (the tagger-only
     # configuration keeps it), so it must be inside a window.
-    text = "Malik argued with Deshawn about the rent."
+    text = "Mark argued with Deshawn about the rent."
     assert windowed.anonymize(text).text == "argued with about the rent."
-    assert NerAnonymizer(use_ner=False).anonymize(text).text.startswith("Malik")
+    assert NerAnonymizer(use_ner=False).anonymize(text).text.startswith("Mark")
+    # "Malik" is a dictionary word too, but one text uses as a name (data/names/dictionary_names.txt): no NER needed.
+    malik = "Malik argued with Deshawn about the rent."
+    assert (
+        windowed.anonymize(malik).text
+        == NerAnonymizer(use_ner=False).anonymize(malik).text
+        == "argued with about the rent."
+    )
 
 
 def test_a_window_never_cuts_a_name() -> None:

@@ -9,6 +9,8 @@ Shipped data (``debiasrag/data/names/``), built once from public packages by the
   consults them for tokens the tagger already calls proper nouns, to choose PERSON vs place vs organisation.
 * ``places.txt``: countries and their subdivisions from ``pycountry`` (ISO 3166) plus continents.
 * ``non_names.json``: capitalised words that are not names (titles, weekdays, months, ...).
+* ``dictionary_names.txt``: given names the English dictionary also lists that text uses as names (Maria, Rebecca,
+  Joel; not Dawn, Will, Hunter), by their GloVe neighbours — ``scripts/build_dictionary_names.py``.
 * ``seed002_universes.json`` (written by the name-bias benchmark) adds the seed's Table 9 / 12 names when present.
 """
 
@@ -49,6 +51,7 @@ class Gazetteer:
     non_names: frozenset[str]
     landmark_heads: frozenset[str] = field(default=frozenset())
     excluded: frozenset[str] = field(default=frozenset())
+    dictionary_names: frozenset[str] = field(default=frozenset())
 
     def is_person_name(self, word: str) -> bool:
         """Whether the word is a listed given name or surname (case-insensitive) and not excluded."""
@@ -67,6 +70,11 @@ class Gazetteer:
     def is_landmark_head(self, word: str) -> bool:
         """Whether the word heads a landmark name (``Street``, ``Bridge``, ...)."""
         return word.casefold() in self.landmark_heads
+
+    def is_dictionary_name(self, word: str) -> bool:
+        """Whether the word is a given name that the dictionary also lists but that text uses as a name."""
+        key = word.casefold()
+        return key in self.dictionary_names and key not in self.excluded
 
     def is_non_name(self, word: str) -> bool:
         """Whether the word is a capitalised word known not to be a name (weekdays, months, ...)."""
@@ -99,4 +107,5 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
         frozenset(non_names),
         frozenset(w.casefold() for w in non.get("landmark_heads", [])),
         excluded,
+        frozenset(n.casefold() for n in _read_lines("dictionary_names.txt")),
     )

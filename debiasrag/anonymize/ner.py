@@ -461,13 +461,14 @@ class NerAnonymizer:
         if _is_propn(token):
             return True
         # A capitalised word the tagger took for a common noun ("Giorgos" -> NNS) is still a name when the name
-        # lists know it and the English dictionary does not (so "Jade", "Dawn", "Hunter" stay words).
+        # lists know it and the English dictionary does not, or lists it but text uses it as a name ("Rebecca" ->
+        # NN; so "Jade", "Dawn", "Hunter" stay words).
         return (
             self.gazetteer is not None
             and token.tag_ in _NOUN_TAGS
             and self.gazetteer.is_person_name(text)
             and bool(self._english)
-            and not self._is_english(token.lower_)
+            and (not self._is_english(token.lower_) or self.gazetteer.is_dictionary_name(text))
         )
 
     def _opener(self, token: Any) -> bool:
@@ -482,13 +483,15 @@ class NerAnonymizer:
     def _weak_sentence_start(self, doc: Any, i: int) -> bool:
         """A lone capitalised word that is both a dictionary word and a given name ("Dawn broke", "Jade is"),
         opening a sentence where capitals say nothing, unknown to NER: a name only if the document confirms it.
-        (The dictionary alone is not enough: WordNet also lists proper nouns such as "Yangtze".)"""
+        (The dictionary alone is not enough: WordNet also lists proper nouns such as "Yangtze", and names such as
+        "Maria" or "Rebecca": those the gazetteer knows text uses as names, ``is_dictionary_name``, are not weak.)"""
         word = doc[i].text
         if (
             not self._english
             or self.gazetteer is None
             or not self.gazetteer.is_person_name(word)
             or not self._is_english(word.lower())
+            or self.gazetteer.is_dictionary_name(word)
         ):
             return False
         k = i - 1
