@@ -67,6 +67,8 @@ def test_sentence_initial_and_non_western_names_are_found(ner):
         ("Rebecca leads the team.", "leads the team."),
         ("Ana works as a nurse.", "works as a nurse."),
         ("Hans is the new manager.", "is the new manager."),
+        ("Raj is the new manager.", "is the new manager."),  # the tagger reads Raj and Kimberly as adverbs
+        ("Kimberly is the new manager.", "is the new manager."),
     ],
 )
 def test_a_dictionary_listed_given_name_that_text_uses_as_a_name_is_removed_at_a_sentence_start(ner, text, expected):
@@ -77,11 +79,11 @@ def test_a_dictionary_listed_given_name_that_text_uses_as_a_name_is_removed_at_a
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known gap: a sentence-initial given name that GloVe reads as a place (Sofia, Brittany) or the tagger as "
-    "an adverb (Raj) needs a second mention; README, Anonymizing before embedding",
+    reason="known gap: a sentence-initial given name that GloVe reads as a place (Sofia, Brittany) needs a second "
+    "mention; README, Anonymizing before embedding",
 )
-@pytest.mark.parametrize("text", ["Sofia leads the team.", "Brittany leads the team.", "Raj is the new manager."])
-def test_a_given_name_read_as_a_place_or_adverb_at_a_sentence_start_is_removed(ner, text):
+@pytest.mark.parametrize("text", ["Sofia leads the team.", "Brittany leads the team."])
+def test_a_given_name_read_as_a_place_at_a_sentence_start_is_removed(ner, text):
     assert ner.anonymize(text).text != text
 
 

@@ -65,7 +65,7 @@ _NER_LABELS = {
 }
 _NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL", "LANGUAGE"}
 _PROPN_TAGS = {"NNP", "NNPS"}
-_NOUN_TAGS = {"NN", "NNS", "JJ"}
+_NOUN_TAGS = {"NN", "NNS", "JJ", "RB"}  # "RB": the tagger reads some names as adverbs ("Kimberly", "Raj")
 _COORDINATION = re.compile(r"\s*(?:,|and|or|&)\s+")
 _WEAK = "?"  # marks a candidate that needs a second, confirmed occurrence in the document
 _LEADING_DROP = {"the", "a", "an"}
