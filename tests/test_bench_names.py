@@ -200,6 +200,17 @@ def test_run_on_cmu_books_names_the_corpus(tmp_path, monkeypatch, embedder):
     assert float(result.metrics["persons_countries.anonymized.mean"]) > 0.95
 
 
+def test_run_on_a_corpus_with_no_usable_text_is_skipped(tmp_path, monkeypatch, embedder):
+    """A CMU file whose plots all fail the settings' filters measures nothing: the run is skipped, not ok."""
+    path = tmp_path / "booksummaries.txt"
+    path.write_text("1\t/m/1\tT1\tA1\t2000\t\tThe storm passed over the quiet harbour at night.\n", encoding="utf-8")
+    monkeypatch.setenv(nb.ENV_CMU_BOOKS, str(path))
+    monkeypatch.delenv(nb.ENV_CMU_MOVIES, raising=False)
+    result = nb.run(BenchContext(embedder=embedder))
+    assert not any(key.endswith(".mean") for key in result.metrics)
+    assert result.skipped.startswith("no text of the corpus qualifies") and "CMU books" in result.skipped
+
+
 def test_data_files_are_valid_json():
     root = resources.files("debiasrag") / "data"
     data = json.loads((root / "names" / "seed002_universes.json").read_text("utf-8"))

@@ -93,9 +93,25 @@ def test_run_without_data_returns_a_message(monkeypatch, tmp_path):
     result = se.run(BenchContext())
     assert result.metrics == {"status": "skipped: no SummEval data"}
     assert se.ENV_SUMMEVAL in result.notes[0] and "mteb/summeval" in result.notes[0]
+    assert result.skipped and se.ENV_SUMMEVAL in result.skipped  # the report's status is 'skipped', not 'ok'
     monkeypatch.setenv(se.ENV_SUMMEVAL, str(tmp_path / "nope.jsonl"))
     result = se.run(BenchContext())
     assert result.metrics["status"].startswith("skipped") and "is not a file" in result.notes[0]
+    assert "is not a file" in result.skipped
+
+
+def test_cli_reports_summeval_without_data_as_skipped(monkeypatch, tmp_path):
+    """`debiasrag bench summeval` without data: results.json and the report's summary say skipped, not ok."""
+    from debiasrag.cli import main
+
+    monkeypatch.delenv(se.ENV_SUMMEVAL, raising=False)
+    out = tmp_path / "report"
+    assert main(["bench", "summeval", "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    (by_name,) = results["results"].values()
+    assert by_name["summeval"]["status"] == "skipped"
+    assert se.ENV_SUMMEVAL in by_name["summeval"]["skipped"]
+    assert "Summary: 0 ok, 1 skipped, 0 failed" in (out / "report.md").read_text(encoding="utf-8")
 
 
 def test_run_on_fixture_matches_independent_computation(monkeypatch, tmp_path, embedder):

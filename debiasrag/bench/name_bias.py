@@ -415,6 +415,8 @@ def run(ctx: BenchContext) -> BenchResult:
     removal, removal_notes = measure_removal(ctx, ctx.embedder, universes, chosen, kind == "builtin")
     measured = NameBiasMeasurement(settings, removal, notes + removal_notes)
     result.notes += measured.notes
+    if not settings:  # nothing measured (e.g. a CMU file with no plot short enough): not an 'ok' run
+        result.skipped = f"no text of the corpus qualifies for any setting, corpus: {corpus_note}"
 
     for key, summary in settings.items():
         _store(result, key, summary)

@@ -173,7 +173,7 @@ def _anonymizer(method: str) -> Callable[[list[str]], list[str]]:
 
 def _skipped(path: str | None) -> BenchResult:
     reason = f"{ENV_SUMMEVAL} is not set" if not path else f"{ENV_SUMMEVAL}={path} is not a file"
-    result = BenchResult(NAME, metrics={"status": "skipped: no SummEval data"})
+    result = BenchResult(NAME, metrics={"status": "skipped: no SummEval data"}, skipped=f"no SummEval data, {reason}")
     result.notes.append(
         f"summeval skipped: {reason}. Download the MTEB 'mteb/summeval' test split (JSONL with machine_summaries, "
         f"human_summaries, relevance) and set {ENV_SUMMEVAL}=/path/to/summeval.jsonl"

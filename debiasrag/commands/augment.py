@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     augment.add_argument(
         "--scorer",
         choices=["glove", "transformer"],
-        default="glove",
+        default=None,
         help="bias score for --bias-percentile: GloVe word embeddings (default) or the packaged MiniLM (seed 001)",
     )
     augment.set_defaults(func=run_augment)
@@ -157,6 +157,8 @@ def run_augment(args: argparse.Namespace) -> int:
     from debiasrag.counterfactual.gender_swap import GenderSwapper
 
     fields = args.field or ["text"]
+    if args.scorer is not None and args.bias_percentile is None:  # refused rather than silently ignored
+        raise InputError("--scorer only applies to --bias-percentile")
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
         check_output_path(args.output)
         refuse_same_file(args.input, args.output)
@@ -167,7 +169,7 @@ def run_augment(args: argparse.Namespace) -> int:
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
     ids = _CounterpartIds(rows if args.keep_original else [])  # ids are only read (and checked) for counterparts
-    selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer)
+    selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove")
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
 
