@@ -62,17 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     gold = [row for name in ("ner_gold.jsonl", "ner_gold_heldout.jsonl") for row in load_gold(name)]
     print(f"{len(names)} names x {len(BIOS)} bios; {len(ORDINARY)} ordinary sentences; {len(gold)} gold texts\n")
     print(f"{'anonymizer':34s} {'names removed':>14s} {'ordinary kept':>14s} {'gold word survival':>19s}")
+    bios = [template.format(n=name) for name in names for template in BIOS]
+    owners = [name for name in names for _ in BIOS]
     for label, anonymizer in (("without dictionary_names.txt", without), ("with it (shipped)", with_list)):
-        bios = [template.format(n=name) for name in names for template in BIOS]
-        results = anonymizer.anonymize_batch(bios)
-        owners = [name for name in names for _ in BIOS]
-        left = [bool(re.search(rf"\b{re.escape(name)}\b", r.text)) for name, r in zip(owners, results)]
+        left = [
+            bool(re.search(rf"\b{re.escape(name)}\b", r.text))
+            for name, r in zip(owners, anonymizer.anonymize_batch(bios))
+        ]
         removed = len(left) - sum(left)
-        kept = sum(result.text == text for text, result in zip(ORDINARY, anonymizer.anonymize_batch(list(ORDINARY))))
+        changed = [text for text, r in zip(ORDINARY, anonymizer.anonymize_batch(list(ORDINARY))) if r.text != text]
         survival = word_survival(gold, [r.text for r in anonymizer.anonymize_batch([row["text"] for row in gold])])
+        kept = len(ORDINARY) - len(changed)
         print(f"{label:34s} {removed / len(bios):14.3f} {kept / len(ORDINARY):14.3f} {survival:19.3f}")
         leaked = sorted({name for name, kept_name in zip(owners, left) if kept_name})
-        changed = [text for text, r in zip(ORDINARY, anonymizer.anonymize_batch(list(ORDINARY))) if r.text != text]
         print(f"  names left somewhere: {', '.join(leaked) or '-'}")
         print(f"  ordinary sentences changed: {' | '.join(changed) or '-'}")
     return 0

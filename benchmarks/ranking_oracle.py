@@ -109,15 +109,15 @@ def main(argv: list[str] | None = None) -> int:
             out[f"{m}: sentence max"] = own["sentence max"]
             out[f"{m}: plain + sentence max"] = standardised(own["plain"]) + standardised(own["sentence max"])
         for k in range(2, len(models) + 1):
-            chosen = [models[0], *models[1:k]] if k < len(models) else models
-            out[" + ".join(chosen)] = sum(standardised(matrices[m, name]["plain"]) for m in chosen)
+            out[" + ".join(models[:k])] = sum(standardised(matrices[m, name]["plain"]) for m in models[:k])
         if len(models) == 3:
             out[f"{models[0]} + {models[2]}"] = sum(standardised(matrices[m, name]["plain"]) for m in models[::2])
         return out
 
-    names = list(rankings(next(iter(tasks))))
+    by_set = {s: rankings(s) for s in tasks}  # each set's rankings once
+    names = list(next(iter(by_set.values())))
     table = {
-        (ranking, group): np.mean([mean_oracle(rankings(s)[ranking], tasks[s]) for s in sets])
+        (ranking, group): np.mean([mean_oracle(by_set[s][ranking], tasks[s]) for s in sets])
         for group, sets in groups.items()
         for ranking in names
     }

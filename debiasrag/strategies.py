@@ -178,8 +178,8 @@ def balance_swaps(
             break
         over, under = (first, second) if diff > 0 else (second, first)
         wanted = ([under] if abs(diff) >= 2 else []) + ["neutral"]
+        overs = sorted((i for i in picked if groups[i] == over), key=lambda i: (scores[i], -i))  # lowest first
         if versions is not None:
-            overs = sorted((i for i in picked if groups[i] == over), key=lambda i: (scores[i], -i))  # lowest first
             pair_found = next(
                 ((o, j) for g in wanted for o in overs for j in versions[o] if j not in picked and groups[j] == g),
                 None,
@@ -188,7 +188,7 @@ def balance_swaps(
                 picked.discard(pair_found[0])
                 picked.add(pair_found[1])
                 continue
-        out = max((i for i in picked if groups[i] == over), key=lambda i: (-scores[i], i))
+        out = overs[0]
         bound = scores[out] - delta
         swap = None
         for group in wanted:

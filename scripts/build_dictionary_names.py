@@ -30,18 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from debiasrag.anonymize.gazetteer import load_gazetteer
-from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, english_words, load_spacy
+from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, english_words, is_dictionary_word, load_spacy
 from debiasrag.fileio import atomic_write_text
 from debiasrag.mitigate import WordEmbeddings
 from debiasrag.resources import data_path
 
 SHARE, TOP, NEIGHBOURS = 0.5, 50_000, 10
 SEASONS = frozenset({"spring", "summer", "autumn", "winter"})  # like the months of non_names.json: words first
-
-
-def is_english(word: str, english: frozenset[str]) -> bool:
-    """As :meth:`NerAnonymizer._is_english`: the word, or it without a plural ending, is a dictionary word."""
-    return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
 
 
 def dictionary_names() -> list[str]:
@@ -55,10 +50,10 @@ def dictionary_names() -> list[str]:
     head = vectors[:TOP]
     # neighbours that are names and nothing else: a dictionary word's neighbours that are names *and* words
     # (amber -> iris, jade, violet, ruby) say it belongs to a class of words, not of names
-    named = np.array([gazetteer.is_person_name(w) and not is_english(w, english) for w in glove.words[:TOP]])
+    named = np.array([gazetteer.is_person_name(w) and not is_dictionary_word(w, english) for w in glove.words[:TOP]])
     kept = []
     for name in sorted(gazetteer.given):
-        if not is_english(name, english) or name not in rank or gazetteer.is_non_name(name) or name in SEASONS:
+        if not is_dictionary_word(name, english) or name not in rank or gazetteer.is_non_name(name) or name in SEASONS:
             continue
         plurals = [name + "s", name + "es"] + ([name[:-1] + "ies"] if name.endswith("y") else [])
         if any(rank.get(plural, TOP) < TOP for plural in plurals):

@@ -205,6 +205,12 @@ def english_words(nlp: Any, part: str | None = None) -> frozenset[str]:
     return _english_words_of(id(nlp), nlp, part)
 
 
+def is_dictionary_word(word: str, english: frozenset[str]) -> bool:
+    """Whether the lower-case ``word``, or it without a plural ending (-s, -es), is in ``english``
+    (:func:`english_words`)."""
+    return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
+
+
 def _listens(component: Any) -> bool:
     """Whether a spaCy component reads a shared upstream tok2vec (then it cannot run on a document alone)."""
     try:  # spaCy's Tok2VecListener is named "tok2vec-listener", spacy-transformers' "transformer-listener"
@@ -477,8 +483,7 @@ class NerAnonymizer:
         )
 
     def _is_english(self, word: str) -> bool:
-        english = self._english
-        return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
+        return is_dictionary_word(word, self._english)
 
     def _weak_sentence_start(self, doc: Any, i: int) -> bool:
         """A lone capitalised word that is both a dictionary word and a given name ("Dawn broke", "Jade is"),
