@@ -167,15 +167,20 @@ typo in your own labels should not pass), read the document as ``neutral`` (it a
 ``skip`` it with its judgements (and a query left without a relevant document)."""
 
 
+# Labels both layouts accept, any case: the rows layout's F / M / N and the names of our groups.
+_GENDERS = {**{group: group for group in LABELLED_GROUPS}, **{group[0]: group for group in LABELLED_GROUPS}}
+
+
 def _group_refusal(label: str) -> str:
-    return f"'group' must be one of {', '.join(LABELLED_GROUPS)}, got {label.lower()!r}"
+    return f"'group' must be female, male or neutral (or F, M, N), got {label!r}"
 
 
 def _group_field(where: str, row: dict[str, Any]) -> str:
-    """A labelled row's ``group`` (any case): female, male or neutral."""
-    group = _field(where, row, "group").lower()
-    if group not in LABELLED_GROUPS:
-        raise InputError(f"{where}: {_group_refusal(group)}")
+    """A labelled row's ``group`` (any case): female, male or neutral, or F / M / N."""
+    label = _field(where, row, "group")
+    group = _GENDERS.get(label.lower())
+    if group is None:
+        raise InputError(f"{where}: {_group_refusal(label)}")
     return group
 
 
@@ -237,8 +242,7 @@ class _SetBuilder:
             if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
             label = _field(where, row, "group")
-            known = label.lower() if label.lower() in LABELLED_GROUPS else None
-            group = self.group(where, doc_id, label, known, _group_refusal(label))
+            group = self.group(where, doc_id, label, _GENDERS.get(label.lower()), _group_refusal(label))
             if group is None:
                 return
             extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
@@ -255,6 +259,11 @@ class _SetBuilder:
             raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
 
     def task(self) -> RetrievalTask:
+        if self.queries and not self.documents and self.skipped:
+            raise InputError(
+                f"{self.name}: no document left: all {len(self.skipped)} are labelled other than female / male / "
+                f"neutral ({', '.join(sorted(map(repr, self.unknown)))}) and unknown_groups='skip' left them out"
+            )
         if not self.queries or not self.documents:
             raise InputError(f"{self.name}: needs at least one query and one document")
         relevant: dict[str, set[str]] = {q: set() for q in self.queries}
@@ -273,7 +282,13 @@ class _SetBuilder:
         relevant = {q: ids for q, ids in relevant.items() if q not in dropped}
         empty = [q for q, ids in relevant.items() if not ids]
         if empty:
-            raise InputError(f"{self.name}: query {empty[0]!r} has no relevant document ({len(empty)} such queries)")
+            if not self.qrels:  # not one judgement anywhere: the column or file is missing, not a query's
+                raise InputError(
+                    f"{self.name}: no document is marked relevant to any query (a document's 'relevant_to', a qrels "
+                    "file, or 'relevant' 1 in the rows layout); every query needs a relevant document"
+                )
+            others = f" ({len(empty)} such queries)" if len(empty) > 1 else ""
+            raise InputError(f"{self.name}: query {empty[0]!r} has no relevant document{others}")
         if not queries:  # every query's relevant documents were left out
             raise InputError(f"{self.name}: no query left after leaving out unknown labels")
         notes = []
@@ -304,7 +319,6 @@ def _find(folder: Path, stem: str) -> Path | None:
 _ROWS_PREFIX = "queries-documents"
 _ROWS_COLUMNS = ("q_id", "d_id", "relevant", "query", "document", "content_gender")  # not kept as metadata
 _LEFT_OUT = "an unknown label (left out)"
-_GENDERS = {"f": "female", "female": "female", "m": "male", "male": "male", "n": "neutral", "neutral": "neutral"}
 
 
 def _judgement_files(folder: Path) -> list[Path]:

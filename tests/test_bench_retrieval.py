@@ -199,11 +199,22 @@ def test_qrels_file_adds_relevance(tmp_path):
     ("name", "content", "message"),
     [
         ("bad.jsonl", '{"kind": "query", "id": "q1", "text": "x"}\n{not json\n', "bad.jsonl:2: not valid JSON"),
-        ("bad.jsonl", '{"kind": "document", "id": "d", "text": "x", "group": "woman"}\n', "'group' must be one of"),
         (
             "bad.jsonl",
+            '{"kind": "document", "id": "d", "text": "x", "group": "Woman"}\n',
+            r"'group' must be female, male or neutral \(or F, M, N\), got 'Woman'",  # as typed
+        ),
+        (  # not one judgement: the column is missing, which is what the message says
+            "bad.jsonl",
             QUERY_ROW + '{"kind": "document", "id": "d", "text": "y", "group": "male"}\n',
-            "query 'q1' has no relevant document",
+            "no document is marked relevant to any query .*'relevant_to'",
+        ),
+        (
+            "bad.jsonl",
+            QUERY_ROW.replace("q1", "q2")
+            + QUERY_ROW
+            + '{"kind": "document", "id": "d", "text": "y", "group": "male", "relevant_to": ["q1"]}\n',
+            "query 'q2' has no relevant document$",  # one such query: no count
         ),
         (
             "bad.jsonl",
@@ -220,6 +231,25 @@ def test_bad_data_is_a_one_line_input_error(tmp_path, name, content, message):
     with pytest.raises(InputError, match=message) as err:
         load_labelled_set(path)
     assert "\n" not in str(err.value)
+
+
+def test_group_labels_f_m_n_are_read_in_the_standard_layout_too(tmp_path):
+    rows = [{"kind": "query", "id": "q1", "text": "Who fixed the roof?"}]
+    for doc_id, label in (("d1", "F"), ("d2", "m"), ("d3", "N"), ("d4", "Female")):
+        rows.append({"kind": "document", "id": doc_id, "text": f"text {doc_id}", "group": label, "relevant_to": ["q1"]})
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    task = load_labelled_set(path)
+    assert [d.metadata["group"] for d in task.documents] == ["female", "male", "neutral", "female"]
+    assert task.notes == []  # nothing read as an unknown label
+
+
+def test_skipping_every_document_says_so(tmp_path):
+    rows = [{"kind": "query", "id": "q1", "text": "x"}, {"kind": "document", "id": "d", "text": "y", "group": "both"}]
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(InputError, match=r"no document left: all 1 are labelled other than .*'both'.*'skip'"):
+        load_labelled_set(path, unknown_groups="skip")
 
 
 def test_cli_bad_data_exits_2_before_loading_a_model(tmp_path, capsys):

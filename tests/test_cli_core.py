@@ -94,9 +94,18 @@ def test_query_table_shows_the_groups_it_balanced(index_dir, capsys, strategy):
     """The table names each returned document's group and the groups balanced, as --json does."""
     assert main(["query", str(index_dir), "Who commanded the fleet?", "--k", "3", "--strategy", strategy]) == 0
     out = capsys.readouterr().out
-    assert "balanced groups: female, male" in out
+    assert "balanced groups: female 1, male 1" in out and "not equal" not in out
     rows = {line.split("│")[5].strip(): line.split("│")[4].strip() for line in out.splitlines() if line.count("│") == 7}
     assert rows == {"f1": "female", "m1": "male", "n1": "neutral"}
+
+
+def test_query_caption_says_when_the_bound_left_the_groups_unequal():
+    from debiasrag.commands.query import _balance_caption
+    from debiasrag.retriever import Hit, RetrievalResult
+
+    hits = [Hit(i, "t", 1.0, i + 1, "plain", group=g) for i, g in enumerate(["male", "neutral", "male", "female"])]
+    result = RetrievalResult("q", "dynamic", hits, {}, balanced_groups=("female", "male"))
+    assert _balance_caption(result) == "balanced groups: female 1, male 2 (not equal: no swap within the bound)"
 
 
 def expect_error(capsys, argv: list[str], message: str) -> None:

@@ -13,7 +13,7 @@ from debiasrag.commands.anonymize import add_timeout_option
 from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex, read_manifest
-from debiasrag.retriever import DebiasedRetriever, validate_query
+from debiasrag.retriever import DebiasedRetriever, RetrievalResult, validate_query
 from debiasrag.strategies import STRATEGIES, Dynamic
 
 
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # Fairness is judged on the groups of the documents returned: show them when the strategy balanced them.
     grouped = bool(result.balanced_groups)
-    caption = f"balanced groups: {', '.join(result.balanced_groups)}" if grouped else None
+    caption = _balance_caption(result) if grouped else None
     table = Table(title=cell(f"{result.strategy}: {result.m} result(s) for {result.query!r}"), caption=caption)
     columns = (
         ("rank", "score", "variant", "group", "id", "text") if grouped else ("rank", "score", "variant", "id", "text")
@@ -119,3 +119,11 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), *group, cell(hit.id), cell(hit.text))
     out_console.print(table)
     return 0
+
+
+def _balance_caption(result: RetrievalResult) -> str:
+    """The groups balanced and how many of each were returned; says so when the swap bound left them unequal."""
+    counts = {group: sum(hit.group == group for hit in result) for group in result.balanced_groups}
+    shown = ", ".join(f"{group} {n}" for group, n in counts.items())
+    uneven = len(set(counts.values())) > 1
+    return f"balanced groups: {shown}" + (" (not equal: no swap within the bound)" if uneven else "")
