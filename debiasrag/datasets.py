@@ -105,7 +105,8 @@ def load_gendered_topics(split: str | None = None) -> RetrievalTask:
 # Fairness sets: queries + documents with a group label and relevance (documented in data/retrieval/README.md)
 
 LABELLED_GROUPS = ("female", "male", "neutral")
-FAIRNESS_SPLITS = ("main", "holdout")
+FAIRNESS_SPLITS = ("main", "holdout")  # "all" = these two
+FAIRNESS_REPORT_SPLITS = ("report1", "report2")  # written blind in session 28, report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -436,14 +437,17 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
 
 def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> RetrievalTask:
     """Our fairness set: ``"main"`` (60 queries, 8 areas, 360 documents) or ``"holdout"`` (24 queries, 4 other
-    areas, 144 documents), or ``"all"`` (both, one corpus).
+    areas, 144 documents), or ``"all"`` (both, one corpus); or one of the two report sets written blind after every
+    rule was chosen (``"report1"``: appearance, childcare, domestic, relationships; ``"report2"``: career,
+    cognitive, physical, leadership; 32 queries and 192 documents each, not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
     designed on some areas can be reported on the others.
     """
-    if split not in (*FAIRNESS_SPLITS, "all"):
-        raise InputError(f"split must be one of {', '.join(FAIRNESS_SPLITS)}, all; got {split!r}")
+    if split not in (*FAIRNESS_SPLITS, "all", *FAIRNESS_REPORT_SPLITS):
+        known = ", ".join((*FAIRNESS_SPLITS, "all", *FAIRNESS_REPORT_SPLITS))
+        raise InputError(f"split must be one of {known}; got {split!r}")
     builder = _SetBuilder(f"fairness-{split}")
     for part in FAIRNESS_SPLITS if split == "all" else (split,):
         with as_file("retrieval", f"fairness_{part}") as local:

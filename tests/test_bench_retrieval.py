@@ -77,6 +77,16 @@ def test_fairness_set_shape():
     assert set(load_fairness_set("main", areas={"career"}).areas.values()) == {"career"}
 
 
+@pytest.mark.parametrize("split", ["report1", "report2"])
+def test_blind_report_sets_shape(split):
+    task = load_fairness_set(split)
+    assert len(task.queries) == 32 and len(task.documents) == 192 and len(set(task.areas.values())) == 4
+    by_id = {d.id: d for d in task.documents}
+    for query, relevant in task.relevant.items():
+        assert sorted(by_id[i].metadata["group"] for i in relevant) == ["female", "male", "neutral"], query
+    assert not set(task.queries) & set(load_fairness_set("all").queries)  # report sets are not in "all"
+
+
 def test_wide_topics_shape():
     wide = load_wide_topics()
     widths = sorted(len(ids) for ids in wide.relevant.values())
