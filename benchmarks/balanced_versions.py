@@ -21,6 +21,8 @@ holdout, passages 1–36), both printed:
   represents, so it is not re-chosen here); the rule with the fewest over every δ is printed too.
 
 Then the report sets (``--report``), which no choice saw, counted per pair of parts as the README reports them.
+Its rules bound every swap by δ; since session 28 ``Balanced()`` bounds the swap that closes a gap of one by 0.5 σ
+(``benchmarks/balanced_odd_gap.py``), so its "shipped" rows are the rule before that.
 """
 
 from __future__ import annotations

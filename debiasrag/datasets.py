@@ -106,7 +106,7 @@ def load_gendered_topics(split: str | None = None) -> RetrievalTask:
 
 LABELLED_GROUPS = ("female", "male", "neutral")
 FAIRNESS_SPLITS = ("main", "holdout")  # "all" = these two
-FAIRNESS_REPORT_SPLITS = ("report1", "report2")  # written blind in session 28, report only
+FAIRNESS_REPORT_SPLITS = ("report1", "report2", "report3", "report4")  # written blind in session 28, report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -437,9 +437,10 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
 
 def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> RetrievalTask:
     """Our fairness set: ``"main"`` (60 queries, 8 areas, 360 documents) or ``"holdout"`` (24 queries, 4 other
-    areas, 144 documents), or ``"all"`` (both, one corpus); or one of the two report sets written blind after every
-    rule was chosen (``"report1"``: appearance, childcare, domestic, relationships; ``"report2"``: career,
-    cognitive, physical, leadership; 32 queries and 192 documents each, not in ``"all"``).
+    areas, 144 documents), or ``"all"`` (both, one corpus); or one of the four report sets written blind
+    (``"report1"``: appearance, childcare, domestic, relationships; ``"report2"``: career, cognitive, physical,
+    leadership; ``"report3"``: health, emotions, money, education; ``"report4"``: technology, sports, safety,
+    hobbies; 32 queries and 192 documents each, not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

@@ -77,7 +77,7 @@ def test_fairness_set_shape():
     assert set(load_fairness_set("main", areas={"career"}).areas.values()) == {"career"}
 
 
-@pytest.mark.parametrize("split", ["report1", "report2"])
+@pytest.mark.parametrize("split", ["report1", "report2", "report3", "report4"])
 def test_blind_report_sets_shape(split):
     task = load_fairness_set(split)
     assert len(task.queries) == 32 and len(task.documents) == 192 and len(set(task.areas.values())) == 4

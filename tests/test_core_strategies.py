@@ -114,6 +114,21 @@ def test_balanced_swaps_on_hand_made_ranking_and_is_topk_without_groups():
     assert [p.key for p in tight] == ["m1", "m2", "m3", "m4"]  # nothing within the bound: top-k kept
 
 
+def test_the_swap_closing_a_gap_of_one_has_its_own_bound():
+    scores, groups = [0.9, 0.8, 0.78, 0.5], ["neutral", "female", "neutral", "neutral"]
+    # One female too many: only a neutral document can close it; 0.5 is within delta 1 of 0.8, not within 0.1.
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, ("female", "male")) == [0, 2, 3]
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, ("female", "male"), odd_delta=0.1) == [0, 1, 2]
+    # A gap of two still uses delta: the lower female goes for the male, then the gap is closed.
+    two = ["female", "female", "neutral", "male"]
+    assert balance_swaps(scores, two, [0, 1, 2], 1.0, ("female", "male"), odd_delta=0.1) == [0, 2, 3]
+    ranking = Ranking("neutral", ["n1", "f1", "n2", "n3"], scores)
+    labels = groups_of({"f1": "female"})
+    assert [p.key for p in Balanced(delta=100.0, odd_delta=0.0).select([ranking], 3, labels)] == ["n1", "f1", "n2"]
+    assert [p.key for p in Balanced(delta=100.0, odd_delta=100.0).select([ranking], 3, labels)] == ["n1", "n2", "n3"]
+    assert [p.key for p in Balanced(delta=0.0, odd_delta=100.0).select([ranking], 3, labels)] == ["n1", "f1", "n2"]
+
+
 def test_balance_swaps_takes_a_chosen_documents_own_version_first():
     scores = [0.9, 0.85, 0.8, 0.75, 0.3]
     groups = ["male", "male", "male", "female", "female"]
