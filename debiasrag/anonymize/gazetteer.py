@@ -52,6 +52,7 @@ class Gazetteer:
     landmark_heads: frozenset[str] = field(default=frozenset())
     excluded: frozenset[str] = field(default=frozenset())
     dictionary_names: frozenset[str] = field(default=frozenset())
+    particles: frozenset[str] = field(default=frozenset())
 
     def is_person_name(self, word: str) -> bool:
         """Whether the word is a listed given name or surname (case-insensitive) and not excluded."""
@@ -75,6 +76,10 @@ class Gazetteer:
         """Whether the word is a given name that the dictionary also lists but that text uses as a name."""
         key = word.casefold()
         return key in self.dictionary_names and key not in self.excluded
+
+    def is_particle(self, word: str) -> bool:
+        """Whether the word is a particle of multi-part names (``van``, ``der``, ``bin``, ``de`` ...)."""
+        return word.casefold() in self.particles
 
     def is_non_name(self, word: str) -> bool:
         """Whether the word is a capitalised word known not to be a name (weekdays, months, ...)."""
@@ -108,4 +113,5 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
         frozenset(w.casefold() for w in non.get("landmark_heads", [])),
         excluded,
         frozenset(n.casefold() for n in _read_lines("dictionary_names.txt")),
+        frozenset(w.casefold() for w in non.get("particles", [])),
     )

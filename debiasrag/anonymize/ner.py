@@ -67,6 +67,11 @@ _NOT_NAMES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDIN
 _PROPN_TAGS = {"NNP", "NNPS"}
 _NOUN_TAGS = {"NN", "NNS", "JJ", "RB"}  # "RB": the tagger reads some names as adverbs ("Kimberly", "Raj")
 _COORDINATION = re.compile(r"\s*(?:,|and|or|&)\s+")
+_JOINABLE = frozenset({"PERSON", "GPE", "LOC", "MISC"})  # parts of one name the NER may have typed apart
+_WORD_BEFORE = re.compile(r"(?<![\w.'-])([^\W\d_][\w'-]*) $")  # the word right before a name, one space apart
+_TIME_WORDS = frozenset(
+    {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
+)  # "in April Smith ...": a month or weekday after these is a date, not a given name
 _WEAK = "?"  # marks a candidate that needs a second, confirmed occurrence in the document
 _LEADING_DROP = {"the", "a", "an"}
 _CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.compile(r"\s+"))
@@ -646,7 +651,47 @@ class NerAnonymizer:
         entities.extend(find_occurrences(text, extra_names))
         if self.deny_list:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
-        return filter_entities(resolve_overlaps(entities), self.labels, self.allow_list, self.deny_list)
+        joined = self._join_name_parts(text, resolve_overlaps(entities))
+        return filter_entities(joined, self.labels, self.allow_list, self.deny_list)
+
+    def _join_name_parts(self, text: str, entities: list[Entity]) -> list[Entity]:
+        """One person name, one span: the NER and the tagger often split a long name ("Juan Pablo Rodríguez" +
+        "Vargas", "Priya" + "Raghunathan" typed as a place, "Abdul Rahman" + "bin" + "Yusuf") or leave out a given
+        name that is also a word ("Hope Mwangi", "Will Tanaka-Brown"). Joined: name parts one space apart, one of
+        them a person, with only name particles between (``non_names.json``); a capitalised particle run or a
+        listed given name right before a person ("Van der Berg", "Hope Mwangi"; not a month after "in")."""
+        gaz = self.gazetteer
+        if gaz is None or not entities:
+            return entities
+        out: list[Entity] = []
+        for ent in entities:
+            if out and "PERSON" in (out[-1].label, ent.label) and {out[-1].label, ent.label} <= _JOINABLE:
+                gap = text[out[-1].end : ent.start].split(" ")
+                if gap[0] == gap[-1] == "" and all(gaz.is_particle(word) for word in gap[1:-1]):
+                    out[-1] = Entity(text[out[-1].start : ent.end], "PERSON", out[-1].start, ent.end)
+                    continue
+            out.append(ent)
+        for number, ent in enumerate(out):
+            if ent.label != "PERSON":
+                continue
+            start, floor, pos = ent.start, out[number - 1].end if number else 0, ent.start
+            while (m := _WORD_BEFORE.search(text, floor, pos)) is not None and gaz.is_particle(m.group(1)):
+                pos = m.start()
+                if m.group(1)[:1].isupper():  # "Van der Berg"; a lower-case run only joins two names (above)
+                    start = pos
+            m = _WORD_BEFORE.search(text, floor, start) if start == ent.start else None
+            if m is not None:
+                word, before = m.group(1), text[floor : m.start()].split()
+                if (
+                    word[:1].isupper()
+                    and gaz.is_person_name(word)
+                    and not gaz.is_title(word)
+                    and not (before and before[-1] in _TIME_WORDS)
+                ):
+                    start = m.start()
+            if start != ent.start:
+                out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
+        return out
 
 
 def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False) -> list[Entity]:
