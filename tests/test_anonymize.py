@@ -108,6 +108,16 @@ def test_the_parts_of_one_name_are_one_entity(ner, text, name):
     assert name not in ner.anonymize(text).text
 
 
+def test_lower_case_names_in_text_typed_in_lower_case(ner):
+    chat = "thx anjali, tariq said the deck is ready. lol the bert-base run broke again"
+    assert ner.anonymize(chat).text == "thx, said the deck is ready. lol the bert-base run broke again"
+    assert NerAnonymizer(lower_case_names=False).anonymize(chat).text == chat  # off: for technical text
+    assert ner.anonymize("hope you can join, will bring snacks").text == "hope you can join, will bring snacks"
+    # Formal text: a lower-case "bert" or "roberta" is a model, not a person.
+    formal = "We compared bert and roberta on the benchmark. Both were fine-tuned for three epochs."
+    assert ner.anonymize(formal).text == formal
+
+
 def test_a_month_before_a_surname_stays_a_month(ner):
     assert ner.anonymize("The shop reopened in April Kowalski said.").text.startswith("The shop reopened in April")
 

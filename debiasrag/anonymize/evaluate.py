@@ -32,8 +32,9 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 
 def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
     """The gold set (``"ner_gold_heldout.jsonl"``: 40 more sentences written after the detector was finished,
-    never used to change it; ``"ner_gold_report.jsonl"`` and ``"ner_gold_report2.jsonl"``: 160 texts each written
-    blind in session 28, the first read for misses, the second only reported: ``benchmarks/anonymize_report.py``)."""
+    never used to change it; ``"ner_gold_report.jsonl"``, ``"ner_gold_report2.jsonl"`` (160 texts each) and
+    ``"ner_gold_report3.jsonl"`` (200: chat and technical text): written blind in session 28, which of them
+    chose a rule is in ``benchmarks/anonymize_report.py``)."""
     path = data_file("names", name)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

@@ -69,6 +69,9 @@ _NOUN_TAGS = {"NN", "NNS", "JJ", "RB"}  # "RB": the tagger reads some names as a
 _COORDINATION = re.compile(r"\s*(?:,|and|or|&)\s+")
 _JOINABLE = frozenset({"PERSON", "GPE", "LOC", "MISC"})  # parts of one name the NER may have typed apart
 _WORD_BEFORE = re.compile(r"(?<![\w.'-])([^\W\d_][\w'-]*) $")  # the word right before a name, one space apart
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first letter of each sentence or line
+# A lower-case word standing alone: not part of a path, handle, identifier, flag or code span ("bert-base", "@kofi").
+_LOWER_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([a-z][a-z]{2,})(?![\w/\\`'\">=_(-]|\.[a-z])")
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -241,7 +244,9 @@ class NerAnonymizer:
     removals with the default entity types, coarser labels (no ORG / NORP / FAC, so landmarks are not kept).
     ``full_ner=True`` runs the entity recognizer over every token rather than around the undecided candidates
     only (see the module docstring; the default removal only): the same texts on our gold sets and benchmark
-    corpus, about half the speed.
+    corpus, about half the speed. ``lower_case_names`` (default on): in text typed in lower case (most sentences
+    open in lower case: chat, comments) a lower-case listed name that is no English word is a name ("ask priya");
+    turn it off for technical text whose sentences open with lower-case tool names ("jenkins agent ...").
     """
 
     method = "ner"
@@ -263,8 +268,10 @@ class NerAnonymizer:
         exclude_names: Iterable[str] = (),
         use_ner: bool = True,
         full_ner: bool = False,
+        lower_case_names: bool = True,
     ) -> None:
         self.model = model
+        self.lower_case_names = bool(lower_case_names)
         self.strategy = strategy
         self.entity_types = parse_entity_types(entities)
         self.labels = labels_for(self.entity_types)
@@ -320,6 +327,7 @@ class NerAnonymizer:
                 exclude_names=exclude_names,
                 use_ner=use_ner,
                 full_ner=full_ner,
+                lower_case_names=lower_case_names,
             )
             for extra in models[1:]
         ]
@@ -635,6 +643,7 @@ class NerAnonymizer:
                     if part in labels:
                         labels[part] = "PERSON"
         entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
+        entities.extend(self._casual_names(text))
         extra_names: dict[str, str] = {}
         if self.coreference:
             for name, label in labels.items():
@@ -653,6 +662,26 @@ class NerAnonymizer:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
         joined = self._join_name_parts(text, resolve_overlaps(entities))
         return filter_entities(joined, self.labels, self.allow_list, self.deny_list)
+
+    def _casual_names(self, text: str) -> list[Entity]:
+        """Names typed in lower case, in text typed that way (chat, comments: most sentences open in lower case):
+        a listed given name or surname that is no English word, no place and no stop word ("ask priya", "kwame
+        and joy"). Word-names ("will", "hope") stay words; formal text, where a lower-case "bert" or "julia" is a
+        model or a language, is not read this way."""
+        gaz = self.gazetteer
+        if gaz is None or not self._english or not self.lower_case_names:
+            return []
+        starts = [m.group(1) for m in _SENTENCE_START.finditer(text)]
+        if not starts or 2 * sum(c.islower() for c in starts) < len(starts):
+            return []
+        return [
+            Entity(m.group(1), "PERSON", m.start(1), m.end(1))
+            for m in _LOWER_WORD.finditer(text)
+            if gaz.is_person_name(m.group(1))
+            and not self._is_english(m.group(1))
+            and not gaz.is_place(m.group(1))
+            and m.group(1) not in self._openers
+        ]
 
     def _join_name_parts(self, text: str, entities: list[Entity]) -> list[Entity]:
         """One person name, one span: the NER and the tagger often split a long name ("Juan Pablo Rodríguez" +
