@@ -74,6 +74,15 @@ def test_stdin_to_stdout(monkeypatch, capsys):
     assert out[0]["text"] == "quickly ran to the store in Madrid."
 
 
+def test_lower_case_names_can_be_turned_off(tmp_path):
+    src, on, off = tmp_path / "in.jsonl", tmp_path / "on.jsonl", tmp_path / "off.jsonl"
+    src.write_text(json.dumps({"id": 1, "text": "jenkins agent is down again, ask sandeep"}) + "\n", encoding="utf-8")
+    assert main(["anonymize", str(src), str(on)]) == 0
+    assert main(["anonymize", str(src), str(off), "--no-lower-case-names"]) == 0
+    assert json.loads(on.read_text(encoding="utf-8"))["text"] == "agent is down again, ask"
+    assert json.loads(off.read_text(encoding="utf-8"))["text"] == "jenkins agent is down again, ask sandeep"
+
+
 def test_bad_lines_stop_with_line_number_and_leave_old_output(tmp_path, capsys):
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_rows(src, ROWS, extra_lines=[b"\xff\xfe not utf-8", b"{not json"])

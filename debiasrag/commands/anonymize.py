@@ -72,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ner without spaCy's entity recognizer (tagger + name lists): faster, coarser labels",
     )
+    parser.add_argument(
+        "--no-lower-case-names",
+        action="store_true",
+        help="ner: never read lower-case words as names (technical text whose sentences open with tool names)",
+    )
     parser.add_argument("--llm-model", default=None, help="Anthropic model for --method llm")
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
     parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
@@ -129,6 +134,7 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
             options["model"] = args.spacy_model
         options["n_process"] = args.n_process
         options["use_ner"] = not args.fast
+        options["lower_case_names"] = not args.no_lower_case_names
     else:
         if args.llm_model:
             options["model"] = args.llm_model
