@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -140,7 +139,12 @@ class ShardWriter:
         self.text_field = text_field
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, list[Any]]:
-        """Anonymize, embed and write one batch (columns -> lists) as a shard; ``{"id": [...], "shard": [...]}``."""
+        """Anonymize, embed and write one batch (columns -> lists) as a shard; ``{"id": [...], "shard": [...]}``.
+
+        A metadata field that is null is left out: Ray Data and ``datasets`` give every row every column, null
+        where a row had none, so the shards keep the metadata each row had, as ``debiasrag index`` does."""
+        if hasattr(batch, "to_pydict"):  # a pyarrow table (run_ray): nulls stay None, integers stay integers
+            batch = batch.to_pydict()
         if self.id_field not in batch or self.text_field not in batch:
             raise InputError(f"batch needs columns {self.id_field!r} and {self.text_field!r}, has {sorted(batch)}")
         ids = [_plain(i) for i in _to_list(batch[self.id_field])]
@@ -161,7 +165,7 @@ class ShardWriter:
             if problem is not None:
                 raise InputError(f"row {row} of the batch (id {doc_id!r}): {problem}")
         documents = [
-            Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items()})
+            Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items() if v[row] is not None})
             for row, (doc_id, text) in enumerate(zip(ids, texts))
         ]
         stored, mixed = {}, {}
@@ -296,7 +300,7 @@ def run_ray(
     Returns ``{"documents": rows written, "shards": complete shards in out_dir}``. Call ``ray.init(...)``
     first to choose the cluster; otherwise Ray starts a local one. Leave CPUs for reading the input:
     actors holding every CPU of the cluster (``concurrency * num_cpus``) starve ``read_json``'s tasks and the
-    job waits forever, so that case is warned about. ``out_dir`` must be storage every worker sees.
+    job waits forever, so that case is refused. ``out_dir`` must be storage every worker sees.
 
     ``existing``: what to do when ``out_dir`` already holds shards, e.g. of an earlier run over the corpus
     (:func:`~debiasrag.shards.index_from_shards` would include them, so documents deleted since would come back):
@@ -322,12 +326,10 @@ def run_ray(
     ray_data = require("ray.data", "run_ray")
     if ray.is_initialized():
         cpus = ray.cluster_resources().get("CPU", 0)
-        if concurrency * num_cpus >= cpus:
-            warnings.warn(
-                f"run_ray: {concurrency} actors x {num_cpus} CPU take all {cpus:g} CPUs of the cluster; reading "
-                "the input needs CPUs too and may wait forever (lower concurrency or num_cpus)",
-                RuntimeWarning,
-                stacklevel=2,
+        if concurrency * num_cpus >= cpus:  # the actors live for the whole job: the reads would wait forever
+            raise InputError(
+                f"run_ray: {concurrency} actors x {num_cpus:g} CPU take all {cpus:g} CPUs of the cluster and reading "
+                "the input needs one too: lower concurrency or num_cpus"
             )
     if rows_in is not None:
         dataset = ray_data.from_items(rows_in)
@@ -345,7 +347,7 @@ def run_ray(
         ShardWriter,
         fn_constructor_kwargs=kwargs,
         batch_size=batch_size,
-        batch_format="numpy",
+        batch_format="pyarrow",  # numpy would turn an integer column with a missing value into floats and NaN
         concurrency=concurrency,
         num_cpus=num_cpus,
     )

@@ -173,6 +173,22 @@ def test_llm_flags_without_anonymize_llm_are_refused(run_cli, tmp_path, flags):
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--entities", "person"], "--entities needs"),
+        (["--anonymize-strategy", "replace"], "--anonymize-strategy needs"),
+        (["--entities", "person", "--anonymize-strategy", "remove"], "--entities and --anonymize-strategy need"),
+    ],
+)
+def test_anonymization_options_without_anonymize_are_refused(run_cli, tmp_path, flags, named):
+    """They would be ignored and the names embedded."""
+    out = tmp_path / "ix"
+    line = error_line(run_cli("index", write_corpus(tmp_path / "c.jsonl"), "--out", out, *flags))
+    assert line == f"debiasrag: error: {named} --anonymize ner|llm"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("value", [5, "", ["claude-x"]])
 def test_a_manifest_with_a_bad_llm_model_does_not_load(tmp_path, embedder, value):
     from debiasrag import Document, FaissIndex

@@ -304,6 +304,8 @@ def test_ray_data_pipeline_loses_and_duplicates_nothing(ray_cluster, ray_workdir
     """The README's Ray recipe, as written (the fixture already started the cluster), over 2,000 documents."""
     tmp_path = ray_workdir
     rows = corpus(2000)
+    for row in rows[::3]:
+        row["year"] = 2000 + row["n"] % 25  # an integer field only some rows have (Ray gives the others a null)
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code = readme_scale_out_example()
     assert "ray.init()" in code
@@ -315,6 +317,7 @@ def test_ray_data_pipeline_loses_and_duplicates_nothing(ray_cluster, ray_workdir
     by_id = {r["id"]: r for r in rows}
     for doc_id, text, metadata in zip(index.ids, index.texts, index.metadatas):
         assert text == by_id[doc_id]["text"] and metadata["n"] == by_id[doc_id]["n"]
+        assert metadata.get("year") == by_id[doc_id].get("year") and isinstance(metadata.get("year", 0), int)
     assert index.preprocessing["anonymize"]["method"] == "ner"
     # The workers applied the same anonymizer and model as a single process would.
     sample = list(range(0, 2000, 37))
@@ -323,6 +326,14 @@ def test_ray_data_pipeline_loses_and_duplicates_nothing(ray_cluster, ray_workdir
     assert [index.metadatas[i]["anonymized_text"] for i in sample] == anonymized
     assert not any(name in text for text in anonymized for name in NAMES)  # the names did go
     np.testing.assert_allclose(index.vectors_at(sample), embedder.encode_documents(anonymized), atol=1e-5)
+
+
+def test_run_ray_refuses_actors_that_would_take_every_cpu(ray_cluster, tmp_path) -> None:
+    from debiasrag.scale import run_ray
+
+    with pytest.raises(InputError, match=r"3 actors x 1 CPU take all 3 CPUs .* lower concurrency or num_cpus"):
+        run_ray(corpus(4), tmp_path / "shards", concurrency=3)
+    assert not (tmp_path / "shards").exists()
 
 
 # -- Hugging Face datasets --------------------------------------------------------------------------------

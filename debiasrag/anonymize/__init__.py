@@ -52,12 +52,18 @@ def get_anonymizer(
 def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
     """Wrap an anonymizer for ``DebiasedRetriever(query_transform=...)`` so queries match an anonymized corpus.
 
-    A query made only of names would become empty and could not be searched; it is then kept as typed.
+    A query made only of names would become empty: an :class:`~debiasrag.errors.InputError` says so (searching the
+    names as typed would match documents by the gender or origin of the names, in an index that holds none).
     """
 
     def transform(query: str) -> str:
         anonymized = anonymizer.anonymize(query).text
-        return anonymized if anonymized.strip() else query
+        if not anonymized.strip():
+            raise InputError(
+                "the query holds only names, and the index's documents were anonymized: nothing is left to search; "
+                "add what you are looking for"
+            )
+        return anonymized
 
     return transform
 

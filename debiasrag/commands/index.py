@@ -79,7 +79,9 @@ def add_anonymize_options(parser: argparse.ArgumentParser) -> None:
         help="remove names before embedding (spaCy NER, or an Anthropic LLM with NER fallback); "
         "queries to this index are then anonymized the same way",
     )
-    parser.add_argument("--anonymize-strategy", choices=["remove", "replace"], default="remove")
+    parser.add_argument(
+        "--anonymize-strategy", choices=["remove", "replace"], default=None, help="with --anonymize (default: remove)"
+    )
     parser.add_argument("--entities", default=None, help="entity types to anonymize, e.g. person,location,organization")
     parser.add_argument(
         "--llm-model", default=None, help=f"with --anonymize llm: the Anthropic model (default: {DEFAULT_LLM_MODEL})"
@@ -96,10 +98,17 @@ def anonymize_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """
     refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.anonymize_timeout)
     if not args.anonymize:
+        given = [
+            flag
+            for flag, value in (("--entities", args.entities), ("--anonymize-strategy", args.anonymize_strategy))
+            if value is not None
+        ]
+        if given:  # would be ignored, and the names embedded
+            raise InputError(f"{' and '.join(given)} {'need' if len(given) > 1 else 'needs'} --anonymize ner|llm")
         return None
     settings: dict[str, Any] = {
         "method": args.anonymize,
-        "strategy": args.anonymize_strategy,
+        "strategy": args.anonymize_strategy or "remove",
         "entities": args.entities,
     }
     if args.anonymize == "llm":
