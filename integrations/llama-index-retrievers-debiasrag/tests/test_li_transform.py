@@ -51,6 +51,8 @@ def test_pipeline_sync_and_async_and_replace_mapping() -> None:
     assert "Maria" not in nodes[0].get_content(MetadataMode.NONE)
 
     replaced = AnonymizeTransform(strategy="replace", entities=["person"])(DOCS[:1])
+    as_string = AnonymizeTransform(strategy="replace", entities="person")(DOCS[:1])  # as the CLI's --entities
+    assert as_string[0].get_content() == replaced[0].get_content()
     assert replaced[0].get_content() == "PERSON_1 fixed the payment service in Madrid."
     assert "anonymization_mapping" not in replaced[0].metadata
     replaced = AnonymizeTransform(strategy="replace", entities=["person"], include_names=True)(DOCS[:1])

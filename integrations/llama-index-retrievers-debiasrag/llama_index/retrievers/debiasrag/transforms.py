@@ -50,7 +50,9 @@ class AnonymizeTransform(TransformComponent):
 
     method: str = Field(default="ner", description="'ner' or 'llm'")
     strategy: str = Field(default="remove", description="'remove' or 'replace'")
-    entities: list[str] | None = Field(default=None, description="entity types; None = the default set")
+    entities: list[str] | str | None = Field(
+        default=None, description='entity types (a list or "person,location"); None = the default set'
+    )
     record_entities: bool = Field(default=True, description="record counts and spans in node metadata")
     include_names: bool = Field(default=False, description="also record the removed names (a privacy leak)")
     anonymizer_name: str = Field(default="", description="the anonymizer's type (part of the ingestion cache key)")
