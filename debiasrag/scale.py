@@ -29,6 +29,7 @@ of adding a second copy; two different batches holding the same id make :func:`i
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -64,6 +65,23 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+def check_anonymize(anonymize: Any, options: Mapping[str, Any] | None) -> None:
+    """Refuse, before any worker starts, an anonymization method or option the workers would die on (a worker's
+    error reaches the caller as a many-line actor failure)."""
+    if not isinstance(anonymize, str):
+        return
+    from debiasrag.anonymize import LlmAnonymizer, NerAnonymizer
+
+    classes: dict[str, type] = {"ner": NerAnonymizer, "llm": LlmAnonymizer}
+    cls = classes.get(anonymize)
+    if cls is None:
+        raise InputError(f"unknown anonymization method {anonymize!r}; choose 'ner' or 'llm'")
+    known = set(inspect.signature(cls).parameters)
+    unknown = sorted(set(options or {}) - known)
+    if unknown:
+        raise InputError(f"anonymize_options: {', '.join(map(repr, unknown))} not an option of {cls.__name__}")
 
 
 class ShardWriter:
@@ -322,6 +340,7 @@ def run_ray(
         _check_ids(rows_in, id_field)
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)
+    check_anonymize(anonymize, anonymize_options)
     ray = require("ray", "run_ray")
     ray_data = require("ray.data", "run_ray")
     if ray.is_initialized():
@@ -398,6 +417,7 @@ def run_datasets(
     _check_run(batch_size, existing)
     if num_proc is not None:
         check_int("num_proc", num_proc)
+    check_anonymize(anonymize, anonymize_options)
     require("datasets", "run_datasets")
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)

@@ -328,6 +328,22 @@ def test_ray_data_pipeline_loses_and_duplicates_nothing(ray_cluster, ray_workdir
     np.testing.assert_allclose(index.vectors_at(sample), embedder.encode_documents(anonymized), atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("anonymize", "options", "message"),
+    [
+        ("nre", {}, "unknown anonymization method 'nre'"),
+        ("ner", {"use_ners": False}, "anonymize_options: 'use_ners' not an option of NerAnonymizer"),
+    ],
+)
+def test_run_ray_and_run_datasets_check_the_anonymizer_before_any_worker(tmp_path, anonymize, options, message):
+    from debiasrag.scale import run_datasets, run_ray
+
+    for run in (run_ray, run_datasets):
+        with pytest.raises(InputError, match=message):
+            run(corpus(4), tmp_path / "shards", anonymize=anonymize, anonymize_options=options)
+    assert not (tmp_path / "shards").exists()
+
+
 def test_run_ray_refuses_actors_that_would_take_every_cpu(ray_cluster, tmp_path) -> None:
     from debiasrag.scale import run_ray
 
