@@ -72,12 +72,9 @@ def check_anonymize(anonymize: Any, options: Mapping[str, Any] | None) -> None:
     error reaches the caller as a many-line actor failure)."""
     if not isinstance(anonymize, str):
         return
-    from debiasrag.anonymize import LlmAnonymizer, NerAnonymizer
+    from debiasrag.anonymize import anonymizer_class
 
-    classes: dict[str, type] = {"ner": NerAnonymizer, "llm": LlmAnonymizer}
-    cls = classes.get(anonymize)
-    if cls is None:
-        raise InputError(f"unknown anonymization method {anonymize!r}; choose 'ner' or 'llm'")
+    cls = anonymizer_class(anonymize)
     known = set(inspect.signature(cls).parameters)
     unknown = sorted(set(options or {}) - known)
     if unknown:
@@ -338,8 +335,6 @@ def run_ray(
         if not rows_in:
             raise InputError("the dataset is empty: no documents to write")
         _check_ids(rows_in, id_field)
-    out_dir = Path(out_dir).expanduser().resolve()
-    _prepare_out_dir(out_dir, existing)
     check_anonymize(anonymize, anonymize_options)
     ray = require("ray", "run_ray")
     ray_data = require("ray.data", "run_ray")
@@ -350,6 +345,9 @@ def run_ray(
                 f"run_ray: {concurrency} actors x {num_cpus:g} CPU take all {cpus:g} CPUs of the cluster and reading "
                 "the input needs one too: lower concurrency or num_cpus"
             )
+    # Only now, with every refusal behind us: existing="replace" deletes the earlier run's shards.
+    out_dir = Path(out_dir).expanduser().resolve()
+    _prepare_out_dir(out_dir, existing)
     if rows_in is not None:
         dataset = ray_data.from_items(rows_in)
     kwargs = {

@@ -342,6 +342,13 @@ def test_run_ray_and_run_datasets_check_the_anonymizer_before_any_worker(tmp_pat
         with pytest.raises(InputError, match=message):
             run(corpus(4), tmp_path / "shards", anonymize=anonymize, anonymize_options=options)
     assert not (tmp_path / "shards").exists()
+    earlier = tmp_path / "earlier" / "part-0001.jsonl"  # an earlier run's shard, which existing="replace" deletes
+    earlier.parent.mkdir()
+    earlier.write_text("{}\n", encoding="utf-8")
+    for run in (run_ray, run_datasets):
+        with pytest.raises(InputError, match=message):
+            run(corpus(4), earlier.parent, anonymize=anonymize, anonymize_options=options, existing="replace")
+    assert earlier.read_text(encoding="utf-8") == "{}\n"  # refused before anything was deleted
 
 
 def test_run_ray_refuses_actors_that_would_take_every_cpu(ray_cluster, tmp_path) -> None:

@@ -42,11 +42,15 @@ def get_anonymizer(
     ``entities`` defaults to person + location + organization + misc (the seed's default prompt). Other keyword
     arguments go to the class (e.g. ``model=``, ``allow_list=``, ``deny_list=``, ``mapping=``, ``n_process=``).
     """
-    if method == "ner":
-        return NerAnonymizer(strategy=strategy, entities=entities, **kwargs)
-    if method == "llm":
-        return LlmAnonymizer(strategy=strategy, entities=entities, **kwargs)
-    raise InputError(f"unknown anonymization method {method!r}; choose 'ner' or 'llm'")
+    return anonymizer_class(method)(strategy=strategy, entities=entities, **kwargs)
+
+
+def anonymizer_class(method: str) -> type[NerAnonymizer] | type[LlmAnonymizer]:
+    """The class behind ``method`` (``"ner"`` or ``"llm"``); anything else is an :class:`InputError`."""
+    classes: dict[str, type[NerAnonymizer] | type[LlmAnonymizer]] = {"ner": NerAnonymizer, "llm": LlmAnonymizer}
+    if method not in classes:
+        raise InputError(f"unknown anonymization method {method!r}; choose 'ner' or 'llm'")
+    return classes[method]
 
 
 def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
@@ -69,6 +73,7 @@ def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
 
 
 __all__ = [
+    "anonymizer_class",
     "as_query_transform",
     "DEFAULT_ENTITIES",
     "DEFAULT_LLM_MODEL",
