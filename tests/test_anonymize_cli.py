@@ -182,3 +182,11 @@ def test_a_users_own_entities_field_is_never_overwritten(tmp_path, capsys):
     assert out[1]["entities"] == ["my", "own", "labels"] and [e["text"] for e in out[1]["found"]] == ["Alice"]
     assert main(["anonymize", str(src), str(dst), "--entities-field", "text"]) == 2
     assert "collides" in capsys.readouterr().err
+
+
+def test_an_empty_input_is_said_not_silent(tmp_path, capsys):
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("\n\n", encoding="utf-8")
+    assert main(["anonymize", str(src), str(dst)]) == 0
+    assert dst.read_text(encoding="utf-8") == ""
+    assert "holds no rows" in capsys.readouterr().err

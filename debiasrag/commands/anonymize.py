@@ -59,7 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="with --strategy replace: one placeholder per name across the whole corpus",
     )
     parser.add_argument(
-        "--mapping-out", default=None, help="with --strategy replace: write placeholder -> name JSON (- for stdout)"
+        "--mapping-out",
+        default=None,
+        help="with --strategy replace: write the corpus-wide placeholder -> name JSON (- for stdout); "
+        "implies --corpus-ids",
     )
     parser.add_argument(
         "--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop (default) or skip and report"
@@ -236,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_json(args.mapping_out, shared.mapping)
     if report.skipped:
         warn(report.summary())
+    if not stats["rows"] and not report.skipped:
+        warn(f"{args.input} holds no rows: the output is empty")
     if stats["fallbacks"]:
         warn(f"{stats['fallbacks']} row(s) fell back to NER (see 'anonymize_fallback' in those rows)")
     destination = "stdout" if args.output == "-" else args.output
