@@ -106,7 +106,13 @@ def load_gendered_topics(split: str | None = None) -> RetrievalTask:
 
 LABELLED_GROUPS = ("female", "male", "neutral")
 FAIRNESS_SPLITS = ("main", "holdout")  # "all" = these two
-FAIRNESS_REPORT_SPLITS = ("report1", "report2", "report3", "report4")  # written blind in session 28, report only
+FAIRNESS_REPORT_SPLITS = (
+    "report1",
+    "report2",
+    "report3",
+    "report4",
+    "report5",
+)  # written blind (sessions 28-29), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -440,7 +446,8 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     areas, 144 documents), or ``"all"`` (both, one corpus); or one of the four report sets written blind
     (``"report1"``: appearance, childcare, domestic, relationships; ``"report2"``: career, cognitive, physical,
     leadership; ``"report3"``: health, emotions, money, education; ``"report4"``: technology, sports, safety,
-    hobbies; 32 queries and 192 documents each, not in ``"all"``).
+    hobbies; 32 queries and 192 documents each; ``"report5"``: parenting_teens, workplace, grooming, caregiving,
+    sport_fitness, 40 queries and 240 documents; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

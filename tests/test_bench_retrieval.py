@@ -77,10 +77,15 @@ def test_fairness_set_shape():
     assert set(load_fairness_set("main", areas={"career"}).areas.values()) == {"career"}
 
 
-@pytest.mark.parametrize("split", ["report1", "report2", "report3", "report4"])
-def test_blind_report_sets_shape(split):
+@pytest.mark.parametrize(
+    "split, queries, areas",
+    [("report1", 32, 4), ("report2", 32, 4), ("report3", 32, 4), ("report4", 32, 4), ("report5", 40, 5)],
+)
+def test_blind_report_sets_shape(split, queries, areas):
     task = load_fairness_set(split)
-    assert len(task.queries) == 32 and len(task.documents) == 192 and len(set(task.areas.values())) == 4
+    assert (
+        len(task.queries) == queries and len(task.documents) == 6 * queries and len(set(task.areas.values())) == areas
+    )
     by_id = {d.id: d for d in task.documents}
     for query, relevant in task.relevant.items():
         assert sorted(by_id[i].metadata["group"] for i in relevant) == ["female", "male", "neutral"], query
