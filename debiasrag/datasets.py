@@ -474,16 +474,20 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     return task
 
 
-def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
+def load_wide_topics(widths: set[int] | None = None, *, report: bool = False) -> RetrievalTask:
     """Our wide-topic set: 16 gender-neutral queries (one per topic, ``areas`` = topic) with 3, 6, 9, 12 or 15
     relevant documents (1 to 5 texts, each in female, male and neutral wording) and 6 close non-relevant ones each;
     237 documents, one corpus. None of its topics is in the fairness sets or ``gendered_topics``.
 
     Generated from ``data/retrieval/source/wide_topics.txt`` by ``scripts/build_wide_topics.py``. ``widths`` keeps
     only the queries with that many relevant documents (the corpus stays whole).
+
+    ``report=True``: the report set of that shape written blind in session 29 (24 topics with 1, 2, 3, 4 or 6
+    relevant texts — 3 to 18 relevant documents — and 2 close non-relevant texts each, every text in three
+    wordings; 321 documents). Report only: nothing may be chosen on it.
     """
-    builder = _SetBuilder("wide-topics")
-    with as_file("retrieval", "wide_topics") as local:
+    builder = _SetBuilder("wide-topics-report" if report else "wide-topics")
+    with as_file("retrieval", "wide_topics_report" if report else "wide_topics") as local:
         for kind, stem in (("query", "queries"), ("document", "documents")):
             for where, row in _read_rows(Path(local) / f"{stem}.jsonl"):
                 builder.add(kind, where, row)
@@ -491,7 +495,8 @@ def load_wide_topics(widths: set[int] | None = None) -> RetrievalTask:
     if widths is not None:
         task.queries = {q: t for q, t in task.queries.items() if len(task.relevant[q]) in widths}
         if not task.queries:
-            raise InputError(f"no wide topic has {sorted(widths)} relevant documents; widths are 3, 6, 9, 12, 15")
+            known = ", ".join(str(w) for w in sorted({len(ids) for ids in task.relevant.values()}))
+            raise InputError(f"no wide topic has {sorted(widths)} relevant documents; widths are {known}")
         task.relevant = {q: task.relevant[q] for q in task.queries}
         task.areas = {q: task.areas[q] for q in task.queries}
         task.name += "-" + "+".join(str(w) for w in sorted(widths))

@@ -92,6 +92,15 @@ def test_blind_report_sets_shape(split, queries, areas):
     assert not set(task.queries) & set(load_fairness_set("all").queries)  # report sets are not in "all"
 
 
+def test_wide_topics_report_shape():
+    report = load_wide_topics(report=True)
+    widths = sorted(len(ids) for ids in report.relevant.values())
+    assert widths == [3] * 8 + [6] * 6 + [9] * 5 + [12] * 3 + [18] * 2 and len(report.documents) == 321
+    assert not set(report.queries) & set(load_wide_topics().queries)
+    with pytest.raises(InputError, match="widths are 3, 6, 9, 12, 18"):
+        load_wide_topics({5}, report=True)
+
+
 def test_wide_topics_shape():
     wide = load_wide_topics()
     widths = sorted(len(ids) for ids in wide.relevant.values())
