@@ -184,9 +184,13 @@ def test_a_users_own_entities_field_is_never_overwritten(tmp_path, capsys):
     assert "collides" in capsys.readouterr().err
 
 
-def test_an_empty_input_is_said_not_silent(tmp_path, capsys):
+@pytest.mark.parametrize("content, skip", [("", False), ("\n\n", False), ('{"id": 1}\n', True)])
+def test_an_input_with_no_rows_is_refused_and_the_old_output_kept(tmp_path, capsys, content, skip):
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    src.write_text("\n\n", encoding="utf-8")
-    assert main(["anonymize", str(src), str(dst)]) == 0
-    assert dst.read_text(encoding="utf-8") == ""
-    assert "holds no rows" in capsys.readouterr().err
+    src.write_text(content, encoding="utf-8")
+    dst.write_text('{"id": "mine"}\n', encoding="utf-8")
+    assert main(["anonymize", str(src), str(dst), *(["--on-error", "skip"] if skip else [])]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith(f"debiasrag: error: {src} holds no rows to anonymize")
+    assert ("1 bad line(s) skipped" in error) == skip
+    assert dst.read_text(encoding="utf-8") == '{"id": "mine"}\n'

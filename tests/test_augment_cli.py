@@ -136,3 +136,31 @@ def test_augment_only_rows_above_the_bias_percentile(tmp_path: Path, capsys) -> 
     assert "above the 50th bias percentile" in capsys.readouterr().err
     assert main([*argv, "--bias-percentile", "100"]) == 2
     assert "--bias-percentile must be in [0, 100)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, skip", [(b"", False), (b"\n\n", False), (b'{"id": 1}\n[2]\n', True)])
+def test_an_input_with_no_rows_is_refused_and_the_old_output_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture, content: bytes, skip: bool
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(content)
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"id": "mine"}\n', encoding="utf-8")
+    assert main(["augment", str(source), str(out), *(["--on-error", "skip"] if skip else [])]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith(f"debiasrag: error: {source} holds no rows to augment")
+    assert ("2 bad line(s) skipped" in error) == skip
+    assert out.read_text(encoding="utf-8") == '{"id": "mine"}\n'
+
+
+@pytest.mark.parametrize("bad_id", [1.5, True, {"x": 1}, None])
+def test_an_id_that_is_not_a_string_or_integer_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture, bad_id: object
+) -> None:
+    source = write_rows(tmp_path / "in.jsonl", [ROWS[0], {"id": bad_id, "text": "She sang."}])
+    assert main(["augment", str(source), str(tmp_path / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "debiasrag: error: line 2: 'id' must be a string or an integer"
+    assert main(["bias-score", str(source)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "debiasrag: error: line 2: 'id' must be a string or an integer"
+    )

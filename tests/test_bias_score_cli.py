@@ -64,4 +64,5 @@ def test_bias_score_bad_rows_stop_before_loading_a_model(tmp_path: Path, capsys:
     assert capsys.readouterr().err.strip() == "debiasrag: error: line 9: 'text' must be a string"
     (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
     assert main(["bias-score", str(tmp_path / "empty.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == "debiasrag: error: no sentences to score"
+    empty = tmp_path / "empty.jsonl"
+    assert capsys.readouterr().err.strip() == f"debiasrag: error: {empty} holds no sentences to score"

@@ -210,6 +210,12 @@ def run(args: argparse.Namespace) -> int:
             yield batch
 
     def rows(advance: Any) -> Iterator[dict[str, Any]]:
+        yield from anonymized(advance)
+        if not stats["rows"]:  # raised before the output is replaced: an empty run never empties an old file
+            skipped = f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
+            raise InputError(f"{args.input} holds no rows to anonymize{skipped}; no file was written")
+
+    def anonymized(advance: Any) -> Iterator[dict[str, Any]]:
         for batch in batches():
             results = anonymizer.anonymize_batch([row[field] for _, row in batch])
             for (_, row), result in zip(batch, results):
@@ -239,8 +245,6 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_json(args.mapping_out, shared.mapping)
     if report.skipped:
         warn(report.summary())
-    if not stats["rows"] and not report.skipped:
-        warn(f"{args.input} holds no rows: the output is empty")
     if stats["fallbacks"]:
         warn(f"{stats['fallbacks']} row(s) fell back to NER (see 'anonymize_fallback' in those rows)")
     destination = "stdout" if args.output == "-" else args.output

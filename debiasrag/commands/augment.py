@@ -91,6 +91,18 @@ def _read_rows(
     return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
 
 
+# An id is optional, but one that is there is a string or an integer, as everywhere in debiasrag.
+ID_FIELD = Field("id", (str, int), required=False)
+
+
+def _source(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
+def _skipped(report: JsonlReport) -> str:
+    return f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
+
+
 def _warn_skipped(report: JsonlReport) -> None:
     if report.skipped:
         warn(report.summary())
@@ -162,12 +174,12 @@ def run_augment(args: argparse.Namespace) -> int:
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
         check_output_path(args.output)
         refuse_same_file(args.input, args.output)
-    rules = [Field(name) for name in fields]
-    if args.keep_original:  # counterpart ids are built from the ids
-        rules.insert(0, Field("id", (str, int), required=False))
+    rules = [ID_FIELD, *(Field(name) for name in fields)]
     report = JsonlReport()
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
+    if not rows:  # refused before the output is touched: an empty run never empties an old file
+        raise InputError(f"{_source(args.input)} holds no rows to augment" + _skipped(report))
     ids = _CounterpartIds(rows if args.keep_original else [])  # ids are only read (and checked) for counterparts
     selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove")
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
@@ -226,10 +238,10 @@ def run_bias_score(args: argparse.Namespace) -> int:
     from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
 
     report = JsonlReport()
-    rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)
+    rows = _read_rows(args.input, [ID_FIELD, Field(args.field, nonempty=True)], args.on_error, report)
     _warn_skipped(report)
     if not rows:
-        raise InputError("no sentences to score")
+        raise InputError(f"{_source(args.input)} holds no sentences to score" + _skipped(report))
     texts = [obj[args.field] for _, obj in rows]
     scorer = BiasScorer(args.model, seed=args.seed)
     scorer.fit(texts if args.fit_on_corpus else None)
