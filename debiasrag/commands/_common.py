@@ -20,11 +20,21 @@ from rich.text import Text
 from debiasrag.errors import InputError, check_seed
 from debiasrag.fileio import dumps_strict, printable, terminal_safe_json
 
+
+class _Console(Console):
+    """rich's console, but a reader that closes the pipe (``| head``) raises :class:`BrokenPipeError` for
+    :func:`debiasrag.cli.main` to end with exit 141, as every command does (rich's own handler exits 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 # Progress and tables for people go to stderr so stdout stays clean for --json and pipes.
 # soft_wrap: a long warning stays one line in logs instead of being cut at 80 columns.
-err_console = Console(stderr=True, soft_wrap=True)
+err_console = _Console(stderr=True, soft_wrap=True)
 # Tables stay readable when stdout is a pipe or a CI log (rich would assume 80 columns there).
-out_console = Console(width=None if sys.stdout.isatty() else 140)
+out_console = _Console(width=None if sys.stdout.isatty() else 140)
 
 
 def cell(value: Any, style: str = "") -> Text:

@@ -302,11 +302,15 @@ def test_llm_refusal_in_a_command_without_llm_model_flag():
     )
 
 
-def test_a_reader_that_closes_the_pipe_ends_the_run_quietly() -> None:
-    """`debiasrag ... | head -0`: no traceback, no error line, the SIGPIPE exit status (141)."""
+@pytest.mark.parametrize("table", [False, True])
+def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(tmp_path: Path, table: bool) -> None:
+    """`debiasrag ... | head -0`: no traceback, no error line, the SIGPIPE exit status (141) — also for a command
+    whose output is a rich table (`bias-score`: rich's own handler exited 1)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "She is a nurse."}\n{"text": "He is a pilot."}\n', encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "debiasrag.cli", "bench", "list"],
+        [sys.executable, "-m", "debiasrag.cli", *(["bias-score", str(corpus)] if table else ["bench", "list"])],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
