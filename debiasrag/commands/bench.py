@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 from pathlib import Path
 
-from debiasrag.anonymize.llm import DEFAULT_TIMEOUT
+from debiasrag.anonymize.llm import API_KEY_VARIABLE, DEFAULT_TIMEOUT
 from debiasrag.commands._common import add_neutralize_option, model_name, print_json, progress_bar, say, seed_int
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.errors import InputError
@@ -93,6 +94,11 @@ def llm_options(args: argparse.Namespace) -> dict[str, object]:
     refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.timeout)
     if args.anonymize != "llm":
         return {}
+    if not os.environ.get(API_KEY_VARIABLE):  # else every anonymized variant is skipped and the run says "ok"
+        raise InputError(
+            f"--anonymize llm needs an Anthropic API key: set {API_KEY_VARIABLE}",
+            hint="or use --anonymize ner, which runs offline",
+        )
     options: dict[str, object] = {"timeout": DEFAULT_TIMEOUT if args.timeout is None else args.timeout}
     if args.llm_model is not None:
         options["model"] = args.llm_model

@@ -279,6 +279,17 @@ def test_bench_llm_unknown_model_names_the_bench_flag(llm_env, capsys):
     assert "apply to --anonymize llm only" in capsys.readouterr().err
 
 
+def test_bench_llm_without_a_key_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """Without ANTHROPIC_API_KEY every anonymized variant was skipped and the run said "ok" (exit 0)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["bench", "sts", "--anonymize", "llm", "--out", str(tmp_path / "report")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "debiasrag: error: --anonymize llm needs an Anthropic API key: set ANTHROPIC_API_KEY "
+        "(or use --anonymize ner, which runs offline)"
+    )
+    assert not (tmp_path / "report").exists()
+
+
 def test_llm_refusal_in_a_command_without_llm_model_flag():
     """A command without --llm-model says what it can change instead (every LLM command has the flag now,
     so one without it, demo, stands in); the ones with it name it."""
