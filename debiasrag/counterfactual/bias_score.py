@@ -46,7 +46,7 @@ import numpy as np
 
 from debiasrag.counterfactual.gender_swap import GenderSwapper, load_gender_words
 from debiasrag.embedders import Embedder, load_embedder, normalize_rows
-from debiasrag.errors import InputError, check_seed, check_texts
+from debiasrag.errors import InputError, check_int, check_seed, check_texts
 from debiasrag.fileio import encodable
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
@@ -161,12 +161,12 @@ class BiasScorer:
         n_components: int = 10,
         batch_size: int = 64,
     ) -> None:
-        self.seed = check_seed(seed)  # before any model loads
+        self.seed = check_seed(seed)  # the numbers before any model loads
+        self.max_fit_sentences = check_int("max_fit_sentences", max_fit_sentences, 2)  # a direction needs 2 pairs
+        self.n_components = check_int("n_components", n_components)
+        self.batch_size = check_int("batch_size", batch_size)
         self.embedder = load_embedder(embedder)
         self.swapper = swapper if swapper is not None else GenderSwapper()
-        self.max_fit_sentences = max_fit_sentences
-        self.n_components = n_components
-        self.batch_size = batch_size
         self._model: Any = None
 
     # -- fitting ------------------------------------------------------------------------------------------
@@ -416,10 +416,16 @@ class GloveBiasScorer:
     ) -> None:
         if importance not in ("uniform", "transformer"):
             raise InputError(f"importance must be 'uniform' or 'transformer', got {importance!r}")
-        if vectors is None:
-            from debiasrag.mitigate import WordEmbeddings
+        from debiasrag.mitigate import WordEmbeddings
 
+        if vectors is None:
             vectors = WordEmbeddings.from_glove()
+        elif not isinstance(vectors, WordEmbeddings):  # an array has no words to look up
+            raise InputError(
+                f"vectors must be a debiasrag.mitigate.WordEmbeddings (words and their vectors), "
+                f"got {type(vectors).__name__}",
+                hint="build one with WordEmbeddings(words, matrix) or read_vectors(path)",
+            )
         self.vectors = vectors
         self.swapper = swapper if swapper is not None else GenderSwapper()
         self.importance = importance
@@ -453,9 +459,7 @@ class GloveBiasScorer:
         if not hasattr(self, "direction_"):
             raise InputError("GloveBiasScorer.score called before fit")
         out = []
-        for text in sentences:
-            if not isinstance(text, str):
-                raise InputError(f"expected sentences as strings, got {type(text).__name__}")
+        for text in check_texts(sentences, "sentence"):
             spans = [(m.start(), m.end()) for m in _WORD_RE.finditer(text)]
             if not spans:
                 out.append(SentenceBias(text, 0.0, 0.0, 0.0))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import InputError, check_texts
+from debiasrag.errors import InputError, check_number, check_texts
 from debiasrag.fileio import loads_strict, read_text
 from debiasrag.resources import data_path
 
@@ -356,11 +356,15 @@ def select_by_bias_score(scores: Sequence[float], percentile: float = 95.0) -> l
     """
     import numpy as np
 
-    values = np.asarray(scores, dtype=np.float64)
+    percentile = check_number("percentile", percentile)
+    if not percentile < 100.0:
+        raise InputError(f"percentile must be in [0, 100), got {percentile:g}")
+    try:
+        values = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = np.array([np.nan])  # text, None, nested lists: refused below
     if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
         raise InputError("bias scores must be a non-empty list of finite numbers")
-    if not 0.0 <= percentile < 100.0:
-        raise InputError(f"percentile must be in [0, 100), got {percentile}")
     threshold = float(np.percentile(values, percentile))
     return [int(i) for i in np.flatnonzero(values > threshold)]
 
@@ -379,6 +383,7 @@ def augment_by_bias_score(
     duplicated"). Returns the counterfactuals that changed, in corpus order. ``scores`` usually comes from
     ``BiasScorer.score_array(texts)[:, 2]`` or ``GloveBiasScorer`` (absolute score, Eq. 3).
     """
+    texts = check_texts(texts)
     if len(texts) != len(scores):
         raise InputError(f"{len(texts)} texts but {len(scores)} bias scores")
     chosen = select_by_bias_score(scores, percentile)
