@@ -122,11 +122,14 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if suffix not in _SUFFIXES:
         raise InputError(f"{path}: expected a .jsonl or .csv file")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path.name}:{line}: not valid UTF-8") from None
     if suffix == ".jsonl":
         # split at "\n" only: str.splitlines would also cut at U+2028 and other separators a JSON string may hold
         for number, line in enumerate(text.split("\n"), start=1):
@@ -147,13 +150,15 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         repeated = sorted({name for name in header if name and header.count(name) > 1})
         if repeated:  # DictReader would keep the last column of that name, silently
             raise InputError(f"{path.name}:1: the header repeats the column {repeated[0]!r}")
+        start = reader.line_num + 1  # where the record being read begins (an unclosed quote fails at the end)
         for row in reader:
             if None in row:  # more cells than header columns
                 raise InputError(f"{path.name}:{reader.line_num}: more cells than columns in the header")
             if any((v or "").strip() for v in row.values()):
                 yield f"{path.name}:{reader.line_num}", {k.strip(): v for k, v in row.items() if k is not None}
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise InputError(f"{path.name}: not valid CSV ({exc})") from None
+        raise InputError(f"{path.name}:{start}: not valid CSV in the record starting on this line ({exc})") from None
 
 
 def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) -> str:

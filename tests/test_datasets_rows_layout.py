@@ -229,6 +229,24 @@ def test_bad_queries_file_and_folders(tmp_path):
         load_labelled_set(no_queries)
 
 
+def test_unreadable_csv_errors_name_the_line(tmp_path):
+    """An unclosed quote and a byte that is not UTF-8: the line of the record (was the file name alone)."""
+    folder = write_rows_layout(tmp_path / "quote")
+    sport = folder / SPORT
+    lines = sport.read_text(encoding="utf-8").split("\n")
+    lines[3] = lines[3].replace(",", ',"', 1)  # a quote opened on line 4 and never closed
+    sport.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(InputError, match=rf"^{SPORT}:4: not valid CSV in the record starting on this line"):
+        load_labelled_set(folder)
+    folder = write_rows_layout(tmp_path / "bytes")
+    sport = folder / SPORT
+    data = sport.read_bytes().split(b"\n")
+    data[5] += b"caf\xe9"
+    sport.write_bytes(b"\n".join(data))
+    with pytest.raises(InputError, match=rf"^{SPORT}:6: not valid UTF-8$"):
+        load_labelled_set(folder)
+
+
 def test_cli_bench_retrieval_on_the_rows_layout(run_cli, tmp_path):
     folder = write_rows_layout(tmp_path / "grep")
     proc = run_cli("bench", "retrieval", "--data", str(folder), "--cache-dir", str(tmp_path / "cache"), "--json")
