@@ -175,7 +175,7 @@ class SentenceTransformerEmbedder:
         except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model
             first = f"cannot load embedding model {self._requested or self.name!r}: {exc}".splitlines()[0]
             if not Path(target).expanduser().exists():  # a name: say how to ask for the packaged model
-                first += " (the packaged model, no download: 'all-MiniLM-L6-v2')"
+                first += " (for the packaged model, which needs no download, use 'all-MiniLM-L6-v2')"
             raise InputError(first) from exc
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dimension = int(get_dim())

@@ -164,3 +164,12 @@ def test_an_id_that_is_not_a_string_or_integer_is_refused(
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "debiasrag: error: line 2: 'id' must be a string or an integer"
     )
+
+
+def test_field_id_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = write_rows(tmp_path / "in.jsonl", ROWS[:1])
+    assert main(["augment", str(source), str(tmp_path / "o.jsonl"), "--field", "id"]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == "debiasrag: error: --field id: ids are never gender-swapped; name a text field"
+    )

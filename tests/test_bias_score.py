@@ -276,3 +276,10 @@ def test_glove_variant_refuses_a_bare_array_and_a_bare_string():
         GloveBiasScorer(vectors=np.zeros((3, 3)))
     with pytest.raises(InputError, match="got one str"):
         GloveBiasScorer().fit().score("She is here")
+
+
+def test_top_words_leave_punctuation_out(scorer: BiasScorer) -> None:
+    """Punctuation counts in the score (every token does) but is no word to show ('.' -0.004 was listed)."""
+    result = scorer.score(["The nurse, tired... went home!"])[0]
+    assert any(t.word in {",", "...", "!", "."} for t in result.tokens)
+    assert all(any(c.isalnum() for c in word) for word, _ in result.top_words(10))

@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     augment.add_argument(
         "--keep-original",
         action="store_true",
-        help="write each original row followed by its counterpart (only rows that changed get one)",
+        help="write each original row followed by its counterpart (only rows that changed get one; a counterpart "
+        "gets id '<id>-swapped' and counterfactual_of '<id>' when its row has an id, else it only follows its row)",
     )
     augment.add_argument("--field", action="append", default=None, help="field(s) to swap, repeatable (default: text)")
     augment.add_argument("--no-names", action="store_true", help="do not swap given names")
@@ -169,6 +170,8 @@ def run_augment(args: argparse.Namespace) -> int:
     from debiasrag.counterfactual.gender_swap import GenderSwapper
 
     fields = args.field or ["text"]
+    if "id" in fields:  # ids name rows: they are not text to swap
+        raise InputError("--field id: ids are never gender-swapped; name a text field")
     if args.scorer is not None and args.bias_percentile is None:  # refused rather than silently ignored
         raise InputError("--scorer only applies to --bias-percentile")
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front

@@ -83,10 +83,11 @@ class SentenceBias:
     truncated: bool = False
 
     def top_words(self, n: int = 3) -> list[tuple[str, float]]:
-        """The ``n`` non-gendered words with the largest |bias|, summed over their word pieces."""
+        """The ``n`` non-gendered words with the largest |bias|, summed over their word pieces (punctuation, which
+        counts in the score, is not a word to show)."""
         totals: dict[tuple[int, str], float] = {}
         for tok in self.tokens:
-            if not tok.gendered:
+            if not tok.gendered and any(c.isalnum() for c in tok.word):
                 key = (tok.word_start, tok.word)
                 totals[key] = totals.get(key, 0.0) + tok.bias
         ranked = sorted(totals.items(), key=lambda kv: -abs(kv[1]))[:n]
