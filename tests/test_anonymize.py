@@ -118,6 +118,42 @@ def test_lower_case_names_in_text_typed_in_lower_case(ner):
     assert ner.anonymize(formal).text == formal
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cc @tomasz who owns the dashboards", "cc who owns the dashboards"),  # a listed name
+        ("Merged after a review by @dilnoza.", "Merged after a review."),  # unlisted, no English word
+        ("Mark it with @pytest.fixture and @dataclass, see @types/node.", None),  # code: decorators, packages
+        ("@Override the method; mail ana@example.com; @media print {}", None),  # an annotation, an email, CSS
+    ],
+)
+def test_user_handles_are_names_and_code_is_not(ner, text, expected):
+    """Session 29, from the misses of the report sets: "@name" is a person in any text, "@" and all."""
+    assert ner.anonymize(text).text == (text if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("chat", "expected"),
+    [
+        ("hey grace, can u send the notes? thx", "hey, can u send the notes? thx"),  # a cue before ("hey" stays)
+        ("bill said he'd bring the chips", "said he'd bring the chips"),  # a reporting word after
+        ("the bill said nothing about the tip lol", "the bill said nothing about the tip lol"),  # a determiner
+        ("tell nimali to start without me", "tell to start without me"),  # unlisted, after a cue
+        ("mark and ananya are swapping shifts", "and are swapping shifts"),  # coordinated with a sure name
+        ("lol tariq's cat walked across his keyboard", "lol cat walked across his keyboard"),  # a possessive
+        ("bjørn's band is playing on fri", "band is playing on fri"),  # accented letters
+        ("hope you can join, will bring snacks", "hope you can join, will bring snacks"),  # no context: words
+    ],
+)
+def test_word_names_in_chat_by_context(ner, chat, expected):
+    assert ner.anonymize(chat).text == expected
+
+
+def test_a_reporting_word_confirms_a_sentence_start_word_name(ner):
+    assert ner.anonymize("Rich said the caterer cannot do it.").text == "said the caterer cannot do it."
+    assert ner.anonymize("Rich sauces need a light wine.").text == "Rich sauces need a light wine."
+
+
 def test_a_month_before_a_surname_stays_a_month(ner):
     assert ner.anonymize("The shop reopened in April Kowalski said.").text.startswith("The shop reopened in April")
 

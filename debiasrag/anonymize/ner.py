@@ -70,8 +70,13 @@ _COORDINATION = re.compile(r"\s*(?:,|and|or|&)\s+")
 _JOINABLE = frozenset({"PERSON", "GPE", "LOC", "MISC"})  # parts of one name the NER may have typed apart
 _WORD_BEFORE = re.compile(r"(?<![\w.'-])([^\W\d_][\w'-]*) $")  # the word right before a name, one space apart
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first letter of each sentence or line
-# A lower-case word standing alone: not part of a path, handle, identifier, flag or code span ("bert-base", "@kofi").
-_LOWER_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([a-z][a-z]{2,})(?![\w/\\`'\">=_(-]|\.[a-z])")
+# A user handle ("@marco", "cc @lindiwe"): "@" opening a word; not an email ("a@b.com"), a dotted decorator
+# ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
+_HANDLE = re.compile(r"(?<![\w@./\\-])@([^\W\d_](?:[\w-]*[^\W_])?)(?![\w@/(-]|\.[^\W\d_])")
+# A lower-case word of casual text, accented letters too ("bjørn", "joaquín"), maybe possessive ("tariq's").
+_CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019-]|\.[a-z]))")
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+_AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -633,6 +638,9 @@ class NerAnonymizer:
             # "Mohammed and Fatima": a doubtful word coordinated with a sure name is a name too.
             if label == _WEAK and (m := _COORDINATION.match(text, b)) and m.end() in strong_starts:
                 confirmed.add(name)
+            # "Rich said the caterer ...": a reporting word after it confirms it too
+            elif label == _WEAK and (m := _NEXT_WORD.match(text, b)) and m.group(1) in _mention_context()["reporting"]:
+                confirmed.add(name)
         spans = [(a, b, name, None if label == _WEAK else label) for a, b, name, label in spans if name in confirmed]
         labels = self._unify_labels(spans)
         # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left").
@@ -644,6 +652,7 @@ class NerAnonymizer:
                         labels[part] = "PERSON"
         entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
         entities.extend(self._casual_names(text))
+        entities.extend(self._handles(text))
         extra_names: dict[str, str] = {}
         if self.coreference:
             for name, label in labels.items():
@@ -674,14 +683,69 @@ class NerAnonymizer:
         starts = [m.group(1) for m in _SENTENCE_START.finditer(text)]
         if not starts or 2 * sum(c.islower() for c in starts) < len(starts):
             return []
-        return [
-            Entity(m.group(1), "PERSON", m.start(1), m.end(1))
-            for m in _LOWER_WORD.finditer(text)
-            if gaz.is_person_name(m.group(1))
-            and not self._is_english(m.group(1))
-            and not gaz.is_place(m.group(1))
-            and m.group(1) not in self._openers
-        ]
+        sure: list[Entity] = []
+        maybe: list[Entity] = []  # word-names and unlisted words no context confirmed
+        cues = _mention_context()["cue_before"]  # "hey", "thx": chat words, whatever a name list says
+        for m in _CASUAL_WORD.finditer(text):
+            word = m.group(1)
+            if not word.islower() or word in cues:
+                continue
+            english, listed = self._is_english(word), gaz.is_person_name(word)
+            if (english and not listed) or (word in self._openers and not listed):
+                continue
+            entity = Entity(word, "PERSON", m.start(1), m.end(1))
+            if word in self._openers:  # a stop word that is also a name ("will", "may"): only in context
+                if self._cued(text, m.start(1), m.end(1)):
+                    sure.append(entity)
+                continue
+            if listed and not english and not gaz.is_place(word):
+                sure.append(entity)
+            elif self._cued(text, m.start(1), m.end(1)):  # "hey will", "bill said", "tell nimali"
+                sure.append(entity)
+            else:
+                maybe.append(entity)
+        # "mark and ananya": a word coordinated with a sure name is a name too
+        starts, ends = {e.start for e in sure}, {e.end for e in sure}
+        for entity in maybe:
+            after = _COORDINATION.match(text, entity.end)
+            before = _AND_BEFORE.search(text, 0, entity.start)
+            if (after is not None and after.end() in starts) or (before is not None and before.start() in ends):
+                sure.append(entity)
+        return sorted(sure, key=lambda e: e.start)
+
+    def _handles(self, text: str) -> list[Entity]:
+        """User handles ("@marco", "cc @lindiwe"), "@" included so no stray "@" is left: a listed name, or a
+        lower-case word that is no English word; not code ("@param", "@media", "@dataclass": ``mention_context.json``)
+        nor a capitalised annotation ("@Override") that no name list holds."""
+        gaz = self.gazetteer
+        if gaz is None:
+            return []
+        out = []
+        for m in _HANDLE.finditer(text):
+            handle = m.group(1)
+            if handle.casefold() in _mention_context()["handle_non_names"]:
+                continue
+            if gaz.is_person_name(handle) or (
+                handle.islower() and not (self._english and self._is_english(handle)) and handle not in self._openers
+            ):
+                out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
+        return out
+
+    def _cued(self, text: str, start: int, end: int) -> bool:
+        """Whether chat context makes the word at ``[start, end)`` a name: a greeting or request word right before
+        it ("hey will", "ask grace") or a reporting word right after it ("bill said"), with no determiner or
+        possessive before it ("the bill said")."""
+        context = _mention_context()
+        before = _WORD_BEFORE.search(text, 0, start) if start else None
+        previous = before.group(1).casefold() if before is not None else ""
+        if previous in context["cue_before"]:
+            return True
+        if previous in context["determiners"]:
+            return False
+        if text.startswith(("'s", "\u2019s"), end):  # "jack's bringing snacks"; not "the summer's heat"
+            return True
+        after = _NEXT_WORD.match(text, end)
+        return after is not None and after.group(1).casefold() in context["cue_after"]
 
     def _join_name_parts(self, text: str, entities: list[Entity]) -> list[Entity]:
         """One person name, one span: the NER and the tagger often split a long name ("Juan Pablo Rodríguez" +
@@ -721,6 +785,14 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+
+@lru_cache(maxsize=1)
+def _mention_context() -> dict[str, frozenset[str]]:
+    """``data/names/mention_context.json``'s word lists (handles that are code, chat cues, determiners)."""
+    from debiasrag.resources import read_json
+
+    return {k: frozenset(v) for k, v in read_json("names", "mention_context.json").items() if not k.startswith("_")}
 
 
 def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False) -> list[Entity]:
