@@ -11,7 +11,11 @@ and place names. ``ner_gold_report.jsonl`` was written first and read for misses
 parts (``NerAnonymizer._join_name_parts``); ``ner_gold_report2.jsonl`` was written after that rule and reported it,
 then its misses were read too, which gave the lower-case names of casual text (``NerAnonymizer._casual_names``);
 ``ner_gold_report3.jsonl`` (200 texts: 100 chat / comment texts typed in lower case, 100 technical texts with
-lower-case tool and model names such as bert, jenkins, siri) was written after both and only reports, per half.
+lower-case tool and model names such as bert, jenkins, siri) was written after both and reported them, per half;
+in session 29 the misses of all three were read, which gave user handles and chat context
+(``NerAnonymizer._handles``, ``_cued``, ``data/names/mention_context.json``). ``ner_gold_report4.jsonl`` (200 texts:
+50 formal, 50 workplace with @mentions and technical tokens, 50 casual typed in lower case, 50 mixed) was written
+after those rules and only reports, per quarter.
 Columns: full-name recall of persons (seed 002's criterion: every character of each gold occurrence removed), of
 every gold name (persons, places, organisations), and the share of ordinary words kept, for the default
 configuration and ``use_ner=False`` (``--fast``).
@@ -34,9 +38,18 @@ SETS = {
     "ner_gold_heldout.jsonl": "design",
     "ner_gold_report.jsonl": "report, read for misses",
     "ner_gold_report2.jsonl": "report, read for misses",
-    "ner_gold_report3.jsonl": "report, blind",
+    "ner_gold_report3.jsonl": "report, read for misses",
+    "ner_gold_report4.jsonl": "report, blind",
 }
-HALVES = {"ner_gold_report3.jsonl": (("chat", slice(0, 100)), ("technical", slice(100, 200)))}
+HALVES = {
+    "ner_gold_report3.jsonl": (("chat", slice(0, 100)), ("technical", slice(100, 200))),
+    "ner_gold_report4.jsonl": (
+        ("formal", slice(0, 50)),
+        ("workplace", slice(50, 100)),
+        ("casual", slice(100, 150)),
+        ("mixed", slice(150, 200)),
+    ),
+}
 
 
 def main() -> None:
