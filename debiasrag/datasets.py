@@ -128,8 +128,8 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{path.name}:{line}: not valid UTF-8") from None
+        bad_line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path.name}:{bad_line}: not valid UTF-8") from None
     if suffix == ".jsonl":
         # split at "\n" only: str.splitlines would also cut at U+2028 and other separators a JSON string may hold
         for number, line in enumerate(text.split("\n"), start=1):

@@ -705,11 +705,13 @@ class NerAnonymizer:
             else:
                 maybe.append(entity)
         # "mark and ananya": a word coordinated with a sure name is a name too
-        starts, ends = {e.start for e in sure}, {e.end for e in sure}
+        sure_starts, sure_ends = {e.start for e in sure}, {e.end for e in sure}
         for entity in maybe:
             after = _COORDINATION.match(text, entity.end)
             before = _AND_BEFORE.search(text, 0, entity.start)
-            if (after is not None and after.end() in starts) or (before is not None and before.start() in ends):
+            if (after is not None and after.end() in sure_starts) or (
+                before is not None and before.start() in sure_ends
+            ):
                 sure.append(entity)
         return sorted(sure, key=lambda e: e.start)
 

@@ -325,7 +325,10 @@ def test_a_json_object_that_repeats_a_key_is_refused(tmp_path):
     ("queries", "fragment"),
     [
         ("id,text,text\nq1,a,b\n", "queries.csv:1: the header repeats the column 'text'"),
-        ('id,text\nq1,"a\n', "queries.csv: not valid CSV (unexpected end of data)"),  # an unclosed quote
+        (
+            'id,text\nq1,"a\n',
+            "queries.csv:2: not valid CSV in the record starting on this line (unexpected end of data)",
+        ),  # noqa: E501 - an unclosed quote
     ],
     ids=["repeated-column", "unclosed-quote"],
 )
