@@ -328,7 +328,7 @@ def test_a_json_object_that_repeats_a_key_is_refused(tmp_path):
         (
             'id,text\nq1,"a\n',
             "queries.csv:2: not valid CSV in the record starting on this line (unexpected end of data)",
-        ),  # noqa: E501 - an unclosed quote
+        ),  # an unclosed quote
     ],
     ids=["repeated-column", "unclosed-quote"],
 )
