@@ -92,7 +92,7 @@ def _read_rows(
     return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
 
 
-# An id is optional, but one that is there is a string or an integer, as everywhere in debiasrag.
+# With --keep-original an id is optional, but one that is there is a string or an integer (counterparts refer to it).
 ID_FIELD = Field("id", (str, int), required=False)
 
 
@@ -177,7 +177,9 @@ def run_augment(args: argparse.Namespace) -> int:
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
         check_output_path(args.output)
         refuse_same_file(args.input, args.output)
-    rules = [ID_FIELD, *(Field(name) for name in fields)]
+    rules = [Field(name) for name in fields]
+    if args.keep_original:  # counterpart ids are built from the ids; otherwise an id is passed through as it is
+        rules.insert(0, ID_FIELD)
     report = JsonlReport()
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
@@ -241,7 +243,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
     from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
 
     report = JsonlReport()
-    rows = _read_rows(args.input, [ID_FIELD, Field(args.field, nonempty=True)], args.on_error, report)
+    rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)
     _warn_skipped(report)
     if not rows:
         raise InputError(f"{_source(args.input)} holds no sentences to score" + _skipped(report))

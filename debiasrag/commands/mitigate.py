@@ -1,17 +1,21 @@
 """``debiasrag mitigate``: debias a word-vector file with one of seed 003's algorithms and write the result.
 
 ``mitigate IN OUT --algorithm hd|dhd|hsr|ran|mhd``: IN is a GloVe / word2vec text file (or ``glove`` for the
-packaged GloVe 6B 50d, ``--limit`` its most frequent words); OUT gets the same format, replaced atomically.
-Word sets: ``--sets seed003`` (default; Table 2's bias-definition pairs) or ``bolukbasi``, or your own
-``--definitional FILE.json`` (a list of word pairs; sets of any size for MHD) and ``--gender-specific FILE``
-(words never changed: a JSON list or one word per line). ``--target FILE`` debiases only those words (RAN
-optimises every word separately, so give it the words you use). The summary (stderr, or ``--json`` on stdout)
-says how many words changed and their mean |cos| with the first definitional pair's difference, before and after.
+packaged GloVe 6B 50d, ``--limit`` its most frequent words; ``./glove`` reads a file of that name); OUT gets the
+same format and the whole vocabulary (``--only-debiased``: only the words the algorithm changed), replaced
+atomically. Word sets: ``--sets seed003`` (default; Table 2's bias-definition pairs) or ``bolukbasi``, or your own
+``--definitional FILE.json`` (a list of word pairs; sets of any size for MHD) and ``--gender-specific FILE`` (words
+not debiased: a JSON list or one word per line). ``--target FILE`` debiases only those words, for every algorithm
+(RAN optimises every word separately, so give it the words you use). The summary (stderr, or ``--json`` on stdout)
+counts every word once: debiased, equalized (HD / MHD's definitional pairs), rescaled to unit length (HD, RAN and
+MHD with ``--normalization keep``) or unchanged, and gives the debiased words' mean |cos| with the first
+definitional pair's difference, before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from debiasrag.commands._common import positive_int, print_json, say, seed_int, warn
@@ -19,13 +23,22 @@ from debiasrag.errors import InputError
 from debiasrag.fileio import check_output_path, loads_strict, read_text, refuse_same_file
 
 RAN_WARN_WORDS = 50_000
+FORMAT = "one word per line, or a JSON list of words"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``mitigate`` subcommand."""
     p = sub.add_parser("mitigate", help="debias a word-embedding file (HD, DHD, HSR, RAN, MHD; seed 003)")
-    p.add_argument("input", help="word vectors as text (GloVe or word2vec format), or 'glove' for the packaged 50d")
-    p.add_argument("output", help="text file to write (same format, replaced atomically)")
+    p.add_argument(
+        "input",
+        help="word vectors as text (GloVe or word2vec format), or 'glove' for the packaged GloVe 6B 50d "
+        "(a file named glove in this folder: write ./glove)",
+    )
+    p.add_argument(
+        "output",
+        help="text file to write (same format, replaced atomically); it holds the whole vocabulary, changed or "
+        "not, unless --only-debiased",
+    )
     p.add_argument(
         "--algorithm", required=True, type=str.upper, choices=["HD", "DHD", "HSR", "RAN", "MHD"], help="mitigation"
     )
@@ -36,34 +49,77 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="packaged gender word sets (default seed003)",
     )
     p.add_argument("--definitional", default=None, help="JSON file: list of definitional pairs (MHD: sets)")
-    p.add_argument("--gender-specific", default=None, help="words never changed: JSON list or one word per line")
-    p.add_argument("--target", default=None, help="debias only these words: JSON list or one word per line")
+    p.add_argument(
+        "--gender-specific",
+        default=None,
+        help=f"words not debiased ({FORMAT}); HD and MHD still equalize the definitional pairs among them, and "
+        "--normalization keep still rescales them to unit length",
+    )
+    p.add_argument(
+        "--target",
+        default=None,
+        help=f"debias only these words ({FORMAT}), with any algorithm (DHD: instead of its most biased words); "
+        "gender-specific ones are skipped; the other words are still written, unchanged except as --normalization "
+        "says (and HD / MHD's equalized pairs)",
+    )
     p.add_argument(
         "--normalization",
         choices=["keep", "reverse"],
         default="keep",
-        help="reverse: give vectors their original length back after HD/RAN/MHD (seed 003 §4)",
+        help="vector lengths after HD, RAN and MHD, which normalise: 'keep' (default, WEFE's behaviour) keeps the "
+        "normalised model, so EVERY vector is written at unit length, debiased or not; 'reverse' restores each "
+        "vector's original length and writes the words the algorithm did not change exactly as read "
+        "(seed 003 §4). DHD and HSR never rescale",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="random seed (DHD's k-means; default 0)")
     p.add_argument("--limit", type=positive_int, default=None, help="with 'glove': only the N most frequent words")
     p.add_argument("--float64", action="store_true", help="read and compute in float64 (default float32)")
-    p.add_argument("--n-components", type=positive_int, default=None, help="HD / MHD: PCA components (default 10)")
+    p.add_argument(
+        "--n-components",
+        type=positive_int,
+        default=None,
+        help="HD / MHD: PCA components, at most the vectors' dimension (default 10, or the dimension if smaller)",
+    )
+    p.add_argument(
+        "--n-words",
+        type=positive_int,
+        default=None,
+        help="DHD without --target: debias the N most biased words at each end of the he-she ranking (default 1000)",
+    )
     p.add_argument("--epochs", type=positive_int, default=None, help="RAN's optimisation steps (default 300)")
+    p.add_argument(
+        "--only-debiased",
+        action="store_true",
+        help="write only the words the algorithm changed (debiased and equalized), not the whole vocabulary",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(func=run)
 
 
 def _word_list(path: str, what: str) -> list[str]:
+    """The words of a ``--target`` / ``--gender-specific`` file; another shape is refused, saying what is expected."""
     text = read_text(path, what=what)
-    if text.lstrip().startswith("["):
+    stripped = text.strip()
+    if not stripped:
+        raise InputError(f"{what} {path} is empty (expected {FORMAT})")
+    if stripped[0] in "[{":
         try:
             words = loads_strict(text)  # also refuses NaN and nesting deeper than Python can follow
         except InputError as exc:
             raise InputError(f"{what} {path}: {exc.message}") from None
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-            raise InputError(f"{what} {path}: expected a JSON list of words")
+            got = "a JSON object" if isinstance(words, dict) else "JSON that is not a list of strings"
+            raise InputError(f'{what} {path}: expected {FORMAT} (e.g. ["nurse", "engineer"]), got {got}')
+        if not words:
+            raise InputError(f"{what} {path}: the JSON list is empty (expected {FORMAT})")
         return words
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    words = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if len(parts) > 1:
+            raise InputError(f"{what} {path}, line {number}: {len(parts)} words separated by blanks; expected {FORMAT}")
+        words += parts
+    return words
 
 
 def _definitional(path: str) -> list[list[str]]:
@@ -81,6 +137,31 @@ def _definitional(path: str) -> list[list[str]]:
     return sets
 
 
+def _only_for(args: argparse.Namespace, option: str, algorithms: tuple[str, ...]) -> None:
+    if getattr(args, option.lstrip("-").replace("-", "_")) is not None and args.algorithm not in algorithms:
+        names = " or ".join(a.lower() for a in algorithms)
+        raise InputError(f"{option} only applies to --algorithm {names}")
+
+
+def _summary_line(summary: dict[str, Any]) -> str:
+    parts = [f"{summary['algorithm']}: debiased {summary['debiased']} of {summary['words']} words"]
+    if summary["equalized"]:
+        parts.append(f"equalized {summary['equalized']} (definitional pairs)")
+    if summary["rescaled"]:
+        parts.append(
+            f"rescaled {summary['rescaled']} other vectors to unit length (--normalization keep; 'reverse' keeps "
+            "their length)"
+        )
+    parts.append(f"{summary['unchanged']} unchanged")
+    line = ", ".join(parts)
+    if "direction" in summary:
+        line += (
+            f"; mean |cos(w, {summary['direction']})| of the debiased words {summary['mean_abs_cos_before']:.4f}"
+            f" -> {summary['mean_abs_cos_after']:.4f}"
+        )
+    return line
+
+
 def run(args: argparse.Namespace) -> int:
     """Read, debias, write; print the summary."""
     from debiasrag.mitigate import WordEmbeddings
@@ -90,6 +171,11 @@ def run(args: argparse.Namespace) -> int:
     packaged = args.input == "glove"
     if args.limit is not None and not packaged:
         raise InputError("--limit only applies to the packaged GloVe ('glove' as input)")
+    _only_for(args, "--epochs", ("RAN",))
+    _only_for(args, "--n-components", ("HD", "MHD"))
+    _only_for(args, "--n-words", ("DHD",))
+    if args.n_words is not None and args.target:
+        raise InputError("--n-words does not apply with --target: DHD then debiases exactly the target words")
     check_output_path(args.output)
     if not packaged:
         refuse_same_file(args.input, args.output)
@@ -100,15 +186,12 @@ def run(args: argparse.Namespace) -> int:
         sets.gender_specific = _word_list(args.gender_specific, "gender-specific file")
     target = _word_list(args.target, "target file") if args.target else None
     options: dict[str, Any] = {}
-    if args.epochs is not None:
-        if args.algorithm != "RAN":
-            raise InputError("--epochs only applies to --algorithm ran")
-        options["epochs"] = args.epochs
-    if args.n_components is not None:
-        if args.algorithm not in ("HD", "MHD"):
-            raise InputError("--n-components only applies to --algorithm hd or mhd")
-        options["n_components"] = args.n_components
+    for option in ("epochs", "n_components", "n_words"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
     if packaged:
+        if os.path.exists("glove"):
+            say("note: 'glove' is the packaged GloVe 6B 50d; to read the file named glove here, write ./glove")
         glove = WordEmbeddings.from_glove(limit=args.limit)
         model = WordEmbeddings(glove.words, glove.vectors.astype(dtype))
     else:
@@ -129,23 +212,23 @@ def run(args: argparse.Namespace) -> int:
         with open(args.input, encoding="utf-8-sig") as handle:
             first = handle.readline().split()
         header = len(first) == 2 and all(part.isdigit() for part in first)
-    write_vectors(result.model, args.output, header=header)
-    summary = {**result.summary, "output": str(args.output)}
+    written = result.model
+    if args.only_debiased:
+        if not result.changed_words:
+            raise InputError("--only-debiased: the algorithm changed no word, so there is nothing to write")
+        written = written.subset(result.changed_words)
+    write_vectors(written, args.output, header=header)
+    summary = {**result.summary, "written": len(written), "output": str(args.output)}
     if args.json:
         print_json(summary)
     else:
-        line = f"{summary['algorithm']}: debiased {summary['debiased']} of {summary['words']} words"
-        if "direction" in summary:
-            line += (
-                f"; mean |cos(w, {summary['direction']})| {summary['mean_abs_cos_before']:.4f}"
-                f" -> {summary['mean_abs_cos_after']:.4f}"
-            )
-        say(f"{line}; wrote {args.output}")
+        say(f"{_summary_line(summary)}; wrote {len(written)} words to {args.output}")
         for key, why in (
             ("target_not_in_vocabulary", "not in the vocabulary"),
             ("target_gender_specific", "gender-specific"),
+            ("target_definitional", "definitional words, which this algorithm keeps or equalizes"),
         ):
             if summary.get(key):
                 shown = ", ".join(summary[key][:10]) + (", ..." if len(summary[key]) > 10 else "")
-                say(f"left unchanged: {len(summary[key])} target word(s) {why} ({shown})")
+                say(f"not debiased: {len(summary[key])} target word(s) {why} ({shown})")
     return 0

@@ -13,7 +13,14 @@ matrix), and agrees with WEFE 1.0.x's implementation on the same inputs (``tests
 :mod:`debiasrag.mitigate.wordsets` holds seed 003's word sets (Table 2) and the overlap rules (Table 3).
 """
 
-from debiasrag.mitigate.base import NORMALIZATION, BaseDebias, WordEmbeddings, unit_rows
+from debiasrag.mitigate.base import (
+    NORMALIZATION,
+    BaseDebias,
+    TransformReport,
+    UnknownWordError,
+    WordEmbeddings,
+    unit_rows,
+)
 from debiasrag.mitigate.double_hard_debias import DoubleHardDebias
 from debiasrag.mitigate.half_sibling_regression import HalfSiblingRegression
 from debiasrag.mitigate.hard_debias import HardDebias
@@ -40,6 +47,8 @@ __all__ = [
     "HardDebias",
     "MulticlassHardDebias",
     "RepulsionAttractionNeutralization",
+    "TransformReport",
+    "UnknownWordError",
     "WordEmbeddings",
     "unit_rows",
 ]

@@ -13,6 +13,7 @@ with enough digits to read back bit-identical (9 significant digits for float32,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,14 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from debiasrag.errors import InputError, check_seed
+from debiasrag.errors import InputError, check_seed, shown
 from debiasrag.fileio import atomic_write, read_text
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
-from debiasrag.mitigate.double_hard_debias import DoubleHardDebias
-from debiasrag.mitigate.half_sibling_regression import HalfSiblingRegression
-from debiasrag.mitigate.hard_debias import HardDebias
-from debiasrag.mitigate.multiclass_hard_debias import MulticlassHardDebias
-from debiasrag.mitigate.repulsion_attraction_neutralization import RepulsionAttractionNeutralization
+from debiasrag.mitigate import ALGORITHMS
+from debiasrag.mitigate.base import BaseDebias, TransformReport, WordEmbeddings, some, word_list
 from debiasrag.mitigate.wordsets import bolukbasi_gender_specific, flatten, seed003_wordsets
 
 ALGORITHM_NAMES = ("HD", "DHD", "HSR", "RAN", "MHD")
@@ -44,11 +41,21 @@ class WordSets:
 
 @dataclass
 class DebiasResult:
-    """The debiased model, the fitted estimator and a before/after summary (see :func:`debias`)."""
+    """The debiased model, the fitted estimator, a before/after summary (see :func:`debias`) and which rows changed
+    (``report``: debiased, equalized and rescaled row indices)."""
 
     model: WordEmbeddings
     estimator: BaseDebias
     summary: dict[str, Any] = field(default_factory=dict)
+    report: TransformReport | None = None
+
+    @property
+    def changed_words(self) -> list[str]:
+        """The words the algorithm debiased or equalized, in vocabulary order (not those only rescaled)."""
+        if self.report is None:
+            return []
+        rows = np.union1d(self.report.debiased, self.report.equalized)
+        return [self.model.words[i] for i in rows]
 
 
 def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
@@ -58,6 +65,8 @@ def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
     """
     if dtype not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype!r}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     # "\n" only: GloVe's large vocabularies hold words with U+2028 or U+0085, which str.splitlines() splits on
     lines = read_text(path, what="word-vector file").split("\n")
     start = 0
@@ -97,7 +106,21 @@ def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
 
 
 def write_vectors(model: WordEmbeddings, path: str | Path, *, header: bool = False) -> Path:
-    """Write ``model`` as a GloVe text file (``header``: word2vec's ``<count> <dimension>`` first line), atomically."""
+    """Write ``model`` as a GloVe text file (``header``: word2vec's ``<count> <dimension>`` first line), atomically.
+
+    A word that the file could not hold (empty, or with a space or line break: :func:`read_vectors` would split
+    it) is an InputError, and nothing is written.
+    """
+    if not isinstance(model, WordEmbeddings):
+        raise InputError(f"model must be a WordEmbeddings (words + matrix), got {type(model).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
+    unwritable = [w for w in model.words if not w or any(c in w for c in " \n\r")]
+    if unwritable:
+        raise InputError(
+            f"{len(unwritable)} word(s) cannot be written to a word-vector text file (empty, or holding a space or "
+            f"line break): {some(unwritable)}"
+        )
     digits = 9 if model.vectors.dtype == np.float32 else 17
 
     def chunks() -> Iterator[str]:
@@ -130,20 +153,27 @@ def default_sets(name: str = "seed003") -> WordSets:
 def estimator_for(
     algorithm: str, *, normalization: str = "keep", seed: int = 0, options: dict[str, Any] | None = None
 ) -> BaseDebias:
-    """A new estimator for ``algorithm`` (``HD``, ``DHD``, ``HSR``, ``RAN`` or ``MHD``, any case)."""
-    name = algorithm.upper()
+    """A new estimator for ``algorithm`` (``HD``, ``DHD``, ``HSR``, ``RAN`` or ``MHD``, any case); ``options`` are
+    its other parameters (e.g. ``{"n_components": 5}``), an unknown one is an InputError listing the valid ones."""
+    name = algorithm.upper() if isinstance(algorithm, str) else algorithm
+    if name not in ALGORITHMS:
+        raise InputError(f"algorithm must be one of {', '.join(ALGORITHM_NAMES)}, got {algorithm!r}")
+    cls = ALGORITHMS[name]
+    if options is not None and not isinstance(options, dict):
+        raise InputError(f"options must be a dict of {name}'s parameters, got {type(options).__name__}")
     options = dict(options or {})
-    if name == "HD":
-        return HardDebias(normalization=normalization, **options)
-    if name == "DHD":
-        return DoubleHardDebias(random_state=seed, normalization=normalization, **options)
-    if name == "HSR":
-        return HalfSiblingRegression(normalization=normalization, **options)
-    if name == "RAN":
-        return RepulsionAttractionNeutralization(normalization=normalization, **options)
-    if name == "MHD":
-        return MulticlassHardDebias(normalization=normalization, **options)
-    raise InputError(f"algorithm must be one of {', '.join(ALGORITHM_NAMES)}, got {algorithm!r}")
+    fixed = {"normalization": normalization, **({"random_state": seed} if name == "DHD" else {})}
+    allowed = sorted(set(cls().get_params()) - set(fixed))
+    unknown = [key for key in options if key not in allowed]
+    if unknown:
+        others = (
+            "normalization and seed are debias() arguments" if name == "DHD" else "normalization is a debias() argument"
+        )
+        raise InputError(
+            f"{name} has no option {', '.join(shown(k, 30) for k in unknown)} (its options: {', '.join(allowed)}; "
+            f"{others})"
+        )
+    return cls(**fixed, **options)
 
 
 def _fit_arguments(name: str, sets: WordSets) -> dict[str, Any]:
@@ -163,6 +193,35 @@ def _mean_abs_cos(vectors: np.ndarray, direction: np.ndarray) -> float:
     return float(np.mean(np.abs(cos)))
 
 
+def _check_sets(sets: Any, name: str) -> WordSets:
+    """``sets`` checked as the algorithm will read it: pairs (sets of any size for HSR and MHD) with no word twice."""
+    if not isinstance(sets, WordSets):
+        raise InputError(f"sets must be a WordSets (definitional, gender_specific), got {type(sets).__name__}")
+    size = None if name in ("HSR", "MHD") else 2
+    label = "definitional sets" if size is None else "definitional pairs"
+    definitional = BaseDebias._pairs(sets.definitional, label, size=size)
+    return WordSets(definitional, word_list(sets.gender_specific, "gender-specific words"))
+
+
+def _target_words(model: WordEmbeddings, target: Any, ignore: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """``(to debias, not in the vocabulary, gender-specific)``; an InputError if nothing is left to debias."""
+    asked = list(dict.fromkeys(word_list(target, "target")))
+    if not asked:
+        raise InputError("the target word list is empty")
+    skip = set(ignore)
+    unknown = [w for w in asked if w not in model]
+    specific = [w for w in asked if w in skip]
+    words = [w for w in asked if w in model and w not in skip]
+    if not words:
+        why = []
+        if unknown:
+            why.append(f"{len(unknown)} not in the vocabulary ({some(unknown)})")
+        if specific:
+            why.append(f"{len(specific)} gender-specific ({some(specific)})")
+        raise InputError(f"no target word to debias: of the {len(asked)} given, " + " and ".join(why))
+    return words, unknown, specific
+
+
 def debias(
     model: WordEmbeddings,
     algorithm: str,
@@ -174,39 +233,47 @@ def debias(
     options: dict[str, Any] | None = None,
 ) -> DebiasResult:
     """Fit ``algorithm`` on ``model`` with ``sets`` (default :func:`default_sets`) and debias ``target`` (default:
-    every word not gender-specific); the input model is unchanged.
+    every word not gender-specific); the input model is unchanged. The result holds the whole vocabulary.
 
-    ``summary``: the algorithm, how many words changed, and the mean |cos(w, d)| over the debiased words before
-    and after, ``d`` being the unit difference of the first definitional pair both of whose words are known; with
-    ``target``, the target words left unchanged because the model lacks them (``target_not_in_vocabulary``) or
-    they are gender-specific (``target_gender_specific``).
+    ``summary`` counts every word once: ``debiased`` (changed by the algorithm), ``equalized`` (HD / MHD's
+    definitional pairs, placed symmetrically about the bias direction), ``rescaled`` (vectors only made unit length:
+    HD, RAN and MHD with ``normalization="keep"``; with ``"reverse"`` those words keep their input vectors) and
+    ``unchanged`` (bit-identical), plus the mean |cos(w, d)| over the debiased words before and after, ``d`` being
+    the unit difference of the first definitional pair both of whose words are known. With ``target``, the target
+    words not debiased because the model lacks them (``target_not_in_vocabulary``), they are gender-specific
+    (``target_gender_specific``) or definitional words the algorithm keeps or equalizes (``target_definitional``).
     """
-    sets = sets if sets is not None else default_sets()
-    name = algorithm.upper()
+    model = BaseDebias._check_model(model)
+    name = algorithm.upper() if isinstance(algorithm, str) else algorithm
     estimator = estimator_for(name, normalization=normalization, seed=check_seed(seed), options=options)
-    estimator.fit(model, **_fit_arguments(name, sets))
+    sets = _check_sets(sets if sets is not None else default_sets(), name)
     ignore = [w for w in sets.gender_specific if w in model]
+    unknown: list[str] = []
+    specific: list[str] = []
     if target is not None:  # gender-specific words stay untouched whichever algorithm runs
-        if isinstance(target, str):
-            raise InputError("target must be a list of words, not one string")
-        skip = set(ignore)
-        asked = list(dict.fromkeys(target))
-        unknown = [w for w in asked if w not in model]
-        specific = [w for w in asked if w in skip]
-        target = [w for w in asked if w in model and w not in skip]
-        if not target:
-            raise InputError("no target word is in the vocabulary outside the gender-specific words")
-    result = estimator.transform(model, target=target, ignore=ignore)
-    rows = model.rows(target) if target is not None else np.setdiff1d(np.arange(len(model)), model.rows(ignore))
-    pair = next((p for p in sets.definitional if len(p) >= 2 and all(w in model for w in p[:2])), None)  # HSR: words
-    summary: dict[str, Any] = {"algorithm": name, "words": len(model), "debiased": int(len(rows))}
+        target, unknown, specific = _target_words(model, target, ignore)
+    estimator.fit(model, **_fit_arguments(name, sets))
+    result, report = estimator.transform_report(model, target=target, ignore=ignore)
+    rows = report.debiased
+    summary: dict[str, Any] = {
+        "algorithm": name,
+        "words": len(model),
+        "debiased": int(len(rows)),
+        "equalized": int(len(report.equalized)),
+        "rescaled": int(len(report.rescaled)),
+        "unchanged": int(len(model) - len(rows) - len(report.equalized) - len(report.rescaled)),
+        "normalization": normalization,
+    }
     if target is not None:  # target words left as they are, and why
+        debiased = set(rows.tolist())
         summary["target_not_in_vocabulary"] = unknown
         summary["target_gender_specific"] = specific
+        summary["target_definitional"] = [w for w in target if model.index[w] not in debiased]
+    pair = next((p for p in sets.definitional if len(p) >= 2 and all(w in model for w in p[:2])), None)
     if pair is not None:
         d = np.asarray(model[pair[0]], dtype=np.float64) - np.asarray(model[pair[1]], dtype=np.float64)
         d /= np.linalg.norm(d) or 1.0
         summary["direction"] = f"{pair[0]} - {pair[1]}"
         summary["mean_abs_cos_before"] = _mean_abs_cos(model.vectors[rows], d)
         summary["mean_abs_cos_after"] = _mean_abs_cos(result.vectors[rows], d)
-    return DebiasResult(result, estimator, summary)
+    return DebiasResult(result, estimator, summary, report)

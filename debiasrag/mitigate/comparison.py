@@ -84,8 +84,9 @@ class Setting:
     targets: Pairs
     algorithms: dict[str, AlgorithmSets]
     normalize_first: bool = False
-    # standardised word sets: DHD works on the whole objective set (WEFE: n_words = |target| // 2) like the other
-    # algorithms, instead of its original 1,000 most biased words per side (seed 003 §5.3)
+    # standardised word sets: DHD debiases the whole objective set (target = the objective words; WEFE gets the same
+    # words from n_words = |target| // 2) like the other algorithms, instead of its original 1,000 most biased words
+    # per side (seed 003 §5.3)
     dhd_on_objective: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from debiasrag.errors import InputError
-from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
+from debiasrag.errors import InputError, check_number
+from debiasrag.mitigate.base import BaseDebias, WordEmbeddings, some, word_list
 
 
 class HalfSiblingRegression(BaseDebias):
@@ -39,22 +39,32 @@ class HalfSiblingRegression(BaseDebias):
     def fit(self, model: WordEmbeddings, definitional_words: Sequence[str] = ()) -> HalfSiblingRegression:
         """Learn ``P`` from ``definitional_words`` (a flat list, e.g. every word of the definition pairs)."""
         model = self._check_fit(model)
-        if isinstance(definitional_words, str) or not definitional_words:
+        words = word_list(definitional_words, "definitional words (a flat list, e.g. ['she', 'he'])")
+        if not words:
             raise InputError("definitional words: expected a non-empty list of words")
-        if self.alpha < 0:
-            raise InputError(f"alpha must be >= 0, got {self.alpha}")
-        known = [w for w in definitional_words if w in model]
+        alpha = check_number("alpha", self.alpha)
+        known = list(dict.fromkeys(w for w in words if w in model))
         if not known:
-            raise InputError("definitional words: none is in the vocabulary")
+            raise InputError(f"definitional words: none is in the vocabulary ({some(words)})")
         bias = np.asarray(model.vectors[model.rows(known)], dtype=np.float64).T  # dim × k
-        gram = bias.T @ bias + self.alpha * np.eye(bias.shape[1])
-        self.definitional_words_ = list(dict.fromkeys(known))
-        self.projection_ = bias @ np.linalg.solve(gram, bias.T)
+        if not np.any(bias):
+            raise InputError("definitional words: their vectors are all zero, so they predict nothing")
+        gram = bias.T @ bias + alpha * np.eye(bias.shape[1])
+        try:
+            self.projection_ = bias @ np.linalg.solve(gram, bias.T)
+        except np.linalg.LinAlgError:  # alpha=0 and linearly dependent words
+            raise InputError(
+                "definitional words: their vectors are linearly dependent, so the regression has no unique solution "
+                "(use a ridge penalty alpha > 0)"
+            ) from None
+        self.definitional_words_ = known
         return self
 
-    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
+    def _debias(
+        self, model: WordEmbeddings, target: list[str] | None, ignore: list[str] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Debias ``target`` (default: every word not in ``ignore``); definitional words are never changed."""
         out = np.asarray(model.vectors, dtype=np.float64).copy()
         rows = np.setdiff1d(self._target_rows(model, target, ignore), model.rows(self.definitional_words_))
         out[rows] = out[rows] - out[rows] @ self.projection_.T
-        return out
+        return out, rows, np.array([], dtype=np.int64)

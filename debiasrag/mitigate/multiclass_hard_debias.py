@@ -22,7 +22,10 @@ class MulticlassHardDebias(BaseDebias):
     """Neutralize and equalize along a learnt bias subspace.
 
     Args:
-        n_components: dimension of the bias subspace (WEFE's default 10; capped by the number of rows).
+        n_components: dimension of the bias subspace, from 1 to the vectors' dimension (``None``: WEFE's default
+            10, lowered to the dimension if that is smaller; capped by the number of rows of the centred sets, as
+            WEFE's PCA). Components beyond the directions the sets
+            span (a set of k words spans k - 1) carry no variance; WEFE keeps them, and so do we, to agree with it.
         normalization: ``"keep"`` (unit vectors) or ``"reverse"`` (original lengths back, seed 003 §4).
 
     Fitted attributes: ``bias_subspace_`` (k × dim, orthonormal rows), ``explained_variance_ratio_``,
@@ -34,7 +37,7 @@ class MulticlassHardDebias(BaseDebias):
     normalizes = True
     fitted_attributes = ("bias_subspace_", "equalize_sets_")
 
-    def __init__(self, n_components: int = 10, normalization: str = "keep") -> None:
+    def __init__(self, n_components: int | None = None, normalization: str = "keep") -> None:
         self.n_components = n_components
         self.normalization = normalization
 
@@ -50,8 +53,12 @@ class MulticlassHardDebias(BaseDebias):
         if any(len(s) < 2 for s in sets):
             raise InputError("definitional sets: every set needs at least two words")
         known = self._known_sets(model, sets, "definitional sets")
-        self.bias_subspace_, self.explained_variance_ratio_ = bias_subspace(model, known, self.n_components)
+        n_components = self._check_components(self.n_components, model, "the bias subspace")
+        self.bias_subspace_, self.explained_variance_ratio_ = bias_subspace(model, known, n_components)
         self.definitional_words_ = sorted({w for s in sets for w in s})
+        if isinstance(equalize_sets, (str, bytes)):
+            raise InputError("equalize sets: expected a list of word sets, got one string")
+        equalize_sets = list(equalize_sets)
         equalize = self._pairs(equalize_sets or sets, "equalize sets", size=None)
         self.equalize_sets_ = [s for s in equalize if all(w in model for w in s)]
         self.equalize_embeddings_ = [model.unit_vectors(s) for s in self.equalize_sets_]
@@ -60,17 +67,23 @@ class MulticlassHardDebias(BaseDebias):
     def _project(self, x: np.ndarray) -> np.ndarray:
         return (x @ self.bias_subspace_.T) @ self.bias_subspace_
 
-    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
+    def _debias(
+        self, model: WordEmbeddings, target: list[str] | None, ignore: list[str] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Neutralize ``target`` (default: every word not in ``ignore``) except definitional words; equalize."""
         out = unit_rows(model.vectors)
         rows = self._target_rows(model, target, ignore)
         rows = np.setdiff1d(rows, model.rows(self.definitional_words_))
         out[rows] = unit_rows(out[rows] - self._project(out[rows]))
         out = unit_rows(out)
+        equalized = []
         for words, embeddings in zip(self.equalize_sets_, self.equalize_embeddings_, strict=True):
+            if any(w not in model for w in words):  # transform on another vocabulary than fit's
+                continue
             mean = embeddings.mean(axis=0)
             mean_b = self._project(mean[None, :])[0]
             upsilon = mean - mean_b
             frac = unit_rows(self._project(embeddings) - mean_b)
-            out[model.rows(words)] = upsilon + np.sqrt(1 - np.sum(upsilon**2)) * frac
-        return unit_rows(out)
+            out[model.rows(words)] = upsilon + np.sqrt(max(0.0, 1 - np.sum(upsilon**2))) * frac
+            equalized += list(model.rows(words))
+        return unit_rows(out), rows, np.array(equalized, dtype=np.int64)

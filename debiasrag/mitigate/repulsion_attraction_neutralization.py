@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_number, shown
 from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
 
 
@@ -93,10 +93,25 @@ class RepulsionAttractionNeutralization(BaseDebias):
     ) -> RepulsionAttractionNeutralization:
         """Learn the bias direction from ``definitional_pairs``."""
         model = self._check_fit(model)
-        if len(self.weights) != 3 or self.epochs < 0 or self.n_neighbours < 1 or self.batch_size < 1:
-            raise InputError("RAN needs three weights, epochs >= 0, n_neighbours >= 1 and batch_size >= 1")
+        self._check_parameters()
         self.bias_direction_, self.explained_variance_ratio_ = self._bias_direction(model, definitional_pairs)
         return self
+
+    def _check_parameters(self) -> None:
+        """Every parameter's type and range, as an InputError naming it (torch and numpy would raise TypeErrors)."""
+        weights = self.weights
+        if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__") or len(weights) != 3:
+            raise InputError(f"RAN needs three weights (repulsion, attraction, neutralization), got {shown(weights)}")
+        for name, weight in zip(("repulsion", "attraction", "neutralization"), weights):
+            check_number(f"the {name} weight", weight)
+        check_int("epochs", self.epochs, 0)
+        check_int("n_neighbours", self.n_neighbours)
+        check_int("batch_size", self.batch_size)
+        check_number("theta", self.theta, float("-inf"))
+        if check_number("learning_rate", self.learning_rate) == 0:
+            raise InputError("learning_rate must be above 0, got 0")
+        if not isinstance(self.wefe_compatible, bool):
+            raise InputError(f"wefe_compatible must be True or False, got {shown(self.wefe_compatible)}")
 
     def neighbours(self, unit: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``n_neighbours`` nearest rows (cosine, the word itself excluded) of each row in ``rows``, nearest first."""
@@ -159,7 +174,9 @@ class RepulsionAttractionNeutralization(BaseDebias):
         result = (anchor if self.wefe_compatible else moved).detach()
         return (result / result.norm(dim=1, keepdim=True)).numpy()
 
-    def _debias(self, model: WordEmbeddings, target: Sequence[str] | None, ignore: Sequence[str] | None) -> np.ndarray:
+    def _debias(
+        self, model: WordEmbeddings, target: list[str] | None, ignore: list[str] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Debias ``target`` words not in ``ignore`` (default: the whole vocabulary minus ``ignore``).
 
         Unlike the other algorithms, ``ignore`` also applies when ``target`` is given (as in WEFE's RAN).
@@ -174,4 +191,4 @@ class RepulsionAttractionNeutralization(BaseDebias):
             near = self.neighbours(unit, chunk)
             mask = self.repulsion_mask(unit, chunk, near)
             out[chunk] = self._optimise(unit[chunk], unit[near], mask)
-        return out
+        return out, rows, np.array([], dtype=np.int64)

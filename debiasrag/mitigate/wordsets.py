@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from debiasrag.errors import InputError
+from debiasrag.mitigate.base import word_list
 from debiasrag.resources import data_file
 
 ALGORITHM_SETS = ("objective", "bias_definition", "gender_specific")
@@ -78,16 +79,22 @@ def check_overlap(
 ) -> OverlapReport:
     """Check seed 003 Table 3's rules between a metric's words and a mitigation's words.
 
-    ``objective`` defaults to "every word not gender-specific" (the paper's choice). Words are compared
-    lower-cased. ``on_leak``: ``"error"`` raises InputError naming every broken rule, ``"warn"`` warns,
-    ``"ignore"`` only returns the report.
+    Each set is a list (or set) of words; a bare string is an InputError, not a set of letters. ``objective``
+    defaults to "every word not gender-specific" (the paper's choice). Words are compared lower-cased.
+    ``on_leak``: ``"error"`` raises InputError naming every broken rule, ``"warn"`` warns, ``"ignore"`` only
+    returns the report.
     """
     if on_leak not in ("error", "warn", "ignore"):
         raise InputError(f"on_leak must be 'error', 'warn' or 'ignore', got {on_leak!r}")
-    lower = lambda words: {w.lower() for w in words}  # noqa: E731
-    specific = lower(gender_specific)
-    metric = {"target": lower(target), "attributes": lower(attributes)}
-    algorithm: dict[str, Any] = {"bias_definition": lower(bias_definition), "gender_specific": specific}
+    # each a collection of words: a bare string would be compared letter by letter
+    lower = lambda words, name: {w.lower() for w in word_list(words, name)}  # noqa: E731
+    specific = lower(gender_specific, "gender_specific")
+    metric = {"target": lower(target, "target"), "attributes": lower(attributes, "attributes")}
+    algorithm: dict[str, Any] = {
+        "bias_definition": lower(bias_definition, "bias_definition"),
+        "gender_specific": specific,
+    }
+    objective = None if objective is None else lower(objective, "objective")
     report = OverlapReport()
     for rule in rules if rules is not None else seed003_wordsets()["table3_rules"]:
         a_name, m_name, kind = rule["algorithm_set"], rule["metric_set"], rule["rule"]
@@ -95,7 +102,7 @@ def check_overlap(
             raise InputError(f"unknown word-set rule {rule}")
         words = metric[m_name]
         if a_name == "objective":
-            inside = {w for w in words if _objective_contains(objective and lower(objective), specific, w)}
+            inside = {w for w in words if _objective_contains(objective, specific, w)}
         else:
             inside = words & algorithm[a_name]
         broken = words - inside if kind == "metric_within" else inside

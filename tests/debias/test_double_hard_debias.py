@@ -44,7 +44,7 @@ def test_only_selected_words_change_and_seed_is_explicit(glove_input, reference)
 
 
 def test_bad_input(glove_input):
-    with pytest.raises(InputError, match="bias_representation"):
+    with pytest.raises(InputError, match="'qqqzz' is not in the vocabulary"):
         DoubleHardDebias().fit(glove_input, definitional_pairs=[["she", "he"]], bias_representation=["he", "qqqzz"])
     dhd = DoubleHardDebias(n_words=5000).fit(glove_input, definitional_pairs=[["she", "he"]])
     with pytest.raises(InputError, match="n_words"):
