@@ -39,7 +39,7 @@ SETS = {
     "ner_gold_report.jsonl": "report, read for misses",
     "ner_gold_report2.jsonl": "report, read for misses",
     "ner_gold_report3.jsonl": "report, read for misses",
-    "ner_gold_report4.jsonl": "report, blind",
+    "ner_gold_report4.jsonl": "report, read for misses",
 }
 HALVES = {
     "ner_gold_report3.jsonl": (("chat", slice(0, 100)), ("technical", slice(100, 200))),

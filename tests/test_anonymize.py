@@ -125,6 +125,9 @@ def test_lower_case_names_in_text_typed_in_lower_case(ner):
         ("Merged after a review by @dilnoza.", "Merged after a review."),  # unlisted, no English word
         ("Mark it with @pytest.fixture and @dataclass, see @types/node.", None),  # code: decorators, packages
         ("@Override the method; mail ana@example.com; @media print {}", None),  # an annotation, an email, CSS
+        ("Assigning to @kofi.mensah and @jack_m.", "Assigning to and."),  # first.last, name_initial
+        ("Thanks u/kai_tanaka, great guide.", "Thanks, great guide."),  # a Reddit user
+        ("@app.route('/') and @functools.lru_cache and @lru_cache wrap it.", None),  # dotted decorators
     ],
 )
 def test_user_handles_are_names_and_code_is_not(ner, text, expected):
@@ -143,6 +146,11 @@ def test_user_handles_are_names_and_code_is_not(ner, text, expected):
         ("lol tariq's cat walked across his keyboard", "lol cat walked across his keyboard"),  # a possessive
         ("bjørn's band is playing on fri", "band is playing on fri"),  # accented letters
         ("hope you can join, will bring snacks", "hope you can join, will bring snacks"),  # no context: words
+        ("summer just texted, she's stuck", "just texted, she's stuck"),  # an adverb before the reporting word
+        ("mark and i are driving up sunday", "and i are driving up sunday"),  # coordinated with "i"
+        ("faith, u left ur charger again", "u left ur charger again"),  # addressed at the start
+        ("just got back from ikea w/ tomás lol", "just got back from ikea w/ lol"),  # "w/"
+        ("to be frank, sanjay, i didn't like it", "to be frank, i didn't like it"),  # a comma is no "and"
     ],
 )
 def test_word_names_in_chat_by_context(ner, chat, expected):

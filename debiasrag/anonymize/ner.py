@@ -72,11 +72,23 @@ _WORD_BEFORE = re.compile(r"(?<![\w.'-])([^\W\d_][\w'-]*) $")  # the word right 
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first letter of each sentence or line
 # A user handle ("@marco", "cc @lindiwe"): "@" opening a word; not an email ("a@b.com"), a dotted decorator
 # ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
-_HANDLE = re.compile(r"(?<![\w@./\\-])@([^\W\d_](?:[\w-]*[^\W_])?)(?![\w@/(-]|\.[^\W\d_])")
+_HANDLE = re.compile(r"(?<![\w@./\\-])(?:@|(?<![\w/])u/)([^\W\d_](?:[\w.-]*[^\W_])?)(?![\w@/(-]|\.\w)")
+_HANDLE_PARTS = re.compile(r"[._-]+")
 # A lower-case word of casual text, accented letters too ("bjørn", "joaquín"), maybe possessive ("tariq's").
 _CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019-]|\.[a-z]))")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
+_AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
+_PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
+_VOCATIVE = re.compile(r",\s+([^\W\d_]+)\b")
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` is the first letter of the text, a line or a sentence."""
+    before = text[:start].rstrip(" \t\"'\u201c(")
+    return not before or before[-1] in ".!?\n"
+
+
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -638,8 +650,12 @@ class NerAnonymizer:
             # "Mohammed and Fatima": a doubtful word coordinated with a sure name is a name too.
             if label == _WEAK and (m := _COORDINATION.match(text, b)) and m.end() in strong_starts:
                 confirmed.add(name)
-            # "Rich said the caterer ...": a reporting word after it confirms it too
-            elif label == _WEAK and (m := _NEXT_WORD.match(text, b)) and m.group(1) in _mention_context()["reporting"]:
+            # "Rich said the caterer ...", "Summer, can you ...": a reporting word after it, or a comma and a word
+            # that addresses someone, confirms it too
+            elif label == _WEAK and (
+                ((m := _NEXT_WORD.match(text, b)) and m.group(1) in _mention_context()["reporting"])
+                or ((v := _VOCATIVE.match(text, b)) and v.group(1).casefold() in _mention_context()["vocative_next"])
+            ):
                 confirmed.add(name)
         spans = [(a, b, name, None if label == _WEAK else label) for a, b, name, label in spans if name in confirmed]
         labels = self._unify_labels(spans)
@@ -707,7 +723,7 @@ class NerAnonymizer:
         # "mark and ananya": a word coordinated with a sure name is a name too
         sure_starts, sure_ends = {e.start for e in sure}, {e.end for e in sure}
         for entity in maybe:
-            after = _COORDINATION.match(text, entity.end)
+            after = _AND_AFTER.match(text, entity.end)  # "and" only: "to be frank, sanjay" is no list of names
             before = _AND_BEFORE.search(text, 0, entity.start)
             if (after is not None and after.end() in sure_starts) or (
                 before is not None and before.start() in sure_ends
@@ -722,14 +738,22 @@ class NerAnonymizer:
         gaz = self.gazetteer
         if gaz is None:
             return []
+        code = _mention_context()["handle_non_names"]
         out = []
         for m in _HANDLE.finditer(text):
             handle = m.group(1)
-            if handle.casefold() in _mention_context()["handle_non_names"]:
+            parts = [p for p in _HANDLE_PARTS.split(handle) if p]
+            if handle.casefold() in code or parts[0].casefold() in code:
                 continue
-            if gaz.is_person_name(handle) or (
-                handle.islower() and not (self._english and self._is_english(handle)) and handle not in self._openers
-            ):
+            if len(parts) > 1:  # "kofi.mensah", "jack_m", "Mod_Tanvir": a listed name among the parts
+                person = any(len(p) > 1 and gaz.is_person_name(p) for p in parts)
+            else:
+                person = gaz.is_person_name(handle) or (
+                    handle.islower()
+                    and not (self._english and self._is_english(handle))
+                    and handle not in self._openers
+                )
+            if person:
                 out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
         return out
 
@@ -742,11 +766,19 @@ class NerAnonymizer:
         previous = before.group(1).casefold() if before is not None else ""
         if previous in context["cue_before"]:
             return True
+        if text[max(0, start - 3) : start] == "w/ ":  # "w/ tomás"
+            return True
         if previous in context["determiners"]:
             return False
         if text.startswith(("'s", "\u2019s"), end):  # "jack's bringing snacks"; not "the summer's heat"
             return True
+        if (partner := _PARTNER.match(text, end)) and partner.group(1).casefold() in context["pronoun_partners"]:
+            return True  # "mark and i", "hope and her sister"
+        if _opens_sentence(text, start) and (vocative := _VOCATIVE.match(text, end)):
+            return vocative.group(1).casefold() in context["vocative_next"]  # "faith, u left ur charger"
         after = _NEXT_WORD.match(text, end)
+        if after is not None and after.group(1).casefold() in context["skip_after"]:
+            after = _NEXT_WORD.match(text, after.end())  # "summer just texted"
         return after is not None and after.group(1).casefold() in context["cue_after"]
 
     def _join_name_parts(self, text: str, entities: list[Entity]) -> list[Entity]:
