@@ -34,7 +34,8 @@ def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
     """The gold set (``"ner_gold_heldout.jsonl"``: 40 more sentences written after the detector was finished,
     never used to change it; ``"ner_gold_report.jsonl"``, ``"ner_gold_report2.jsonl"`` (160 texts each) and
     ``"ner_gold_report3.jsonl"`` (200: chat and technical text): written blind in session 28;
-    ``"ner_gold_report4.jsonl"`` (200: formal, workplace, casual, mixed): written blind in session 29; which of them
+    ``"ner_gold_report4.jsonl"`` and ``"ner_gold_report5.jsonl"`` (200 each: formal, workplace, casual, mixed):
+    written blind in session 29; which of them
     chose a rule is in ``benchmarks/anonymize_report.py``)."""
     path = data_file("names", name)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
