@@ -154,6 +154,8 @@ class FaissIndex:
                     raise InputError("a document id is an integer too long to write (4300 digits or more)") from None
             if not isinstance(doc.text, str):
                 raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
+            if not doc.text.strip():  # as `debiasrag index` refuses it: a blank text embeds to a meaningless vector
+                raise InputError(f"document {doc.id!r}: text is blank")
             if not isinstance(doc.metadata, dict):
                 raise InputError(f"document {doc.id!r}: metadata must be a dict, got {type(doc.metadata).__name__}")
             if doc.id in self._position or doc.id in seen:
@@ -449,6 +451,11 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
     """Raise when ``embedder`` is not the model (or dimension) the index was built with."""
     built_name, built_dim = manifest.get("model"), manifest.get("dimension")
     if embedder.dimension != built_dim:
+        if embedder.name == built_name:  # the same model cannot change its size: the manifest is wrong
+            raise IndexLoadError(
+                f"{folder}/manifest.json says dimension {built_dim}, but its model {built_name} gives "
+                f"{embedder.dimension}: the manifest is corrupted; rebuild the index"
+            )
         raise IndexLoadError(
             f"{folder} was built with {built_name} (dimension {built_dim}); "
             f"the embedder {embedder.name} has dimension {embedder.dimension}"

@@ -143,11 +143,10 @@ class ShardWriter:
             if settings["method"] == "llm" and isinstance(getattr(anonymize, "model", None), str):
                 settings["llm_model"] = anonymize.model  # as `index --anonymize llm` records it, so shards merge
             self.preprocessing = {"anonymize": settings}
-        self.neutralizer = None
-        if neutralize is not None:
-            from debiasrag.counterfactual.neutralize import GenderNeutralizer
+        from debiasrag.counterfactual.neutralize import neutralizer_for
 
-            self.neutralizer = GenderNeutralizer(names=neutralize)
+        self.neutralizer = neutralizer_for(neutralize)
+        if self.neutralizer is not None:
             self.preprocessing["neutralize"] = self.neutralizer.settings
         self.groups = groups
         self.id_field = id_field

@@ -328,6 +328,8 @@ def _remove_leftovers(folder: Path, keep: set[str | None], *, upgraded_format_1:
 def read_manifest(directory: str | Path) -> dict[str, Any]:
     """The validated manifest of an index folder (to pick the right embedder before loading)."""
     folder = _folder_path(directory)
+    if folder.is_file():  # a corpus given where the index belongs, most likely
+        raise IndexLoadError(f"{folder} is a file, not an index folder (build one with debiasrag index)")
     if not folder.is_dir():
         raise IndexLoadError(f"index folder not found: {folder}")
     try:

@@ -259,7 +259,9 @@ class Balanced(Strategy):
     ) -> None:
         self.delta = check_number("delta", delta)
         self.odd_delta = check_number("odd_delta", odd_delta)
-        self.versions_first = bool(versions_first)
+        if not isinstance(versions_first, bool):
+            raise InputError(f"versions_first must be True or False, got {versions_first!r}")
+        self.versions_first = versions_first
         self.depth_factor = check_int("depth_factor", depth_factor)
         self.pool = check_int("pool", pool, 2)  # σ of one score is 0
 
@@ -370,7 +372,9 @@ class Dynamic(Strategy):
             raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
         self.cutoff = cutoff or DynamicCutoff()
         self.delta = check_number("delta", delta)
-        self.versions = bool(versions)
+        if not isinstance(versions, bool):  # "yes" or None would read as a choice the caller did not make
+            raise InputError(f"versions must be True or False, got {versions!r}")
+        self.versions = versions
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""

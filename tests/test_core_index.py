@@ -211,6 +211,28 @@ def test_index_rejects_bad_additions(embedder):
         FaissIndex(4).save(Path("/tmp/never-written"))
 
 
+@pytest.mark.parametrize("text", ["", "   ", "\n"])
+def test_a_blank_text_is_refused_as_debiasrag_index_refuses_it(embedder, text):
+    """The library indexed and saved it (a meaningless vector) where the command line refused it."""
+    with pytest.raises(InputError, match="document 'b': text is blank"):
+        FaissIndex.from_documents([Document("a", "A text."), Document("b", text)], embedder)
+
+
+def test_loading_a_file_or_a_manifest_whose_dimension_was_edited_says_so(tmp_path, embedder):
+    from debiasrag.storage import read_manifest
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": 1, "text": "x"}\n', encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="corpus.jsonl is a file, not an index folder"):
+        read_manifest(corpus)
+    FaissIndex.from_documents([Document(1, "A text.")], embedder).save(tmp_path / "ix")
+    manifest = json.loads((tmp_path / "ix" / "manifest.json").read_text(encoding="utf-8"))
+    manifest["dimension"] = 512
+    (tmp_path / "ix" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="manifest.json says dimension 512, but its model .* gives 384"):
+        FaissIndex.load(tmp_path / "ix", embedder=embedder)
+
+
 def test_from_documents_embeds_rewritten_texts_and_stores_the_originals(tmp_path, embedder):
     docs = [Document("a", "Maria said her mother would call."), Document("b", "The ferry left at noon.")]
     rewritten = ["said their parent would call.", "The ferry left at noon."]

@@ -403,3 +403,13 @@ def test_age_and_wealth_concepts_drive_variants():
     assert load_concept("wealth").debiased_query("a tenant") == "a tenant. This person's social status is unknown."
     assert Dynamic().variants("q", age) == [("neutral", "q")]
     assert Balanced().variants("q", age) == [("neutral", "q")]
+
+
+@pytest.mark.parametrize("value", ["yes", None, 1])
+def test_version_switches_take_true_or_false_only(value):
+    from debiasrag.strategies import Balanced, Dynamic
+
+    with pytest.raises(InputError, match="versions must be True or False"):
+        Dynamic(versions=value)
+    with pytest.raises(InputError, match="versions_first must be True or False"):
+        Balanced(versions_first=value)

@@ -267,6 +267,17 @@ class GenderNeutralizer:
         return None
 
 
+def neutralizer_for(neutralize: str | None) -> GenderNeutralizer | None:
+    """The neutralizer a ``neutralize=`` option asks for (``None``: none), an InputError naming that option."""
+    if neutralize is None:
+        return None
+    if not isinstance(neutralize, str) or neutralize not in NAME_MODES:
+        raise InputError(
+            f"neutralize must be None or how first names go: one of {', '.join(NAME_MODES)}; got {neutralize!r}"
+        )
+    return GenderNeutralizer(names=neutralize)
+
+
 def blind_index(
     documents: Iterable[Document],
     embedder: Embedder,
@@ -284,4 +295,4 @@ def blind_index(
     )
 
 
-__all__ = ["NAME_MODES", "GenderNeutralizer", "blind_index"]
+__all__ = ["NAME_MODES", "GenderNeutralizer", "blind_index", "neutralizer_for"]

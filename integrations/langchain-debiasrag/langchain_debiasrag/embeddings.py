@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.embeddings import Embeddings
 
-from debiasrag.counterfactual.neutralize import GenderNeutralizer
+from debiasrag.counterfactual.neutralize import neutralizer_for
 from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
+from debiasrag.errors import InputError, check_texts
 
 
 class DebiasragEmbeddings(Embeddings):
@@ -20,13 +23,21 @@ class DebiasragEmbeddings(Embeddings):
             Pair it with ``strategy=Balanced(delta=BLIND_INDEX_DELTA)`` for ``balanced``.
     """
 
-    def __init__(self, embedder: Embedder | str | None = None, *, neutralize: str | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder | str | None = None, *, neutralize: str | None = None, **unknown: Any
+    ) -> None:
+        if unknown:  # model=, a misspelt neutralise=: one line of ours, not a TypeError
+            raise InputError(
+                f"DebiasragEmbeddings got unknown argument(s) {', '.join(sorted(unknown))}",
+                hint="the model is embedder= (a name, a path or a debiasrag Embedder); the gender-blind wording is "
+                "neutralize=",
+            )
+        self.neutralizer = neutralizer_for(neutralize)  # before a model loads
         self.embedder = load_embedder(embedder)
-        self.neutralizer = GenderNeutralizer(names=neutralize) if neutralize is not None else None
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Document vectors (the model's passage form when it has one)."""
-        texts = list(texts)
+        texts = check_texts(texts)
         if self.neutralizer is not None:
             texts = self.neutralizer.neutralize_batch(texts)
         return embed_documents(self.embedder, texts).tolist()

@@ -204,6 +204,12 @@ class DebiasedRetriever(BaseRetriever):
 
     def _search_args(self, extra: dict[str, Any]) -> dict[str, Any]:
         extra.pop("verbose", None)  # BaseRetriever.invoke leaves its own flag in the kwargs
+        ours = sorted(set(extra) & (set(type(self).model_fields) - {"k", "strategy"}))
+        if ours:  # would reach the store, which ignores what it does not know: the call would change nothing
+            raise InputError(
+                f"{', '.join(ours)} cannot change per call (invoke takes k, strategy and store search arguments)",
+                hint="set it when building the DebiasedRetriever",
+            )
         if extra and self._core is not None:
             raise InputError(f"unexpected argument(s) for a FaissIndex search: {', '.join(sorted(extra))}")
         return {**self.search_kwargs, **extra}

@@ -208,3 +208,21 @@ def test_documents_without_ids_are_keyed_by_content() -> None:
     docs = DebiasedRetriever(ScriptedStore(scored), strategy=Interleave(), k=3).invoke(QUERY)  # two variants
     assert [(d.metadata["i"], d.metadata["variant"]) for d in docs] == [(0, "female"), (1, "male"), (2, "female")]
     assert all(d.id is None for d in docs)
+
+
+@pytest.mark.parametrize("call", [{"concept": "race"}, {"search_kwargs": {"k": 1}}, {"score_direction": "lower"}])
+def test_per_call_settings_the_store_would_ignore_are_refused(call: dict) -> None:
+    """They reached the store, which ignores what it does not know: the call silently changed nothing."""
+    with pytest.raises(InputError, match="cannot change per call"):
+        DebiasedRetriever(memory_store()).invoke(QUERY, **call)
+
+
+def test_embeddings_refuse_unknown_arguments_bad_neutralize_and_non_text() -> None:
+    from langchain_debiasrag import DebiasragEmbeddings
+
+    with pytest.raises(InputError, match=r"unknown argument\(s\) model .*the model is embedder="):
+        DebiasragEmbeddings(model="all-MiniLM-L6-v2")
+    with pytest.raises(InputError, match="neutralize must be None or how first names go"):
+        DebiasragEmbeddings(neutralize="bogus")
+    with pytest.raises(InputError, match="text 0 is int, not a string"):
+        DebiasragEmbeddings().embed_documents([5])

@@ -113,7 +113,7 @@ def test_bad_source() -> None:
         DebiasedRetriever(Scripted([]), retriever_kwargs={"filters": None})
     with pytest.raises(InputError, match="retriever_kwargs must not set 'similarity_top_k'"):
         DebiasedRetriever(toy()[1], retriever_kwargs={"similarity_top_k": 50})
-    with pytest.raises(TypeError, match="unexpected keyword argument 'top_k'"):
+    with pytest.raises(InputError, match=r"unknown argument\(s\) top_k .*similarity_top_k="):
         DebiasedRetriever(toy()[1], top_k=3)  # unknown arguments are refused, never ignored
 
 
@@ -133,3 +133,20 @@ async def test_failure_cancels_the_sibling_variant() -> None:
     with pytest.raises(DebiasragError, match="'female' variant: TimeoutError: slow shard"):
         await asyncio.wait_for(DebiasedRetriever(source, strategy="paper").aretrieve("who leads?"), timeout=5)
     assert len(source.cancelled) == 1 and source.cancelled[0].endswith("is a man.")
+
+
+def test_unknown_constructor_arguments_are_refused_with_our_error() -> None:
+    with pytest.raises(InputError, match=r"unknown argument\(s\) k .*similarity_top_k="):
+        DebiasedRetriever(toy()[1], k=3)
+
+
+def test_embedding_refuses_what_pydantic_would_keep_and_ignore() -> None:
+    """model= and a misspelt neutralise= were accepted: the packaged MiniLM embedded, nothing neutralized."""
+    from llama_index.retrievers.debiasrag import DebiasragEmbedding
+
+    for kwargs in ({"model": "all-mpnet-base-v2"}, {"neutralise": "ner"}, {"model_name": "x"}):
+        with pytest.raises(InputError, match=r"unknown argument\(s\).*the model is embedder="):
+            DebiasragEmbedding(**kwargs)
+    with pytest.raises(InputError, match="neutralize must be None or how first names go"):
+        DebiasragEmbedding(neutralize="bogus")
+    assert DebiasragEmbedding(embed_batch_size=8).embed_batch_size == 8  # LlamaIndex's own settings still pass

@@ -95,7 +95,12 @@ class DebiasedRetriever(BaseRetriever):
         retriever_kwargs: dict[str, Any] | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        **unknown: Any,
     ) -> None:
+        if unknown:  # one line of ours, not a TypeError; "k" is LangChain's name for similarity_top_k
+            names = ", ".join(sorted(unknown))
+            hint = "the number of results is similarity_top_k=" if "k" in unknown or "top_k" in unknown else None
+            raise InputError(f"DebiasedRetriever got unknown argument(s) {names}", hint=hint)
         if not isinstance(source, (VectorStoreIndex, BaseRetriever)):
             kind = type(source).__name__
             raise InputError(f"source must be a VectorStoreIndex or a LlamaIndex retriever, not {kind}")

@@ -8,8 +8,9 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
-from debiasrag.counterfactual.neutralize import GenderNeutralizer
+from debiasrag.counterfactual.neutralize import GenderNeutralizer, neutralizer_for
 from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
+from debiasrag.errors import InputError
 
 
 class DebiasragEmbedding(BaseEmbedding):
@@ -28,8 +29,17 @@ class DebiasragEmbedding(BaseEmbedding):
     _neutralizer: GenderNeutralizer | None = PrivateAttr(default=None)
 
     def __init__(self, embedder: Embedder | str | None = None, *, neutralize: str | None = None, **kwargs: Any) -> None:
+        # BaseEmbedding's own settings pass through; anything else (model=, a misspelt neutralise=) would be kept
+        # by pydantic and ignored, so the packaged model would embed without a word said
+        unknown = sorted(set(kwargs) - (set(BaseEmbedding.model_fields) - {"model_name"}))
+        if unknown:
+            raise InputError(
+                f"DebiasragEmbedding got unknown argument(s) {', '.join(unknown)}",
+                hint="the model is embedder= (a name, a path or a debiasrag Embedder); the gender-blind wording is "
+                "neutralize=",
+            )
+        neutralizer = neutralizer_for(neutralize)  # before a model loads
         loaded = load_embedder(embedder)
-        neutralizer = GenderNeutralizer(names=neutralize) if neutralize is not None else None
         kwargs.setdefault("embed_batch_size", 64)
         super().__init__(model_name=loaded.name, **kwargs)
         self._embedder = loaded
