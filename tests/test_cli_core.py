@@ -231,7 +231,11 @@ def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys)
 
     for field, value, message in (
         ("model", "other/model", "was built with model other/model, not sentence-transformers/all-MiniLM-L6-v2"),
-        ("dimension", 768, "was built with sentence-transformers/all-MiniLM-L6-v2 (dimension 768)"),
+        (
+            "dimension",
+            768,
+            "manifest.json says dimension 768, but its model sentence-transformers/all-MiniLM-L6-v2 gives 384",
+        ),
     ):
         copy = tmp_path / f"ix-{field}"
         shutil.copytree(index_dir, copy)
