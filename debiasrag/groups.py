@@ -761,10 +761,17 @@ def group_census(
     ``mixed`` (the words they differ in settle whose text it is)."""
     found = detector_for(concept)
     groups, mixed = mixed_census(documents, found, versions=versions)
-    counts = dict.fromkeys((*found.groups, NEUTRAL), 0)
+    return groups, census_counts(groups, mixed, found)
+
+
+def census_counts(
+    groups: Sequence[str], mixed: Sequence[bool], concept: str | Concept | GroupDetector = "gender"
+) -> dict[str, int]:
+    """:func:`mixed_census`'s per-document answer as counts: documents per group, and ``mixed``."""
+    counts = dict.fromkeys((*detector_for(concept).groups, NEUTRAL), 0)
     for group in groups:
         counts[group] = counts.get(group, 0) + 1
-    return groups, {**counts, "mixed": sum(mixed)}
+    return {**counts, "mixed": sum(mixed)}
 
 
 def mixed_census(
@@ -859,6 +866,7 @@ __all__ = [
     "GroupDetector",
     "Mention",
     "annotate_groups",
+    "census_counts",
     "detector",
     "detector_for",
     "document_text",

@@ -58,6 +58,7 @@ def test_index_names_documents_that_mention_both_groups(tmp_path):
     proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(tmp_path / "ix"))
     assert proc.returncode == 0, proc.stderr.decode()
     assert "2 female, 1 male, 3 neutral; 1 (17%) name both women and men" in proc.stderr.decode()
+    assert "label them with debiasrag_group for balanced / dynamic (ids 'x1')" in " ".join(proc.stderr.decode().split())
 
 
 def test_query_json_contract(index_dir):

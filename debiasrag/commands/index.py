@@ -4,6 +4,7 @@ precomputed shards with ``--shards DIR ...``, nothing embedded)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from debiasrag.commands.anonymize import add_timeout_option, positive_float, ref
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import InputError
-from debiasrag.groups import group_census
+from debiasrag.fileio import printable
+from debiasrag.groups import census_counts, mixed_census
 from debiasrag.index import FaissIndex
 from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
 
@@ -167,7 +169,9 @@ def run(args: argparse.Namespace) -> int:
                 f"document {clash.id!r} already has an 'anonymized_text' field, which --anonymize would overwrite",
                 hint="rename that field first",
             )
-    groups, summary = group_census(documents)  # a bad debiasrag_group label stops here, before embedding or writing
+    groups, mixed = mixed_census(documents)  # a bad debiasrag_group label stops here, before embedding or writing
+    summary = census_counts(groups, mixed)
+    mixed_ids = [doc.id for doc, named_both in zip(documents, mixed) if named_both]
     embedder = load_embedder(args.model)
     neutralizer = None
     if args.neutralize is not None:
@@ -202,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     # inferred once (above, from the original text, versions read by contrast), stored for queries to read
     index.store_groups("gender", groups=groups, versions=False)
     index.save(args.out, lock_timeout=args.lock_timeout)
-    say(describe_groups(summary, len(documents)))
+    say(describe_groups(summary, len(documents), mixed_ids))
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
@@ -237,8 +241,9 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     return 0
 
 
-def describe_groups(summary: dict[str, int], total: int) -> str:
-    """One line on the documents' gender groups, as ``balanced`` / ``dynamic`` will see them."""
+def describe_groups(summary: dict[str, int], total: int, mixed_ids: Sequence[str | int] = ()) -> str:
+    """One line on the documents' gender groups, as ``balanced`` / ``dynamic`` will see them (``mixed_ids``: the
+    documents naming both women and men, the first few of which it names, so a user knows which to label)."""
     counts = ", ".join(f"{n} {group}" for group, n in summary.items() if group != "mixed")
     line = f"groups (gender, stored in the index; a debiasrag_group field overrides): {counts}"
     if summary["mixed"]:
@@ -247,4 +252,7 @@ def describe_groups(summary: dict[str, int], total: int) -> str:
             f"; {summary['mixed']} ({share:.0%}) name both women and men, where inferred groups are least reliable: "
             "label them with debiasrag_group for balanced / dynamic"
         )
+        if mixed_ids:
+            shown_ids = ", ".join(printable(repr(i)) for i in mixed_ids[:5])
+            line += f" (ids {shown_ids}" + (f" and {len(mixed_ids) - 5} more)" if len(mixed_ids) > 5 else ")")
     return line
