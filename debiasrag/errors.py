@@ -69,6 +69,13 @@ def check_seed(seed: Any) -> int:
     return int(seed)
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` as a switch: ``True`` or ``False`` only ("yes", ``None`` or 1 would read as a choice not made)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be True or False, got {shown(value)}")
+    return value
+
+
 def check_int(name: str, value: Any, low: int = 1, high: int | None = None) -> int:
     """``value`` as an integer from ``low`` (to ``high``); anything else (a bool, a float, text) is an InputError."""
     if isinstance(value, bool) or not hasattr(value, "__index__") or value < low or (high is not None and value > high):

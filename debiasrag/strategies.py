@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from debiasrag.concepts import Concept
-from debiasrag.errors import InputError, check_int, check_number
+from debiasrag.errors import InputError, check_bool, check_int, check_number
 from debiasrag.versions import families, find_versions
 
 Key = Hashable
@@ -259,9 +259,7 @@ class Balanced(Strategy):
     ) -> None:
         self.delta = check_number("delta", delta)
         self.odd_delta = check_number("odd_delta", odd_delta)
-        if not isinstance(versions_first, bool):
-            raise InputError(f"versions_first must be True or False, got {versions_first!r}")
-        self.versions_first = versions_first
+        self.versions_first = check_bool("versions_first", versions_first)
         self.depth_factor = check_int("depth_factor", depth_factor)
         self.pool = check_int("pool", pool, 2)  # σ of one score is 0
 
@@ -372,9 +370,7 @@ class Dynamic(Strategy):
             raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
         self.cutoff = cutoff or DynamicCutoff()
         self.delta = check_number("delta", delta)
-        if not isinstance(versions, bool):  # "yes" or None would read as a choice the caller did not make
-            raise InputError(f"versions must be True or False, got {versions!r}")
-        self.versions = versions
+        self.versions = check_bool("versions", versions)
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""

@@ -81,14 +81,6 @@ _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
 _PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
 _VOCATIVE = re.compile(r",\s+([^\W\d_]+)\b")
-
-
-def _opens_sentence(text: str, start: int) -> bool:
-    """Whether ``start`` is the first letter of the text, a line or a sentence."""
-    before = text[:start].rstrip(" \t\"'\u201c(")
-    return not before or before[-1] in ".!?\n"
-
-
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -706,19 +698,15 @@ class NerAnonymizer:
             word = m.group(1)
             if not word.islower() or word in cues:
                 continue
-            english, listed = self._is_english(word), gaz.is_person_name(word)
-            if (english and not listed) or (word in self._openers and not listed):
+            english, listed, stop = self._is_english(word), gaz.is_person_name(word), word in self._openers
+            if not listed and (english or stop):
                 continue
             entity = Entity(word, "PERSON", m.start(1), m.end(1))
-            if word in self._openers:  # a stop word that is also a name ("will", "may"): only in context
-                if self._cued(text, m.start(1), m.end(1)):
-                    sure.append(entity)
-                continue
-            if listed and not english and not gaz.is_place(word):
+            if listed and not english and not stop and not gaz.is_place(word):
                 sure.append(entity)
-            elif self._cued(text, m.start(1), m.end(1)):  # "hey will", "bill said", "tell nimali"
+            elif self._cued(text, m.start(1), m.end(1)):  # "hey grace", "bill said", "tell nimali"
                 sure.append(entity)
-            else:
+            elif not stop:  # a stop word that is also a name ("will", "may") counts only in context
                 maybe.append(entity)
         # "mark and ananya": a word coordinated with a sure name is a name too
         sure_starts, sure_ends = {e.start for e in sure}, {e.end for e in sure}
@@ -819,6 +807,12 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` is the first letter of the text, a line or a sentence."""
+    before = text[:start].rstrip(" \t\"'\u201c(")
+    return not before or before[-1] in ".!?\n"
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
+from debiasrag.corpus import JsonlReport
 from debiasrag.errors import InputError, check_seed
 from debiasrag.fileio import dumps_strict, printable, terminal_safe_json
 
@@ -45,6 +46,12 @@ def cell(value: Any, style: str = "") -> Text:
 def say(message: str, style: str = "") -> None:
     """Print one plain line to stderr (markup in ``message`` is shown as typed, control characters escaped)."""
     err_console.print(Text(printable(message), style=style), highlight=False, soft_wrap=True)
+
+
+def no_rows(source: str, report: JsonlReport, what: str) -> str:
+    """``"FILE holds no WHAT"`` (and how many bad lines were skipped): why an input left nothing to process."""
+    skipped = f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
+    return f"{'standard input' if source == '-' else source} holds no {what}{skipped}"
 
 
 def warn(message: str) -> None:

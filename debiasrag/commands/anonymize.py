@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
-from debiasrag.commands._common import positive_int, print_json, progress_bar, say, warn
+from debiasrag.commands._common import no_rows, positive_int, print_json, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
@@ -212,8 +212,7 @@ def run(args: argparse.Namespace) -> int:
     def rows(advance: Any) -> Iterator[dict[str, Any]]:
         yield from anonymized(advance)
         if not stats["rows"]:  # raised before the output is replaced: an empty run never empties an old file
-            skipped = f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
-            raise InputError(f"{args.input} holds no rows to anonymize{skipped}; no file was written")
+            raise InputError(f"{no_rows(args.input, report, 'rows to anonymize')}; no file was written")
 
     def anonymized(advance: Any) -> Iterator[dict[str, Any]]:
         for batch in batches():

@@ -26,6 +26,7 @@ from rich.table import Table
 from debiasrag.commands._common import (
     add_model_option,
     cell,
+    no_rows,
     out_console,
     positive_int,
     print_json,
@@ -90,18 +91,6 @@ def _read_rows(
     source: str, fields: list[Field], on_error: str, report: JsonlReport
 ) -> list[tuple[int, dict[str, Any]]]:
     return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
-
-
-# With --keep-original an id is optional, but one that is there is a string or an integer (counterparts refer to it).
-ID_FIELD = Field("id", (str, int), required=False)
-
-
-def _source(path: str) -> str:
-    return "standard input" if path == "-" else path
-
-
-def _skipped(report: JsonlReport) -> str:
-    return f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
 
 
 def _warn_skipped(report: JsonlReport) -> None:
@@ -179,12 +168,12 @@ def run_augment(args: argparse.Namespace) -> int:
         refuse_same_file(args.input, args.output)
     rules = [Field(name) for name in fields]
     if args.keep_original:  # counterpart ids are built from the ids; otherwise an id is passed through as it is
-        rules.insert(0, ID_FIELD)
+        rules.insert(0, Field("id", (str, int), required=False))
     report = JsonlReport()
     rows = _read_rows(args.input, rules, args.on_error, report)
     _warn_skipped(report)
     if not rows:  # refused before the output is touched: an empty run never empties an old file
-        raise InputError(f"{_source(args.input)} holds no rows to augment" + _skipped(report))
+        raise InputError(no_rows(args.input, report, "rows to augment"))
     ids = _CounterpartIds(rows if args.keep_original else [])  # ids are only read (and checked) for counterparts
     selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove")
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
@@ -246,7 +235,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
     rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)
     _warn_skipped(report)
     if not rows:
-        raise InputError(f"{_source(args.input)} holds no sentences to score" + _skipped(report))
+        raise InputError(no_rows(args.input, report, "sentences to score"))
     texts = [obj[args.field] for _, obj in rows]
     scorer = BiasScorer(args.model, seed=args.seed)
     scorer.fit(texts if args.fit_on_corpus else None)

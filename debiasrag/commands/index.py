@@ -173,11 +173,9 @@ def run(args: argparse.Namespace) -> int:
     summary = census_counts(groups, mixed)
     mixed_ids = [doc.id for doc, named_both in zip(documents, mixed) if named_both]
     embedder = load_embedder(args.model)
-    neutralizer = None
-    if args.neutralize is not None:
-        from debiasrag.counterfactual.neutralize import GenderNeutralizer
+    from debiasrag.counterfactual.neutralize import neutralizer_for
 
-        neutralizer = GenderNeutralizer(names=args.neutralize)
+    neutralizer = neutralizer_for(args.neutralize)
     if settings is not None:
         embed_texts = anonymize_documents(documents, settings, timeout=args.anonymize_timeout)
     else:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from debiasrag.errors import InputError, check_int, check_number, shown
+from debiasrag.errors import InputError, check_bool, check_int, check_number, shown
 from debiasrag.mitigate.base import BaseDebias, WordEmbeddings
 
 
@@ -110,8 +110,7 @@ class RepulsionAttractionNeutralization(BaseDebias):
         check_number("theta", self.theta, float("-inf"))
         if check_number("learning_rate", self.learning_rate) == 0:
             raise InputError("learning_rate must be above 0, got 0")
-        if not isinstance(self.wefe_compatible, bool):
-            raise InputError(f"wefe_compatible must be True or False, got {shown(self.wefe_compatible)}")
+        check_bool("wefe_compatible", self.wefe_compatible)
 
     def neighbours(self, unit: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``n_neighbours`` nearest rows (cosine, the word itself excluded) of each row in ``rows``, nearest first."""
