@@ -137,7 +137,8 @@ def test_good_answers_become_entities_with_original_offsets(make):
     assert results[1].text == "and met on a rainy Tuesday."  # no dangling "in"
     assert results[2].text == "lent money. promised to return it soon."
     assert results[3].text == docs[3] and results[3].entities == []
-    assert results[4].text == "examined heart."  # possessive and title go with the name
+    # The possessive goes with the name; a role title keeps its role.
+    assert results[4].text == "The doctor examined heart."
     # The seed's default prompt (Table 5, first row) was sent.
     assert server.prompts[0].strip() == load_prompt("remove_person_location").removesuffix("::::").strip()
 

@@ -80,9 +80,38 @@ def _stub_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     titles = "|".join(sorted(map(re.escape, words["titles"]), key=len, reverse=True))
     prepositions = "|".join(sorted(map(re.escape, words["prepositions"]), key=len, reverse=True))
     return (
-        re.compile(rf"(?:(?<=\s)|^)(?:{titles})\.?[ \t]+$"),
+        re.compile(rf"(?:(?<=[\s\"'(\[\u201c\u2018])|^)({titles})\.?[ \t]+$"),
         re.compile(rf"(?:(?<=\s)|^)(?:{prepositions})[ \t]+$", re.IGNORECASE),
     )
+
+
+@lru_cache(maxsize=1)
+def _role_titles() -> dict[str, str]:
+    """Title -> the role it names ("Dr" -> "doctor"): these titles become "the <role>" instead of going."""
+    return dict(read_json("names", "removal_context.json")["role_titles"])
+
+
+# Words after which a role needs no article of its own: "our Dr. Lee" -> "our doctor".
+_DETERMINERS = frozenset("a an the this that these those my your his her its our their".split())
+
+
+def _role_phrase(before: str, role: str) -> str:
+    """``role`` with the article the text ``before`` it needs: "the doctor", "The doctor" or "doctor"."""
+    words = before.split()
+    if words and words[-1].casefold() in _DETERMINERS:
+        return role
+    tail = before.rstrip(" \t")
+    starts_sentence = tail == "" or tail.endswith(
+        ("\n", ".", "!", "?", '"', "'", "\u201c", "\u2018", "(", "[", "-", "\u2014")
+    )
+    return ("The " if starts_sentence and not _ABBREVIATION.search(tail) else "the ") + role
+
+
+def _role_title(title: re.Pattern[str], before: str) -> tuple[re.Match[str], str] | None:
+    """The role title ending ``before`` (right before a removed name) and its role, if it is one."""
+    found = title.search(before)
+    role = _role_titles().get(found.group(1)) if found else None
+    return (found, role) if found and role else None
 
 
 # What may follow a removed name for it to end its clause (then a preposition before it is a stub).
@@ -92,7 +121,8 @@ _CLAUSE_END = re.compile(r"[ \t]*(?:[.,;:!?)\]}\u201d]|\n|$)")
 def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
     """``[start, end)`` of the titles and prepositions :class:`Remove` drops with these (sorted) entities.
 
-    For measuring: those words go by design, so a word-survival score should not count them as lost.
+    For measuring: those words go by design, so a word-survival score should not count them as lost. A role
+    title ("Dr.") is counted here too (it becomes "the doctor"), but a preposition before it is kept.
     """
     title, preposition = _stub_patterns()
     spans: list[tuple[int, int]] = []
@@ -103,6 +133,12 @@ def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
         cut = found.start() if found else len(before)
         if found:
             spans.append((previous_end + found.start(), ent.start))
+        if _role_title(title, before):
+            while found is not None and (found := title.search(before[: found.start()])) is not None:
+                spans.append((previous_end + found.start(), previous_end + cut))  # stacked: "Mr. Dr. Lee"
+                cut = found.start()
+            previous_end = ent.end
+            continue
         end = ent.end
         possessive = _POSSESSIVE.match(text, end)
         if possessive:
@@ -120,8 +156,10 @@ class Remove:
     """Delete each entity (and a possessive ``'s`` right after it), tidying spaces and punctuation.
 
     Words that only make sense with the name go too (lists in ``data/names/removal_context.json``): a title
-    right before it ("Dr. Yerusha examined" -> "examined") and a preposition right before a name that ends its
-    clause ("met in Northampton." -> "met."), so no "Dr." or "in." stub is left behind.
+    right before it ("Mrs. Yerusha examined" -> "examined") and a preposition right before a name that ends its
+    clause ("met in Northampton." -> "met."), so no "Mrs." or "in." stub is left behind. A title that names a
+    role keeps the role, which says what the person does and not their gender: "Dr. Yerusha examined Reyan's
+    heart." -> "The doctor examined heart."; "met with Senator Warren." -> "met with the senator.".
     """
 
     name = "remove"
@@ -136,6 +174,15 @@ class Remove:
         for index, ent in enumerate(entities):
             if index:
                 out = _join_after_removal(out, text[position : ent.start])
+            role = _role_title(title, out)
+            if role:  # the name becomes its role; its possessive and a preposition before it stay
+                found, noun = role
+                before = out[: found.start()]
+                while (stacked := title.search(before)) is not None:  # "Mr. Dr. Lee" -> "the doctor"
+                    before = before[: stacked.start()]
+                out = before + _role_phrase(before, noun)
+                position = ent.end
+                continue
             out = title.sub("", out)
             position = ent.end
             possessive = _POSSESSIVE.match(text, position)
