@@ -52,10 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Library parameters whose flag has another name: the library takes an embedder (object or name), the CLI a name.
+_FLAG_DEST = {"embedder": "model"}
+
+
 def _flag_for(parser: argparse.ArgumentParser | None, option: str, value: object) -> str | None:
     """``--on-error skip`` for the library option ``on_error`` with value ``"skip"``, if the command has it."""
+    dest = _FLAG_DEST.get(option, option)
     for action in parser._actions if parser is not None else ():
-        if action.dest == option and action.option_strings:
+        if action.dest == dest and action.option_strings:
             flag = max(action.option_strings, key=len)
             return flag if value is None or value is True else f"{flag} {shlex.quote(str(value))}"
     return None

@@ -11,6 +11,7 @@ This is the one row reader of the package: :func:`iter_jsonl` yields parsed line
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,6 +43,45 @@ class Document:
 def is_document_id(value: Any) -> bool:
     """A value a document id may be: a string or an integer (``True`` is an ``int`` to Python, not an id)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def check_storable_metadata(doc_id: str | int, metadata: Any) -> None:
+    """Refuse metadata an index or shard cannot keep as given, before any work: values JSON cannot write
+    (numpy scalars, dates, sets, NaN) and keys that are not strings, at any depth (JSON would write ``3`` as
+    ``"3"``, so the row would read back with another key). Tuples are kept as lists."""
+    try:
+        json.dumps(metadata, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InputError(f"metadata of document {doc_id!r} is not JSON-serialisable: {exc}") from None
+    key = _non_string_key(metadata)
+    if key is not None:
+        raise InputError(
+            f"metadata of document {doc_id!r} has the key {key[0]!r} ({type(key[0]).__name__}): JSON keeps "
+            "only string keys, so it would not read back as written; make every metadata key a string"
+        )
+
+
+def _non_string_key(value: Any) -> tuple[Any] | None:
+    """The first dict key, at any depth of ``value``, that is not a string (in a 1-tuple), or ``None``.
+
+    ``json.dumps`` writes an int, float, bool or None key as a string: the row would read back with another key,
+    or two keys that became the same string (which the strict reader refuses as a corrupted shard).
+    """
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return (key,)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
 
 
 @dataclass

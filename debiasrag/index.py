@@ -21,7 +21,7 @@ import numpy as np
 
 from debiasrag import storage
 from debiasrag.concepts import Concept
-from debiasrag.corpus import Document, is_document_id
+from debiasrag.corpus import Document, check_storable_metadata, is_document_id
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError, check_int
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
@@ -113,7 +113,13 @@ class FaissIndex:
         return ivf
 
     def add(self, documents: Sequence[Document], vectors: np.ndarray) -> None:
-        """Add documents with their (normalised) vectors. Ids must be new."""
+        """Add documents with their vectors (from the index's model; ids must be new).
+
+        Rows are L2-normalised here, as ``from_documents`` does, so scores stay cosine similarities: a longer
+        vector from another pipeline would otherwise outrank every document. ``vectors`` embed the documents as
+        given: for an index built with ``preprocessing`` (anonymized or gender-neutral wording), embed that wording
+        (``debiasrag index`` / ``from_documents(embed_texts=...)`` do it for you).
+        """
         try:
             vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         except (TypeError, ValueError):
@@ -122,6 +128,12 @@ class FaissIndex:
             raise InputError(f"vectors must have shape (n, {self.dimension}), got {vectors.shape}")
         if not np.isfinite(vectors).all():
             raise InputError("vectors contain NaN or infinity")
+        norms = np.linalg.norm(vectors, axis=1)
+        if vectors.size and not norms.all():
+            raise InputError(f"vector {int(np.argmin(norms))} is all zeros: it has no direction to compare")
+        off = np.abs(norms - 1) > 1e-4  # rows already unit length (every embedder's) are kept bit for bit
+        if off.any():
+            vectors[off] /= norms[off, None]
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
         self._check_documents(documents)
@@ -158,6 +170,7 @@ class FaissIndex:
                 raise InputError(f"document {doc.id!r}: text is blank")
             if not isinstance(doc.metadata, dict):
                 raise InputError(f"document {doc.id!r}: metadata must be a dict, got {type(doc.metadata).__name__}")
+            check_storable_metadata(doc.id, doc.metadata)  # found at save() it would cost the whole embedding
             if doc.id in self._position or doc.id in seen:
                 raise InputError(f"duplicate id {doc.id!r}")
             seen.add(doc.id)
@@ -464,7 +477,7 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
         raise IndexLoadError(
             f"{folder} was built with model {built_name}, not {embedder.name}",
             hint="to embed queries with the model the index was built with",
-            option="model",
+            option="embedder",
             value=built_name,
         )
 

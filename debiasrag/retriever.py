@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
+import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, SupportsInt, cast, overload
+from typing import Any, Literal, SupportsInt, cast, overload
 
 import numpy as np
 
@@ -117,7 +118,10 @@ class DebiasedRetriever:
         concept: bundled concept name, path to a concept JSON, or a :class:`Concept`.
         strategy: default strategy name or instance.
         k: default number of results; for ``dynamic`` it is a cap and defaults to ``max_k``.
-        query_transform: applied to every query first (e.g. an anonymizer, so queries match the corpus).
+        query_transform: applied to every query first (e.g. an anonymizer, so queries match the corpus). The
+            default, ``"index"``, is the anonymization the index's corpus got (``debiasrag index --anonymize``,
+            recorded in its manifest; an LLM-anonymized corpus gets local NER, with a warning), none for an index
+            that was not anonymized; ``None`` applies nothing.
 
     Example:
         >>> retriever = DebiasedRetriever(index, embedder)          # doctest: +SKIP
@@ -132,7 +136,7 @@ class DebiasedRetriever:
         concept: str | Concept = "gender",
         strategy: str | Strategy = "dynamic",
         k: int = 10,
-        query_transform: Callable[[str], str] | None = None,
+        query_transform: Callable[[str], str] | Literal["index"] | None = "index",
     ) -> None:
         if not isinstance(index, FaissIndex):
             raise InputError(f"index must be a FaissIndex, got {type(index).__name__}")
@@ -160,7 +164,15 @@ class DebiasedRetriever:
         )
         self.strategy = self._strategy(strategy)
         self.k = validate_k(k)
-        if query_transform is not None and not callable(query_transform):
+        if query_transform == "index":
+            # Queries must match the corpus as it was embedded: names removed from one and not the other would
+            # rank by the names' gender and origin.
+            from debiasrag.anonymize import recorded_query_transform
+
+            query_transform, note = recorded_query_transform(index.preprocessing)
+            if note:
+                warnings.warn(note, stacklevel=2)
+        elif query_transform is not None and not callable(query_transform):
             raise InputError(
                 f"query_transform must be a function from text to text, got {type(query_transform).__name__}"
             )

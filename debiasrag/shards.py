@@ -28,7 +28,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from debiasrag.corpus import Document, is_document_id, row_problem
+from debiasrag.corpus import Document, check_storable_metadata, is_document_id, row_problem
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import GroupDetector, detector
@@ -117,17 +117,9 @@ def write_shard(
     stem = f"part-{name or uuid.uuid4().hex}"
     lines = []
     for doc in documents:
-        try:
-            row = {"id": doc.id, "text": doc.text, "metadata": dict(doc.metadata)}
-            line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise InputError(f"metadata of document {doc.id!r} is not JSON-serialisable: {exc}") from None
-        key = _non_string_key(doc.metadata)
-        if key is not None:
-            raise InputError(
-                f"metadata of document {doc.id!r} has the key {key[0]!r} ({type(key[0]).__name__}): JSON keeps "
-                "only string keys, so it would not read back as written; make every metadata key a string"
-            )
+        check_storable_metadata(doc.id, doc.metadata)
+        row = {"id": doc.id, "text": doc.text, "metadata": dict(doc.metadata)}
+        line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             lines.append(line.encode("utf-8"))
         except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
@@ -146,29 +138,6 @@ def write_shard(
     path = folder / f"{stem}.json"
     atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
     return path
-
-
-def _non_string_key(value: Any) -> tuple[Any] | None:
-    """The first dict key, at any depth of ``value``, that is not a string (in a 1-tuple), or ``None``.
-
-    ``json.dumps`` writes an int, float, bool or None key as a string: the row would read back with another key,
-    or two keys that became the same string (which the strict reader refuses as a corrupted shard).
-    """
-    stack, seen = [value], set()
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (dict, list, tuple)):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-        if isinstance(item, dict):
-            for key in item:
-                if not isinstance(key, str):
-                    return (key,)
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return None
 
 
 def _groups_entry(stored: StoredGroups, mixed: list[str | int] | None) -> dict[str, Any]:

@@ -347,6 +347,37 @@ def test_query_transform_for_the_retriever(ner, toy_index, embedder):
     assert result.query == "asked about a nurse" and len(result.hits) == 2
 
 
+def test_an_anonymized_index_anonymizes_library_queries(tmp_path, embedder):
+    import json
+
+    from debiasrag.cli import main
+    from debiasrag.index import FaissIndex
+    from debiasrag.retriever import DebiasedRetriever
+
+    texts = {
+        "a": "Maria Lopez works night shifts as a nurse.",
+        "b": "James Okafor performs heart surgery at the hospital.",
+        "c": "Maria Lopez bakes bread every morning.",
+        "d": "A recipe for apple pie needs cinnamon.",
+    }
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()), encoding="utf-8")
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--anonymize", "ner"]) == 0
+    index = FaissIndex.load(tmp_path / "ix", embedder=embedder)
+    query = "What does Maria Lopez do?"
+    result = DebiasedRetriever(index, embedder, strategy="topk", k=4).retrieve(query)
+    assert result.query == "What does do?"  # as the corpus was embedded: the name cannot pull by gender or origin
+    assert [hit.id for hit in result][0] == "a"
+    named = DebiasedRetriever(index, embedder, strategy="topk", k=4, query_transform=None).retrieve(query)
+    assert named.query == query and [hit.id for hit in named][0] == "b"  # opted out: the names pull elsewhere
+
+
+@pytest.mark.parametrize(("method", "option"), [("ner", "deny"), ("llm", "modle")])
+def test_an_unknown_anonymizer_option_is_one_line_naming_it(method, option):
+    with pytest.raises(InputError, match=rf"unknown {method} anonymizer option\(s\): {option}; accepted: .*deny_list"):
+        get_anonymizer(method, **{option: ["x"]})
+
+
 def test_metadata_record_is_flat_and_name_free_unless_asked(ner):
     import json
 

@@ -231,7 +231,11 @@ def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys)
     import shutil
 
     for field, value, message in (
-        ("model", "other/model", "was built with model other/model, not sentence-transformers/all-MiniLM-L6-v2"),
+        (
+            "model",
+            "other/model",
+            "was built with model other/model, not sentence-transformers/all-MiniLM-L6-v2 (use --model other/model",
+        ),
         (
             "dimension",
             768,
@@ -245,6 +249,13 @@ def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys)
         (copy / "manifest.json").write_text(json.dumps(manifest))
         model = [] if field == "dimension" else ["--model", "sentence-transformers/all-MiniLM-L6-v2"]
         expect_error(capsys, ["query", str(copy), "Who commanded the fleet?", *model], message)
+    # In Python the same hint names load()'s own parameter.
+    from debiasrag.embedders import SentenceTransformerEmbedder
+    from debiasrag.errors import IndexLoadError
+    from debiasrag.index import FaissIndex
+
+    with pytest.raises(IndexLoadError, match=r"\(pass embedder='other/model' to embed queries"):
+        FaissIndex.load(tmp_path / "ix-model", embedder=SentenceTransformerEmbedder())
 
 
 def test_index_refuses_a_bad_group_label_before_writing(tmp_path):

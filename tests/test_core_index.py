@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from pathlib import Path
@@ -45,7 +46,8 @@ def test_failed_save_leaves_previous_index_intact(tmp_path, embedder, toy_index,
     toy_index.save(tmp_path / "ix")
     before = _snapshot(tmp_path / "ix")
     bad = FaissIndex(embedder.dimension, model_name=embedder.name)
-    bad.add([Document("x", "text", {"when": object()})], embedder.encode(["text"]))
+    bad.add([Document("x", "text")], embedder.encode(["text"]))
+    bad.metadatas[0]["when"] = object()  # changed after add(), which refuses it: save() checks again
     with pytest.raises(InputError, match="not JSON-serialisable"):
         bad.save(tmp_path / "ix")
     assert _snapshot(tmp_path / "ix") == before
@@ -90,6 +92,39 @@ def test_load_errors(tmp_path, embedder, toy_index):
     data_paths(tmp_path / "ix4")["index.faiss"].unlink()
     with pytest.raises(IndexLoadError, match="index.faiss is missing"):
         FaissIndex.load(tmp_path / "ix4")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ({"when": datetime.date(2020, 1, 1)}, "is not JSON-serialisable: Object of type date"),
+        ({"score": np.float32(0.5)}, "is not JSON-serialisable: Object of type float32"),
+        ({"x": float("nan")}, "is not JSON-serialisable: Out of range float"),
+        ({"nested": {3: "three"}}, "has the key 3 \\(int\\): JSON keeps only string keys"),
+    ],
+)
+def test_metadata_the_index_cannot_keep_is_refused_before_embedding(embedder, metadata, message):
+    class Counting:  # a user's embedder: counts what it is asked to embed
+        name, dimension, calls = embedder.name, embedder.dimension, 0
+
+        def encode(self, texts):
+            Counting.calls += 1
+            return embedder.encode(texts)
+
+    docs = [Document("a", "She paints."), Document("b", "He paints.", metadata)]
+    with pytest.raises(InputError, match=f"metadata of document 'b' {message}"):
+        FaissIndex.from_documents(docs, Counting())
+    assert Counting.calls == 0
+
+
+def test_added_vectors_are_normalised_so_scores_stay_cosine(embedder):
+    index = FaissIndex.from_documents([Document("m", "He repairs car engines at the garage.")], embedder)
+    index.add([Document("banana", "Bananas are yellow fruit.")], embedder.encode(["Bananas are yellow fruit."]) * 30)
+    scores, positions = index.search(embedder.encode(["Who fixes car engines?"]), 2)
+    assert index.ids[positions[0][0]] == "m"  # a long vector does not outrank by its length
+    assert np.all(np.abs(scores) <= 1.0 + 1e-6)
+    with pytest.raises(InputError, match="vector 1 is all zeros"):
+        index.add([Document("x", "x"), Document("y", "y")], np.vstack([embedder.encode(["x"]), np.zeros((1, 384))]))
 
 
 def test_load_detects_model_and_dimension_mismatch(tmp_path, embedder, toy_index):

@@ -141,6 +141,30 @@ def test_a_query_to_the_index_does_not_call_the_recorded_model(run_cli, tmp_path
     assert json.loads(captured.out)[0]["id"] == 0
 
 
+def test_the_library_retriever_anonymizes_queries_as_the_cli_does(run_cli, tmp_path, fake, monkeypatch, capsys):
+    from debiasrag import DebiasedRetriever, FaissIndex
+
+    server = fake()
+    out = tmp_path / "ix"
+    args = ["index", write_corpus(tmp_path / "c.jsonl"), "--out", out, "--anonymize", "llm", "--llm-model", "claude-x"]
+    assert run_cli(*args, env=llm_env(server, tmp_path)).returncode == 0
+    sent = len(server.models)
+    for name, value in llm_env(server, tmp_path).items():
+        monkeypatch.setenv(name, value)
+    query = "Where did Kashvi meet Oluwafemi?"
+    assert main(["query", str(out), query, "--strategy", "topk", "--json"]) == 0
+    cli_ids = [hit["id"] for hit in json.loads(capsys.readouterr().out)]
+    index = FaissIndex.load(out)
+    with pytest.warns(UserWarning, match="anonymized locally with NER"):
+        retriever = DebiasedRetriever(index, strategy="topk")
+    result = retriever.retrieve(query)
+    assert "Kashvi" not in result.query and "Oluwafemi" not in result.query
+    assert [hit.id for hit in result] == cli_ids
+    assert len(server.models) == sent  # no query went to the LLM
+    plain = DebiasedRetriever(index, strategy="topk", query_transform=None).retrieve(query)  # opted out
+    assert plain.query == query
+
+
 def test_an_unknown_model_is_one_line_naming_llm_model(run_cli, tmp_path, fake):
     server = fake(404)
     out = tmp_path / "ix"

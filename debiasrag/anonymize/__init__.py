@@ -11,7 +11,8 @@ Detection and transformation are separate: detectors (:class:`NerAnonymizer`, :c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from debiasrag.anonymize.base import (
@@ -42,7 +43,37 @@ def get_anonymizer(
     ``entities`` defaults to person + location + organization + misc (the seed's default prompt). Other keyword
     arguments go to the class (e.g. ``model=``, ``allow_list=``, ``deny_list=``, ``mapping=``, ``n_process=``).
     """
-    return anonymizer_class(method)(strategy=strategy, entities=entities, **kwargs)
+    cls = anonymizer_class(method)
+    accepted = [name for name in inspect.signature(cls).parameters if name not in ("self", "strategy", "entities")]
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:  # the class would raise a bare TypeError
+        raise InputError(
+            f"unknown {method} anonymizer option(s): {', '.join(unknown)}; "
+            f"accepted: strategy, entities, {', '.join(accepted)}"
+        )
+    return cls(strategy=strategy, entities=entities, **kwargs)
+
+
+def recorded_query_transform(preprocessing: Mapping[str, Any]) -> tuple[Callable[[str], str] | None, str | None]:
+    """The query anonymization an index's corpus got (``preprocessing["anonymize"]``, as its manifest records it)
+    and a note to show the user, or ``(None, None)`` when the corpus was not anonymized.
+
+    A loaded index never makes us call a remote service on its own: a corpus anonymized by the LLM gets its
+    queries anonymized by the local NER anonymizer, and the note says so.
+    """
+    settings = preprocessing.get("anonymize")
+    if not isinstance(settings, Mapping):
+        return None, None
+    note = None
+    method = settings.get("method", "ner")
+    if method == "llm":
+        method = "ner"
+        note = (
+            "this index's corpus was anonymized with the LLM; queries are anonymized locally with NER "
+            "(an LLM anonymizer as query_transform, or debiasrag query --anonymize llm, sends them to the LLM)"
+        )
+    anonymizer = get_anonymizer(method, strategy=settings.get("strategy", "remove"), entities=settings.get("entities"))
+    return as_query_transform(anonymizer), note
 
 
 def anonymizer_class(method: str) -> type[NerAnonymizer] | type[LlmAnonymizer]:
@@ -75,6 +106,7 @@ def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
 __all__ = [
     "anonymizer_class",
     "as_query_transform",
+    "recorded_query_transform",
     "DEFAULT_ENTITIES",
     "DEFAULT_LLM_MODEL",
     "DEFAULT_SPACY_MODEL",

@@ -58,27 +58,20 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
     the LLM, ``auto`` anonymizes the query with the local NER anonymizer; only ``--anonymize llm`` on
     the command line sends the query to the LLM.
     """
-    settings = dict(index.preprocessing.get("anonymize") or {})
-    if args.anonymize == "none" or (args.anonymize == "auto" and not settings):
+    if args.anonymize == "none":
         return None
-    if args.anonymize != "auto":
-        settings = {"method": args.anonymize, "strategy": settings.get("strategy", "remove"), "entities": None}
-    elif settings.get("method") == "llm":
-        settings["method"] = "ner"
-        err_console.print(
-            "note: this index's corpus was anonymized with the LLM; the query is anonymized locally with NER "
-            "(pass --anonymize llm to send it to the LLM)",
-            markup=False,
-            highlight=False,
-        )
-    from debiasrag.anonymize import as_query_transform, get_anonymizer
+    from debiasrag.anonymize import as_query_transform, get_anonymizer, recorded_query_transform
 
+    if args.anonymize == "auto":
+        transform, note = recorded_query_transform(index.preprocessing)
+        if note:
+            err_console.print(f"note: {note}", markup=False, highlight=False)
+        return transform
+    settings = dict(index.preprocessing.get("anonymize") or {})
     options: dict = {}
-    if settings["method"] == "llm":  # asked for on the command line: model and timeout from its flags
+    if args.anonymize == "llm":  # asked for on the command line: model and timeout from its flags
         options = {"timeout": args.timeout, **({"model": args.llm_model} if args.llm_model else {})}
-    anonymizer = get_anonymizer(
-        settings["method"], strategy=settings["strategy"], entities=settings.get("entities"), **options
-    )
+    anonymizer = get_anonymizer(args.anonymize, strategy=settings.get("strategy", "remove"), entities=None, **options)
     return as_query_transform(anonymizer)
 
 
