@@ -56,7 +56,8 @@ class RetrievalResult(Sequence[Hit]):
     """The hits of one query, plus how they were found. ``m`` is the number of hits returned.
 
     ``balanced_groups`` names the groups the strategy balanced (e.g. ``("female", "male")`` for
-    ``balanced`` / ``dynamic`` with the gender concept); empty when it did not balance groups.
+    ``balanced`` / ``dynamic`` with the gender concept); empty when it did not balance groups. ``group_counts``
+    and ``groups_equal`` say how many of each came back and whether they are equal.
     """
 
     query: str
@@ -89,6 +90,17 @@ class RetrievalResult(Sequence[Hit]):
     def ids(self) -> list[str | int]:
         """The hits' document ids, best first."""
         return [hit.id for hit in self.hits]
+
+    @property
+    def group_counts(self) -> dict[str, int]:
+        """How many hits of each balanced group were returned (``{}`` when the strategy balanced none)."""
+        return {group: sum(hit.group == group for hit in self.hits) for group in self.balanced_groups}
+
+    @property
+    def groups_equal(self) -> bool | None:
+        """Whether the balanced groups came back in equal numbers (``None`` when the strategy balanced none):
+        ``False`` when no swap within the strategy's relevance bound could close the gap."""
+        return len(set(self.group_counts.values())) <= 1 if self.balanced_groups else None
 
 
 def validate_query(query: object) -> str:

@@ -107,6 +107,9 @@ def test_query_caption_says_when_the_bound_left_the_groups_unequal():
     hits = [Hit(i, "t", 1.0, i + 1, "plain", group=g) for i, g in enumerate(["male", "neutral", "male", "female"])]
     result = RetrievalResult("q", "dynamic", hits, {}, balanced_groups=("female", "male"))
     assert _balance_caption(result) == "balanced groups: female 1, male 2 (not equal: no swap within the bound)"
+    assert result.group_counts == {"female": 1, "male": 2} and result.groups_equal is False  # the library says so too
+    even = RetrievalResult("q", "dynamic", hits[1:], {}, balanced_groups=("female", "male"))
+    assert even.groups_equal is True and RetrievalResult("q", "topk", hits, {}).groups_equal is None
 
 
 def expect_error(capsys, argv: list[str], message: str) -> None:
@@ -225,6 +228,17 @@ def test_index_with_ner_anonymization_and_matching_queries(tmp_path, capsys):
     assert [h["id"] for h in auto] == [1, 2, 3]
     # Anonymized like the corpus, the query matches the anonymized chunk far better (measured 0.83 vs 0.66).
     assert auto[0]["score"] > plain[0]["score"] + 0.1
+
+
+def test_indexing_into_an_existing_index_says_it_replaced_it(tmp_path, capsys):
+    out = tmp_path / "ix"
+    assert main(["index", str(write_corpus(tmp_path / "c.jsonl")), "--out", str(out)]) == 0
+    assert "replaced" not in capsys.readouterr().err
+    two = write_corpus(tmp_path / "two.jsonl", CORPUS[:2])
+    assert main(["index", str(two), "--out", str(out)]) == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert f"replaced the index of {len(CORPUS)} documents in {out}" in lines[-2]
+    assert lines[-1].startswith("indexed 2 documents")  # still the last line, which tools read
 
 
 def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys):

@@ -13,11 +13,11 @@ from debiasrag.commands._common import add_model_option, add_neutralize_option, 
 from debiasrag.commands.anonymize import add_timeout_option, positive_float, refuse_llm_flags_without_llm
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
-from debiasrag.errors import InputError
+from debiasrag.errors import DebiasragError, InputError
 from debiasrag.fileio import printable
 from debiasrag.groups import census_counts, mixed_census
 from debiasrag.index import FaissIndex
-from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
+from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target, read_manifest
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -203,8 +203,10 @@ def run(args: argparse.Namespace) -> int:
         )
     # inferred once (above, from the original text, versions read by contrast), stored for queries to read
     index.store_groups("gender", groups=groups, versions=False)
+    replaced = previous_count(args.out)
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents), mixed_ids))
+    say_replaced(args.out, replaced)
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
@@ -230,13 +232,33 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     index = index_from_shards(args.shards, model_name=args.model, kind=args.kind)
     groups = index.groups["gender"].groups
     summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
+    replaced = previous_count(args.out)
     index.save(args.out, lock_timeout=args.lock_timeout)
     # found by the workers; those with versions in other shards are settled (older shards recorded none)
     mixed = [index.position_of(doc_id) for doc_id in shards_mixed(args.shards) or []]
     unsettled = sum(not versions for versions in index.versions(positions=mixed)) if mixed else 0
     say(describe_groups({**summary, "mixed": unsettled}, len(index)))
+    say_replaced(args.out, replaced)
     say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
     return 0
+
+
+def previous_count(out: str | Path) -> int | None:
+    """How many documents the index at ``out`` holds now (``None``: there is none, or it cannot be read)."""
+    try:
+        count = read_manifest(out).get("count")
+    except (DebiasragError, OSError):
+        return None
+    return count if isinstance(count, int) else None
+
+
+def say_replaced(out: str | Path, count: int | None) -> None:
+    """Say that ``--out`` held an index, which the new one replaces: indexing builds, it does not add."""
+    if count is not None:
+        say(
+            f"replaced the index of {count} documents in {out} "
+            "(its files stay until the next save; to add documents, index the whole corpus)"
+        )
 
 
 def describe_groups(summary: dict[str, int], total: int, mixed_ids: Sequence[str | int] = ()) -> str:

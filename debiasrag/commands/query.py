@@ -116,7 +116,5 @@ def run(args: argparse.Namespace) -> int:
 
 def _balance_caption(result: RetrievalResult) -> str:
     """The groups balanced and how many of each were returned; says so when the swap bound left them unequal."""
-    counts = {group: sum(hit.group == group for hit in result) for group in result.balanced_groups}
-    shown = ", ".join(f"{group} {n}" for group, n in counts.items())
-    uneven = len(set(counts.values())) > 1
-    return f"balanced groups: {shown}" + (" (not equal: no swap within the bound)" if uneven else "")
+    shown = ", ".join(f"{group} {n}" for group, n in result.group_counts.items())
+    return f"balanced groups: {shown}" + ("" if result.groups_equal else " (not equal: no swap within the bound)")
