@@ -99,6 +99,9 @@ def test_bad_input() -> None:
         GroupAnnotator(3)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="expected LangChain Documents, got str at position 1"):
         GroupAnnotator().transform_documents([DOCS[0], "text"])  # type: ignore[list-item]
+    with pytest.raises(InputError) as misspelt:
+        GroupAnnotator(conecpt="age")  # type: ignore[call-arg]
+    assert str(misspelt.value) == "GroupAnnotator got unknown argument(s) conecpt (it takes concept)"
 
 
 def test_the_retriever_reports_the_stored_groups() -> None:

@@ -78,6 +78,44 @@ def test_bad_input() -> None:
         AnonymizingTransformer(method="regex")
 
 
+LEAK = Document(id="c", page_content="bob fixed the build. Zorblat Quanx reviewed it.")
+
+
+def test_anonymizer_options_are_forwarded() -> None:
+    """deny_list (and any other option of the anonymizer class) reaches get_anonymizer: "bob" goes."""
+    assert "bob" in AnonymizingTransformer().transform_documents([LEAK])[0].page_content  # NER alone keeps it
+    (out,) = AnonymizingTransformer(deny_list=["bob", "Zorblat Quanx"]).transform_documents([LEAK])
+    assert "bob" not in out.page_content and "Zorblat" not in out.page_content
+    assert "fixed the build" in out.page_content
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "unknown"),
+    [
+        ({"methd": "ner"}, "methd"),
+        ({"strategyy": "replace"}, "strategyy"),
+        ({"deny": ["x"], "alow_list": ["y"]}, "alow_list, deny"),
+    ],
+)
+def test_unknown_arguments_are_one_line_input_errors(kwargs: dict, unknown: str) -> None:
+    with pytest.raises(InputError) as error:
+        AnonymizingTransformer(**kwargs)
+    message = str(error.value)
+    assert message.startswith(f"AnonymizingTransformer got unknown argument(s) {unknown} (")
+    assert "\n" not in message
+    for accepted in ("method", "strategy", "entities", "include_names", "deny_list", "allow_list", "model"):
+        assert accepted in message.split("(", 1)[1]
+
+
+def test_anonymizer_options_with_an_anonymizer_are_refused_not_dropped() -> None:
+    for kwargs in ({"deny_list": ["bob"]}, {"strategy": "replace"}, {"method": "llm"}, {"entities": "person"}):
+        with pytest.raises(InputError) as error:
+            AnonymizingTransformer(ner(), **kwargs)
+        (name,) = kwargs
+        assert f"AnonymizingTransformer got {name} and an anonymizer" in str(error.value)
+    AnonymizingTransformer(ner(), record_entities=False, include_names=True)  # the transformer's own settings
+
+
 def test_anonymized_ingestion_then_debiased_retrieval() -> None:
     store = InMemoryVectorStore(minilm())
     store.add_documents(AnonymizingTransformer(ner()).transform_documents(DOCS))

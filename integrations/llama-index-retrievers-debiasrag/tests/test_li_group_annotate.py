@@ -111,6 +111,9 @@ def test_bad_input_and_serialisation() -> None:
         GroupAnnotateTransform(3)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="expected LlamaIndex nodes, got str at position 1"):
         GroupAnnotateTransform()([documents()[0], "text"])  # type: ignore[list-item]
+    with pytest.raises(InputError) as misspelt:  # was kept by pydantic and ignored: gender groups stored
+        GroupAnnotateTransform(conecpt="age")
+    assert str(misspelt.value) == "GroupAnnotateTransform got unknown argument(s) conecpt (it takes concept)"
     age = GroupAnnotateTransform(concept="age")
     assert age.fingerprint == detector("age").fingerprint != fingerprint()
     assert age.to_dict()["class_name"] == "DebiasragGroupAnnotateTransform"

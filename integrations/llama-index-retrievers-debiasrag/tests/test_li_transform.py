@@ -9,6 +9,7 @@ import pytest
 from li_support import minilm
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.ingestion.pipeline import get_transformation_hash
 from llama_index.core.schema import MetadataMode
 from llama_index.retrievers.debiasrag import AnonymizeTransform, DebiasedRetriever
 
@@ -96,6 +97,49 @@ def test_bad_input() -> None:
     with pytest.raises(InputError, match="unknown anonymization method 'regex'"):
         AnonymizeTransform(method="regex")
     assert AnonymizeTransform(ner())([]) == []
+
+
+LEAK = Document(id_="c", text="bob fixed the build. Zorblat Quanx reviewed it.")
+
+
+def test_anonymizer_options_are_forwarded_as_in_langchain() -> None:
+    """deny_list (and any other option of the anonymizer class) reaches get_anonymizer: "bob" goes."""
+    assert "bob" in AnonymizeTransform()([LEAK])[0].get_content()  # NER alone keeps it
+    transform = AnonymizeTransform(deny_list=["bob", "Zorblat Quanx"])
+    text = transform([LEAK])[0].get_content()
+    assert "bob" not in text and "Zorblat" not in text and "fixed the build" in text
+    # The options are part of the ingestion cache key: a cached run without the deny list is not reused.
+    assert transform.anonymizer_options == {"deny_list": ["bob", "Zorblat Quanx"]}
+    assert get_transformation_hash([LEAK], transform) != get_transformation_hash([LEAK], AnonymizeTransform())
+    again = AnonymizeTransform.from_dict(transform.to_dict())  # LlamaIndex's serialisation keeps them
+    assert "bob" not in again([LEAK])[0].get_content()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "unknown"),
+    [
+        ({"strategyy": "replace"}, "strategyy"),
+        ({"methd": "ner"}, "methd"),
+        ({"deny": ["x"], "alow_list": ["y"]}, "alow_list, deny"),
+    ],
+)
+def test_unknown_arguments_are_one_line_input_errors(kwargs: dict, unknown: str) -> None:
+    with pytest.raises(InputError) as error:
+        AnonymizeTransform(**kwargs)
+    message = str(error.value)
+    assert message.startswith(f"AnonymizeTransform got unknown argument(s) {unknown} (")
+    assert "\n" not in message
+    for accepted in ("method", "strategy", "entities", "include_names", "deny_list", "allow_list", "model"):
+        assert accepted in message.split("(", 1)[1]
+
+
+def test_anonymizer_options_with_an_anonymizer_are_refused_not_dropped() -> None:
+    for kwargs in ({"deny_list": ["bob"]}, {"strategy": "replace"}, {"method": "llm"}, {"entities": "person"}):
+        with pytest.raises(InputError) as error:
+            AnonymizeTransform(ner(), **kwargs)
+        (name,) = kwargs
+        assert f"AnonymizeTransform got {name} and an anonymizer" in str(error.value)
+    AnonymizeTransform(ner(), record_entities=False, include_names=True)  # the transform's own settings
 
 
 def test_anonymized_ingestion_then_debiased_retrieval() -> None:

@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 from pydantic import Field, PrivateAttr
 
-from debiasrag.anonymize import AnonymizedText, Anonymizer, get_anonymizer
+from debiasrag.anonymize import AnonymizedText, Anonymizer, anonymizer_class, get_anonymizer
 from debiasrag.backends import aanonymize_items, anonymize_items
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, shown
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
 
 # Recorded in node metadata but kept out of the embedding and LLM views: spans and counts mean nothing to an
@@ -46,6 +47,12 @@ class AnonymizeTransform(TransformComponent):
         method: ``"ner"`` (spaCy, offline) or ``"llm"`` (Anthropic, falls back to NER).
         strategy: ``"remove"`` or ``"replace"``.
         entities: entity types (default person, location, organization, misc).
+        record_entities: add the metadata described above.
+        include_names: also record the removed names (off by default: a privacy leak in a shared store).
+        **options: passed to :func:`debiasrag.anonymize.get_anonymizer` (e.g. ``deny_list=``, ``allow_list=``,
+            ``model=``), as LangChain's ``AnonymizingTransformer`` takes them; kept in ``anonymizer_options`` (part
+            of the ingestion cache key). Anything that is not an option of the anonymizer class, and any of these
+            settings beside an ``anonymizer``, raises :class:`debiasrag.InputError` naming it.
     """
 
     method: str = Field(default="ner", description="'ner' or 'llm'")
@@ -56,15 +63,34 @@ class AnonymizeTransform(TransformComponent):
     record_entities: bool = Field(default=True, description="record counts and spans in node metadata")
     include_names: bool = Field(default=False, description="also record the removed names (a privacy leak)")
     anonymizer_name: str = Field(default="", description="the anonymizer's type (part of the ingestion cache key)")
+    anonymizer_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="options for debiasrag.anonymize.get_anonymizer, e.g. deny_list (part of the ingestion cache key)",
+    )
 
     _anonymizer: Any = PrivateAttr()
 
     def __init__(self, anonymizer: Anonymizer | None = None, **data: Any) -> None:
         if anonymizer is not None and not isinstance(anonymizer, Anonymizer):
             raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
-        super().__init__(**data)
+        # Pydantic would keep a misspelt field or a deny_list and ignore it: every extra argument is an option of
+        # the anonymizer (checked here), and anonymizer_options is how to_dict / from_dict carry them.
+        stored = data.pop("anonymizer_options", None) or {}
+        if not isinstance(stored, Mapping):
+            raise InputError(f"anonymizer_options must be a dict of get_anonymizer options, got {shown(stored)}")
+        extra = {name: data.pop(name) for name in [name for name in data if name not in type(self).model_fields]}
+        options = {**stored, **extra}
         if anonymizer is None:
-            anonymizer = get_anonymizer(self.method, strategy=self.strategy, entities=self.entities)
+            options = anonymizer_options("AnonymizeTransform", data.get("method", "ner"), options, own=_OWN_ARGS)
+        else:  # a deny_list or strategy beside a built anonymizer would be dropped without a word
+            defaults = {"method": "ner", "strategy": "remove", "entities": None}
+            given = [name for name, default in defaults.items() if data.get(name, default) != default]
+            refuse_with_anonymizer("AnonymizeTransform", given, options)
+        super().__init__(**{**data, "anonymizer_options": options})
+        if anonymizer is None:
+            anonymizer = get_anonymizer(
+                self.method, strategy=self.strategy, entities=self.entities, **self.anonymizer_options
+            )
         self._anonymizer = anonymizer
         self.anonymizer_name = type(anonymizer).__name__
 
@@ -139,6 +165,11 @@ class GroupAnnotateTransform(TransformComponent):
     )
 
     def __init__(self, concept: str = "gender", **data: Any) -> None:
+        unknown = sorted(set(data) - set(type(self).model_fields))
+        if unknown:  # pydantic would keep a misspelt conecpt= and ignore it: the default concept's groups stored
+            raise InputError(
+                f"GroupAnnotateTransform got unknown argument(s) {', '.join(unknown)}", hint="it takes concept"
+            )
         if not isinstance(concept, str):
             raise InputError(f"concept must be a concept name or a concept JSON path, got {type(concept).__name__}")
         found = detector(concept)  # loads (and checks) the concept now, before pydantic and before first use
@@ -169,6 +200,35 @@ class GroupAnnotateTransform(TransformComponent):
 
 
 _EXPECTED = "LlamaIndex nodes"
+_OWN_ARGS = ("anonymizer", "method", "strategy", "entities", "record_entities", "include_names")
+
+
+def anonymizer_options(owner: str, method: Any, options: Mapping[str, Any], own: Sequence[str]) -> dict[str, Any]:
+    """``options`` as keyword arguments for :func:`debiasrag.anonymize.get_anonymizer`: each must be a parameter of
+    ``method``'s anonymizer class (``deny_list``, ``allow_list``, ``model``, ...); anything else is a one-line
+    :class:`InputError` naming it, ``owner``'s ``own`` arguments and the class's options (never ignored)."""
+    if not isinstance(method, str):
+        raise InputError(f"method must be 'ner' or 'llm', got {shown(method)}")
+    cls = anonymizer_class(method)  # an unknown method: InputError
+    accepted = [name for name in inspect.signature(cls).parameters if name not in ("strategy", "entities")]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InputError(
+            f"{owner} got unknown argument(s) {', '.join(unknown)}",
+            hint=f"it takes {', '.join(own)} and, for method={method!r}, "
+            f"the {cls.__name__} options {', '.join(accepted)}",
+        )
+    return dict(options)
+
+
+def refuse_with_anonymizer(owner: str, settings: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Anonymizer settings beside a ready anonymizer would be ignored: a one-line :class:`InputError` instead."""
+    names = [*settings, *sorted(options)]
+    if names:
+        raise InputError(
+            f"{owner} got {', '.join(names)} and an anonymizer: they only build one",
+            hint="pass them to debiasrag.anonymize.get_anonymizer, or leave out the anonymizer",
+        )
 
 
 def _text(node: BaseNode) -> str:
