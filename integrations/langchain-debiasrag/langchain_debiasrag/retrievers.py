@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
@@ -115,8 +116,11 @@ class DebiasedRetriever(BaseRetriever):
         max_fetch: with a filter (a ``filter`` / ``where`` / ``expr`` search argument), a store that
             applies it after a shallow search (LanceDB without ``prefilter=True``) returns fewer results
             than asked; the wrapper then asks again 4x deeper, up to ``max_fetch`` results, until enough
-            survive the filter. Stores that filter first (Chroma, Qdrant, PGVector, in-memory) already
-            return enough; they pay extra calls only when fewer than the depth match. ``0`` turns it off.
+            survive the filter. A store whose search has a ``fetch_k`` (langchain-community's ``FAISS``
+            filters its ``fetch_k`` nearest, default 20, whatever ``k`` is) gets ``fetch_k`` raised to at
+            least each search's ``k`` when filtered. Stores that filter first (Chroma, Qdrant, PGVector,
+            in-memory) already return enough; they pay extra calls only when fewer than the depth match.
+            ``0`` turns it off.
         query_transform: applied to each query first (e.g. an anonymizer, so queries match an
             anonymized corpus).
     """
@@ -292,9 +296,10 @@ class DebiasedRetriever(BaseRetriever):
         def search(args: dict[str, Any]) -> Scored:
             args = dict(args)
             query, depth = args.pop("query"), args.pop("k")
+            fetch_k = _fetch_k_default(store.similarity_search_with_score)
 
             def once(k: int) -> Any:
-                return store.similarity_search_with_score(query, k=k, **args)
+                return store.similarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
             fetch = depth
             while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
@@ -306,9 +311,10 @@ class DebiasedRetriever(BaseRetriever):
         async def asearch(args: dict[str, Any]) -> Scored:
             args = dict(args)
             query, depth = args.pop("query"), args.pop("k")
+            fetch_k = _fetch_k_default(store.asimilarity_search_with_score)
 
             async def once(k: int) -> Any:
-                return await store.asimilarity_search_with_score(query, k=k, **args)
+                return await store.asimilarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
             fetch = depth
             while True:
@@ -388,15 +394,43 @@ class DebiasedRetriever(BaseRetriever):
 
 
 FILTER_ARGS = ("filter", "where", "expr")
+FETCH_K = "fetch_k"
+
+
+def _filtered(args: Mapping[str, Any]) -> bool:
+    return any(args.get(key) is not None for key in FILTER_ARGS)
 
 
 def _deeper(pairs: Any, depth: int, fetch: int, max_fetch: int, args: Mapping[str, Any]) -> int:
     """The next, deeper ``k`` to ask a store for, or 0 when these results are final: enough of them, no
     filter in ``args`` (so fewer results mean the store holds fewer), or ``max_fetch`` reached."""
-    filtered = any(args.get(key) is not None for key in FILTER_ARGS)
-    if not isinstance(pairs, list | tuple) or len(pairs) >= depth or not filtered or fetch >= max_fetch:
+    if not isinstance(pairs, list | tuple) or len(pairs) >= depth or not _filtered(args) or fetch >= max_fetch:
         return 0
     return min(fetch * 4, max_fetch)
+
+
+def _fetch_k_default(search: Callable[..., Any]) -> int | None:
+    """The default of the search's own ``fetch_k`` parameter (langchain-community's FAISS: 20, the number of
+    nearest neighbours its filter is applied to, whatever ``k`` is), or None when it has none."""
+    try:
+        parameter = inspect.signature(search).parameters.get(FETCH_K)
+    except (TypeError, ValueError):  # a callable without a readable signature: pass nothing extra
+        return None
+    if parameter is None:
+        return None
+    default = parameter.default
+    return default if isinstance(default, int) and not isinstance(default, bool) else 0
+
+
+def _with_fetch_k(args: dict[str, Any], k: int, default: int | None) -> dict[str, Any]:
+    """``args`` with ``fetch_k`` raised to at least ``k`` for a filtered search on a store that has it, so a deeper
+    search also filters deeper (a user's larger ``fetch_k`` is kept; one that is not an integer is the store's)."""
+    if default is None or not _filtered(args):
+        return args
+    own = args.get(FETCH_K, default)
+    if isinstance(own, bool) or not isinstance(own, int):
+        return args
+    return {**args, FETCH_K: max(own, k)}
 
 
 def _first(pairs: Any, depth: int) -> Any:
