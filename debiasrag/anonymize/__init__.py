@@ -12,7 +12,7 @@ Detection and transformation are separate: detectors (:class:`NerAnonymizer`, :c
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from debiasrag.anonymize.base import (
@@ -26,7 +26,7 @@ from debiasrag.anonymize.base import (
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer, LlmSetupError
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer
 from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, reverse_placeholders
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, shown
 
 METHODS = ("ner", "llm")
 
@@ -43,15 +43,37 @@ def get_anonymizer(
     ``entities`` defaults to person + location + organization + misc (the seed's default prompt). Other keyword
     arguments go to the class (e.g. ``model=``, ``allow_list=``, ``deny_list=``, ``mapping=``, ``n_process=``).
     """
-    cls = anonymizer_class(method)
-    accepted = [name for name in inspect.signature(cls).parameters if name not in ("self", "strategy", "entities")]
-    unknown = sorted(set(kwargs) - set(accepted))
-    if unknown:  # the class would raise a bare TypeError
+    return anonymizer_class(method)(strategy=strategy, entities=entities, **check_options(method, kwargs))
+
+
+def check_options(
+    method: Any, options: Mapping[str, Any], *, owner: str = "get_anonymizer", own: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``options`` for ``method``'s anonymizer class (``deny_list``, ``allow_list``, ``model``, ...), checked: any
+    other name is a one-line :class:`InputError` naming it, ``owner``'s ``own`` arguments and the class's options
+    (the class would raise a bare ``TypeError``; a wrapper that swallows extra arguments would ignore them)."""
+    if not isinstance(method, str):
+        raise InputError(f"method must be 'ner' or 'llm', got {shown(method)}")
+    cls = anonymizer_class(method)  # an unknown method: InputError
+    accepted = [name for name in inspect.signature(cls).parameters if name not in ("strategy", "entities")]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        takes = f"{', '.join(own)} and, for method={method!r}, " if own else ""
         raise InputError(
-            f"unknown {method} anonymizer option(s): {', '.join(unknown)}; "
-            f"accepted: strategy, entities, {', '.join(accepted)}"
+            f"{owner} got unknown argument(s) {', '.join(unknown)}",
+            hint=f"it takes {takes}the {cls.__name__} options {', '.join(accepted)}",
         )
-    return cls(strategy=strategy, entities=entities, **kwargs)
+    return dict(options)
+
+
+def refuse_beside_anonymizer(owner: str, settings: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Anonymizer settings given beside a ready anonymizer would be ignored: a one-line :class:`InputError`."""
+    names = [*settings, *sorted(options)]
+    if names:
+        raise InputError(
+            f"{owner} got {', '.join(names)} and an anonymizer: they only build one",
+            hint="pass them to debiasrag.anonymize.get_anonymizer, or leave out the anonymizer",
+        )
 
 
 def recorded_query_transform(preprocessing: Mapping[str, Any]) -> tuple[Callable[[str], str] | None, str | None]:
@@ -106,6 +128,8 @@ def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
 __all__ = [
     "anonymizer_class",
     "as_query_transform",
+    "check_options",
+    "refuse_beside_anonymizer",
     "recorded_query_transform",
     "DEFAULT_ENTITIES",
     "DEFAULT_LLM_MODEL",

@@ -4,15 +4,20 @@ are embedded (seed 002); ``GroupAnnotator`` stores each Document's group in its 
 from __future__ import annotations
 
 import asyncio
-import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from langchain_core.documents import BaseDocumentTransformer, Document
 
-from debiasrag.anonymize import AnonymizedText, Anonymizer, anonymizer_class, get_anonymizer
+from debiasrag.anonymize import (
+    AnonymizedText,
+    Anonymizer,
+    check_options,
+    get_anonymizer,
+    refuse_beside_anonymizer,
+)
 from debiasrag.backends import aanonymize_items, anonymize_items
-from debiasrag.errors import InputError, shown
+from debiasrag.errors import InputError
 from debiasrag.groups import annotate_groups, detector
 
 
@@ -49,13 +54,13 @@ class AnonymizingTransformer(BaseDocumentTransformer):
         **kwargs: Any,
     ) -> None:
         if anonymizer is None:
-            options = anonymizer_options("AnonymizingTransformer", method, kwargs, own=_OWN_ARGS)
+            options = check_options(method, kwargs, owner="AnonymizingTransformer", own=_OWN_ARGS)
             anonymizer = get_anonymizer(method, strategy=strategy, entities=entities, **options)
         elif not isinstance(anonymizer, Anonymizer):
             raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
         else:  # a deny_list or strategy beside a built anonymizer would be dropped without a word
             given = {"method": method != "ner", "strategy": strategy != "remove", "entities": entities is not None}
-            refuse_with_anonymizer("AnonymizingTransformer", [name for name, set_ in given.items() if set_], kwargs)
+            refuse_beside_anonymizer("AnonymizingTransformer", [name for name, set_ in given.items() if set_], kwargs)
         self.anonymizer = anonymizer
         self.record_entities = record_entities
         self.include_names = include_names
@@ -130,34 +135,6 @@ class GroupAnnotator(BaseDocumentTransformer):
 
 _EXPECTED = "LangChain Documents"
 _OWN_ARGS = ("anonymizer", "method", "strategy", "entities", "record_entities", "include_names")
-
-
-def anonymizer_options(owner: str, method: str, options: Mapping[str, Any], own: Sequence[str]) -> dict[str, Any]:
-    """``options`` as keyword arguments for :func:`debiasrag.anonymize.get_anonymizer`: each must be a parameter of
-    ``method``'s anonymizer class (``deny_list``, ``allow_list``, ``model``, ...); anything else is a one-line
-    :class:`InputError` naming it, ``owner``'s ``own`` arguments and the class's options (never a TypeError)."""
-    if not isinstance(method, str):
-        raise InputError(f"method must be 'ner' or 'llm', got {shown(method)}")
-    cls = anonymizer_class(method)  # an unknown method: InputError
-    accepted = [name for name in inspect.signature(cls).parameters if name not in ("strategy", "entities")]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InputError(
-            f"{owner} got unknown argument(s) {', '.join(unknown)}",
-            hint=f"it takes {', '.join(own)} and, for method={method!r}, "
-            f"the {cls.__name__} options {', '.join(accepted)}",
-        )
-    return dict(options)
-
-
-def refuse_with_anonymizer(owner: str, settings: Sequence[str], options: Mapping[str, Any]) -> None:
-    """Anonymizer settings beside a ready anonymizer would be ignored: a one-line :class:`InputError` instead."""
-    names = [*settings, *sorted(options)]
-    if names:
-        raise InputError(
-            f"{owner} got {', '.join(names)} and an anonymizer: they only build one",
-            hint="pass them to debiasrag.anonymize.get_anonymizer, or leave out the anonymizer",
-        )
 
 
 def _checked(documents: Sequence[object]) -> list[Document]:

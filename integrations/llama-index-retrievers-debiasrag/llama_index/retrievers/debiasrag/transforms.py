@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 from pydantic import Field, PrivateAttr
 
-from debiasrag.anonymize import AnonymizedText, Anonymizer, anonymizer_class, get_anonymizer
+from debiasrag.anonymize import (
+    AnonymizedText,
+    Anonymizer,
+    check_options,
+    get_anonymizer,
+    refuse_beside_anonymizer,
+)
 from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError, shown
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
@@ -81,11 +86,11 @@ class AnonymizeTransform(TransformComponent):
         extra = {name: data.pop(name) for name in [name for name in data if name not in type(self).model_fields]}
         options = {**stored, **extra}
         if anonymizer is None:
-            options = anonymizer_options("AnonymizeTransform", data.get("method", "ner"), options, own=_OWN_ARGS)
+            options = check_options(data.get("method", "ner"), options, owner="AnonymizeTransform", own=_OWN_ARGS)
         else:  # a deny_list or strategy beside a built anonymizer would be dropped without a word
             defaults = {"method": "ner", "strategy": "remove", "entities": None}
             given = [name for name, default in defaults.items() if data.get(name, default) != default]
-            refuse_with_anonymizer("AnonymizeTransform", given, options)
+            refuse_beside_anonymizer("AnonymizeTransform", given, options)
         super().__init__(**{**data, "anonymizer_options": options})
         if anonymizer is None:
             anonymizer = get_anonymizer(
@@ -201,34 +206,6 @@ class GroupAnnotateTransform(TransformComponent):
 
 _EXPECTED = "LlamaIndex nodes"
 _OWN_ARGS = ("anonymizer", "method", "strategy", "entities", "record_entities", "include_names")
-
-
-def anonymizer_options(owner: str, method: Any, options: Mapping[str, Any], own: Sequence[str]) -> dict[str, Any]:
-    """``options`` as keyword arguments for :func:`debiasrag.anonymize.get_anonymizer`: each must be a parameter of
-    ``method``'s anonymizer class (``deny_list``, ``allow_list``, ``model``, ...); anything else is a one-line
-    :class:`InputError` naming it, ``owner``'s ``own`` arguments and the class's options (never ignored)."""
-    if not isinstance(method, str):
-        raise InputError(f"method must be 'ner' or 'llm', got {shown(method)}")
-    cls = anonymizer_class(method)  # an unknown method: InputError
-    accepted = [name for name in inspect.signature(cls).parameters if name not in ("strategy", "entities")]
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InputError(
-            f"{owner} got unknown argument(s) {', '.join(unknown)}",
-            hint=f"it takes {', '.join(own)} and, for method={method!r}, "
-            f"the {cls.__name__} options {', '.join(accepted)}",
-        )
-    return dict(options)
-
-
-def refuse_with_anonymizer(owner: str, settings: Sequence[str], options: Mapping[str, Any]) -> None:
-    """Anonymizer settings beside a ready anonymizer would be ignored: a one-line :class:`InputError` instead."""
-    names = [*settings, *sorted(options)]
-    if names:
-        raise InputError(
-            f"{owner} got {', '.join(names)} and an anonymizer: they only build one",
-            hint="pass them to debiasrag.anonymize.get_anonymizer, or leave out the anonymizer",
-        )
 
 
 def _text(node: BaseNode) -> str:
