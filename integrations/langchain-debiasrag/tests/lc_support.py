@@ -26,13 +26,16 @@ from debiasrag.concepts import Concept  # noqa: E402
 from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
 from debiasrag.strategies import Pick, Ranking, Strategy  # noqa: E402
 
+# Embedding cache of this test process, removed when it exits (mkdtemp folders piled up in /tmp).
+_CACHE_DIR = tempfile.TemporaryDirectory(prefix="debiasrag-test-cache-")
+
 DATA = Path(__file__).parent / "data"
 
 
 @functools.cache
 def minilm() -> DebiasragEmbeddings:
     """The packaged all-MiniLM-L6-v2 behind LangChain's Embeddings interface (loaded once per session)."""
-    return DebiasragEmbeddings(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp()))
+    return DebiasragEmbeddings(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), _CACHE_DIR.name))
 
 
 @functools.cache

@@ -7,11 +7,15 @@ version, plus five unrelated distractors. Numbers measured with all-MiniLM-L6-v2
 from __future__ import annotations
 
 import functools
+import tempfile
 from collections import Counter
 
 import pytest
 from langchain_debiasrag import DebiasedRetriever
 from lc_support import faiss_index, gendered_corpus, in_memory_store, minilm
+
+# Embedding cache of this test process, removed when it exits (mkdtemp folders piled up in /tmp).
+_CACHE_DIR = tempfile.TemporaryDirectory(prefix="debiasrag-test-cache-")
 
 QUERY, DOCS = gendered_corpus()
 
@@ -57,15 +61,13 @@ async def test_debiased_async_matches() -> None:
 
 def test_a_gender_blind_store_ties_the_wordings_and_returns_the_originals() -> None:
     """``DebiasragEmbeddings(neutralize=...)`` embeds the neutral wording; the store keeps the original text."""
-    import tempfile
-
     from langchain_core.vectorstores import InMemoryVectorStore
     from langchain_debiasrag import DebiasragEmbeddings
 
     import debiasrag
     from debiasrag.embedding_cache import CachedEmbedder
 
-    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp())
+    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), _CACHE_DIR.name)
     blind = InMemoryVectorStore(DebiasragEmbeddings(inner, neutralize="table"))
     blind.add_documents(list(DOCS))
     assert Counter(genders(retriever("memory", strategy="topk", k=6).invoke(QUERY))) == {"male": 4, "female": 2}

@@ -245,3 +245,25 @@ def test_user_group_labels_override_inference() -> None:
     assert [d.metadata["debiasrag_group"] for d in balanced] == ["neutral"] * 4
     inferred = DebiasedRetriever(memory_store(), strategy="balanced", k=4).invoke(QUERY)
     assert [d.id for d in inferred] != [d.id for d in plain]  # without labels the text's groups are balanced
+
+
+def test_an_anonymized_faiss_index_anonymizes_queries_as_the_cli_does(tmp_path) -> None:
+    import json
+
+    from debiasrag import FaissIndex
+    from debiasrag.cli import main
+
+    texts = {
+        "a": "Maria Lopez works night shifts as a nurse.",
+        "b": "James Okafor performs heart surgery at the hospital.",
+        "c": "Maria Lopez bakes bread every morning.",
+        "d": "A recipe for apple pie needs cinnamon.",
+    }
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()), encoding="utf-8")
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--anonymize", "ner"]) == 0
+    index = FaissIndex.load(tmp_path / "ix", embedder=minilm().embedder)
+    docs = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4).invoke(
+        "What does Maria Lopez do?"
+    )
+    assert docs[0].id == "a"  # with the names left in the query, b came first (names pull by gender and origin)

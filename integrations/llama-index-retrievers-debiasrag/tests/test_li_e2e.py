@@ -6,11 +6,15 @@ plus 20 distractors) and seed 000's Appendix E toy task. Counts measured with al
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 
 import pytest
 from li_support import topics, toy
 from llama_index.retrievers.debiasrag import DebiasedRetriever
+
+# Embedding cache of this test process, removed when it exits (mkdtemp folders piled up in /tmp).
+_CACHE_DIR = tempfile.TemporaryDirectory(prefix="debiasrag-test-cache-")
 
 
 def groups(nodes) -> Counter:
@@ -79,8 +83,6 @@ async def test_async_end_to_end() -> None:
 
 def test_a_gender_blind_index_ties_the_wordings_and_keeps_the_originals() -> None:
     """``DebiasragEmbedding(neutralize=...)`` embeds the neutral wording; nodes keep their original text."""
-    import tempfile
-
     from llama_index.core import VectorStoreIndex
     from llama_index.core.schema import TextNode
     from llama_index.retrievers.debiasrag import DebiasragEmbedding
@@ -89,7 +91,7 @@ def test_a_gender_blind_index_ties_the_wordings_and_keeps_the_originals() -> Non
     from debiasrag.embedding_cache import CachedEmbedder
 
     task, plain_index = topics()
-    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), tempfile.mkdtemp())
+    inner = CachedEmbedder.wrap(debiasrag.SentenceTransformerEmbedder(), _CACHE_DIR.name)
     nodes = [
         TextNode(id_=str(d.id), text=d.text, metadata=dict(d.metadata), excluded_embed_metadata_keys=list(d.metadata))
         for d in task.documents
