@@ -21,18 +21,35 @@ from debiasrag.extras import MissingExtraError
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever, Hit, RetrievalResult
 from debiasrag.shards import index_from_shards, merge_indexes, write_shard
-from debiasrag.strategies import STRATEGIES, DynamicCutoff, Ranking, Strategy, get_strategy, run_strategy
+from debiasrag.strategies import (
+    BLIND_INDEX_DELTA,
+    STRATEGIES,
+    Balanced,
+    ContextInjection,
+    Dynamic,
+    DynamicCutoff,
+    PaperAlgorithm,
+    Ranking,
+    Strategy,
+    TopK,
+    get_strategy,
+    run_strategy,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BLIND_INDEX_DELTA",
     "DEFAULT_MODEL",
     "STRATEGIES",
     "AsymmetricEmbedder",
+    "Balanced",
     "Concept",
+    "ContextInjection",
     "DebiasedRetriever",
     "DebiasragError",
     "Document",
+    "Dynamic",
     "DynamicCutoff",
     "E5Embedder",
     "Embedder",
@@ -42,10 +59,12 @@ __all__ = [
     "IndexWriteError",
     "InputError",
     "MissingExtraError",
+    "PaperAlgorithm",
     "Ranking",
     "RetrievalResult",
     "SentenceTransformerEmbedder",
     "Strategy",
+    "TopK",
     "available_concepts",
     "embed_documents",
     "embed_queries",
