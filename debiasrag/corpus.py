@@ -175,6 +175,11 @@ def iter_jsonl(
                     problem = "not a JSON object"
             if problem is not None:
                 if on_error == "stop":
+                    if number == 1 and problem.startswith("not valid JSON"):  # a CSV or plain text, most likely
+                        raise InputError(
+                            f'line 1: {problem}: {name} is not JSON Lines (one {{"id": ..., "text": ...}} '
+                            "object per line)"
+                        )
                     raise InputError(f"line {number}: {problem}", **_SKIP_HINT)
                 logger.info("%s: skipped line %d: %s", name, number, problem)
                 report.skipped.append((number, problem))

@@ -185,11 +185,19 @@ def test_index_skip_mode_reports_skipped_lines(tmp_path, capsys):
 
 
 def test_subprocess_error_has_no_traceback(tmp_path):
-    (tmp_path / "bad.jsonl").write_text("hello\n")
+    (tmp_path / "bad.jsonl").write_text('{"id": 1, "text": "She ran."}\nhello\n')
     proc = run_cli("index", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "ix"))
     assert proc.returncode == 2
     assert proc.stderr.decode().strip().splitlines() == [
-        "debiasrag: error: line 1: not valid JSON (Expecting value) (use --on-error skip to skip bad lines)"
+        "debiasrag: error: line 2: not valid JSON (Expecting value) (use --on-error skip to skip bad lines)"
+    ]
+    # A first line that is no JSON at all: a CSV or plain text was given; skipping every line would not help.
+    (tmp_path / "docs.csv").write_text("id,text\n1,She ran.\n")
+    proc = run_cli("index", str(tmp_path / "docs.csv"), "--out", str(tmp_path / "ix"))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip().splitlines() == [
+        f"debiasrag: error: line 1: not valid JSON (Expecting value): {tmp_path / 'docs.csv'} is not JSON Lines "
+        '(one {"id": ..., "text": ...} object per line)'
     ]
 
 
