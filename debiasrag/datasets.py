@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept
-from debiasrag.corpus import Document
+from debiasrag.corpus import Document, Field
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict
 from debiasrag.resources import as_file, read_json
@@ -147,6 +147,12 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         # quoted fields keep their line breaks; strict: an unclosed quote is an error, not the rest of the file
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         header = [name.strip() for name in reader.fieldnames or []]
+        other = next((sep for sep in (";", "\t", "|") if len(header) == 1 and sep in header[0]), None)
+        if other is not None:  # every layout needs two or more columns: a spreadsheet saved with another delimiter
+            raise InputError(
+                f"{path.name}:1: the header is one column, {header[0]!r}: columns must be separated by commas, "
+                f"not {other!r}"
+            )
         repeated = sorted({name for name in header if name and header.count(name) > 1})
         if repeated:  # DictReader would keep the last column of that name, silently
             raise InputError(f"{path.name}:1: the header repeats the column {repeated[0]!r}")
@@ -162,25 +168,40 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) -> str:
+    """``row[key]`` as a string with its outer whitespace removed (an integer as its digits); ``""`` for a missing,
+    null or blank optional field. A required one that is missing, null or blank is an :class:`InputError`."""
     value = row.get(key)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            raise InputError(f"{where}: row has no {key!r}")
+            raise InputError(f"{where}: {_missing(row, key)}")
         return ""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InputError(f"{where}: {key!r} must be a string")
+    problem = Field(key, (str, int)).problem(row)
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
     return str(value).strip()
+
+
+def _missing(row: dict[str, Any], key: str) -> str:
+    """What is wrong with a required ``key`` that holds nothing: absent, or present and null / blank."""
+    return f"row has no {key!r}" if key not in row else f"{key!r} is empty"
 
 
 UNKNOWN_GROUPS = ("error", "neutral", "skip")
 """What :func:`load_labelled_set` does with a document labelled other than female / male / neutral (public sets
-have a few such labels, e.g. ``both`` for a text about a woman and a man): refuse the set (``error``, the default: a
-typo in your own labels should not pass), read the document as ``neutral`` (it adds to neither side of |#F − #M|), or
-``skip`` it with its judgements (and a query left without a relevant document)."""
+have a few such labels, e.g. ``both`` for a text about a woman and a man) or not labelled at all (label missing or
+empty): refuse the set (``error``, the default: a typo in your own labels should not pass), read the document as
+``neutral`` (it adds to neither side of |#F − #M|), or ``skip`` it with its judgements (and a query left without a
+relevant document)."""
 
 
-# Labels both layouts accept, any case: the rows layout's F / M / N and the names of our groups.
-_GENDERS = {**{group: group for group in LABELLED_GROUPS}, **{group[0]: group for group in LABELLED_GROUPS}}
+# Labels both layouts accept, any case: the rows layout's F / M / N, the names of our groups, and woman / man.
+_GENDERS = {
+    **{group: group for group in LABELLED_GROUPS},
+    **{group[0]: group for group in LABELLED_GROUPS},
+    **{word: "female" for word in ("woman", "women")},
+    **{word: "male" for word in ("man", "men")},
+}
+_NO_LABEL = ""  # the key under which unlabelled documents are counted in _SetBuilder.unknown
 
 
 def _group_refusal(label: str) -> str:
@@ -196,9 +217,13 @@ def _group_field(where: str, row: dict[str, Any]) -> str:
     return group
 
 
-_UNKNOWN_GROUP_HINT = (
-    "; to read the set anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
-)
+_UNKNOWN_GROUP_OPTION = "unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+_UNKNOWN_GROUP_HINT = f"; to read the set anyway: {_UNKNOWN_GROUP_OPTION}"
+# what a missing or empty label should hold, per column
+_LABELS_WANTED = {
+    "group": "female, male or neutral (or F, M, N)",
+    "content_gender": "F, M or N (or female, male, neutral)",
+}
 
 
 def _id_list(where: str, value: Any) -> list[str]:
@@ -224,23 +249,41 @@ class _SetBuilder:
         self.areas: dict[str, str] = {}
         self.documents: list[Document] = []
         self.doc_ids: set[str] = set()
-        self.qrels: list[tuple[str, str, str]] = []  # (where, query id, document id)
+        self.qrels: list[tuple[str, str, str, bool]] = []  # (where, query id, document id, relevant)
+        self.judged: dict[tuple[str, str], tuple[str, bool]] = {}  # (query id, document id) -> (where, relevant)
         self.unknown: defaultdict[str, set[str]] = defaultdict(set)  # other labels, as written -> document ids
         self.skipped: set[str] = set()  # documents left out for such a label (unknown_groups="skip")
 
-    def group(self, where: str, doc_id: str, label: str, known: str | None, refusal: str) -> str | None:
-        """The group of document ``doc_id`` labelled ``label`` (``known``: what the label means, if anything);
+    def group(self, where: str, doc_id: str, row: dict[str, Any], column: str, refusal: str) -> str | None:
+        """The group of document ``doc_id`` whose label is ``row[column]`` (any case; missing or empty: no label);
         ``None`` when the document is left out (recorded in ``skipped``). ``refusal``: the error for an unknown
         label under ``error``."""
+        label = _field(where, row, column, required=False)
+        known = _GENDERS.get(label.lower())
         if known is not None:
             return known
         if self.unknown_groups == "error":
+            if label == _NO_LABEL:
+                raise InputError(
+                    f"{where}: {_missing(row, column)}; label it {_LABELS_WANTED[column]}, or to read unlabelled "
+                    f"documents anyway: {_UNKNOWN_GROUP_OPTION}"
+                )
             raise InputError(f"{where}: {refusal}{_UNKNOWN_GROUP_HINT}")
         self.unknown[label].add(doc_id)
         if self.unknown_groups == "neutral":
             return "neutral"
         self.skipped.add(doc_id)
         return None
+
+    def judge(self, where: str, query_id: str, doc_id: str, relevant: bool) -> None:
+        """Record one judgement (from ``relevant_to``, a qrels row or a judgement row); the same pair judged
+        otherwise anywhere in the set is an :class:`InputError` naming both places."""
+        earlier = self.judged.setdefault((query_id, doc_id), (where, relevant))
+        if earlier[1] != relevant:
+            raise InputError(
+                f"{where}: query {query_id!r} and document {doc_id!r} were judged otherwise at {earlier[0]}"
+            )
+        self.qrels.append((where, query_id, doc_id, relevant))
 
     def add(self, kind: str, where: str, row: dict[str, Any]) -> None:
         if kind == "query":
@@ -253,20 +296,20 @@ class _SetBuilder:
             doc_id = _field(where, row, "id")
             if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
-            label = _field(where, row, "group")
-            group = self.group(where, doc_id, label, _GENDERS.get(label.lower()), _group_refusal(label))
+            label = _field(where, row, "group", required=False)
+            group = self.group(where, doc_id, row, "group", _group_refusal(label))
+            for query_id in _id_list(where, row.get("relevant_to")):  # also for a document left out: its query
+                self.judge(where, query_id, doc_id, True)  # may be left with no relevant document (see task)
             if group is None:
                 return
             extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
-            self.qrels += [(where, q, doc_id) for q in _id_list(where, row.get("relevant_to"))]
         elif kind == "qrel":
             relevance = str(row.get("relevance", "1")).strip() or "1"
             if relevance not in ("0", "1"):
                 raise InputError(f"{where}: 'relevance' must be 0 or 1, got {relevance!r}")
-            if relevance == "1":
-                self.qrels.append((where, _field(where, row, "query_id"), _field(where, row, "doc_id")))
+            self.judge(where, _field(where, row, "query_id"), _field(where, row, "doc_id"), relevance == "1")
         else:
             raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
 
@@ -280,21 +323,24 @@ class _SetBuilder:
             raise InputError(f"{self.name}: needs at least one query and one document")
         relevant: dict[str, set[str]] = {q: set() for q in self.queries}
         lost: set[str] = set()  # queries judged relevant to a document left out
-        for where, query_id, doc_id in self.qrels:
+        for where, query_id, doc_id, judged_relevant in self.qrels:  # a 0 is checked like a 1, and adds nothing
             if query_id not in self.queries:
-                raise InputError(f"{where}: relevant to unknown query id {query_id!r}")
+                what = "relevant to" if judged_relevant else "judged for"
+                raise InputError(f"{where}: {what} unknown query id {query_id!r}")
             if doc_id in self.skipped:
-                lost.add(query_id)
+                if judged_relevant:
+                    lost.add(query_id)
                 continue
             if doc_id not in self.doc_ids:
                 raise InputError(f"{where}: unknown document id {doc_id!r}")
-            relevant[query_id].add(doc_id)
+            if judged_relevant:
+                relevant[query_id].add(doc_id)
         dropped = sorted(q for q, ids in relevant.items() if not ids and q in lost)
         queries = {q: text for q, text in self.queries.items() if q not in dropped}
         relevant = {q: ids for q, ids in relevant.items() if q not in dropped}
         empty = [q for q, ids in relevant.items() if not ids]
         if empty:
-            if not self.qrels:  # not one judgement anywhere: the column or file is missing, not a query's
+            if not any(judged for *_, judged in self.qrels):  # no 1 anywhere: the column or file is missing
                 raise InputError(
                     f"{self.name}: no document is marked relevant to any query (a document's 'relevant_to', a qrels "
                     "file, or 'relevant' 1 in the rows layout); every query needs a relevant document"
@@ -306,11 +352,12 @@ class _SetBuilder:
         notes = []
         if self.unknown:
             counts = sorted(((len(ids), label) for label, ids in self.unknown.items()), key=lambda c: (-c[0], c[1]))
-            labels = ", ".join(f"{label!r} {n}" for n, label in counts)
+            labels = ", ".join(f"{'no label' if label == _NO_LABEL else repr(label)} {n}" for n, label in counts)
             what = "read as neutral" if self.unknown_groups == "neutral" else "left out with their judgements"
             total = len(set().union(*self.unknown.values()))
             noun = "document" if total == 1 else "documents"
-            notes.append(f"{total} {noun} labelled other than female / male / neutral ({labels}) {what}")
+            unlabelled = " or not labelled" if _NO_LABEL in self.unknown else ""
+            notes.append(f"{total} {noun} labelled other than female / male / neutral{unlabelled} ({labels}) {what}")
         if dropped:
             noun = "query" if len(dropped) == 1 else "queries"
             notes.append(f"{len(dropped)} {noun} left out, all relevant documents gone: {', '.join(dropped)}")
@@ -350,7 +397,7 @@ def _relevance(where: str, row: dict[str, Any]) -> bool:
     """A judgement row's ``relevant``: 1 / 0 (also ``true`` / ``false``)."""
     value = row.get("relevant")
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise InputError(f"{where}: row has no 'relevant'")
+        raise InputError(f"{where}: {_missing(row, 'relevant')}")
     text = str(value).strip().lower()
     if text not in ("1", "0", "true", "false"):
         raise InputError(f"{where}: 'relevant' must be 1 or 0, got {value!r}")
@@ -368,15 +415,14 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
         query = {"id": _field(where, row, "q_id"), "text": _field(where, row, "query")}
         builder.add("query", where, {**query, "area": _field(where, row, "category", required=False)})
     documents: dict[str, tuple[str, str, str]] = {}  # document id -> (where first seen, text, group)
-    judged: dict[tuple[str, str], tuple[str, bool]] = {}  # (query id, document id) -> (where, relevant)
     for file in files:
         for where, row in _read_rows(file):
             query_id, doc_id = _field(where, row, "q_id"), _field(where, row, "d_id")
             if query_id not in builder.queries:
                 raise InputError(f"{where}: q_id {query_id!r} is not in {queries.name}")
-            text, gender = _field(where, row, "document"), _field(where, row, "content_gender")
+            text, gender = _field(where, row, "document"), _field(where, row, "content_gender", required=False)
             refusal = f"'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
-            group = builder.group(where, doc_id, gender, _GENDERS.get(gender.lower()), refusal)
+            group = builder.group(where, doc_id, row, "content_gender", refusal)
             relevant = _relevance(where, row)
             shown = group or _LEFT_OUT  # a document left out (unknown_groups="skip") must be left out in every row
             first = documents.get(doc_id)
@@ -388,24 +434,16 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             elif (text, shown) != first[1:]:
                 what = "a different text than" if text != first[1] else f"content_gender {shown} here but {first[2]}"
                 raise InputError(f"{where}: document {doc_id!r} has {what} at {first[0]}")
-            if group is None:  # left out, with every judgement of it
-                if relevant:
-                    builder.qrels.append((where, query_id, doc_id))
-                continue
-            earlier = judged.setdefault((query_id, doc_id), (where, relevant))
-            if earlier[1] != relevant:
-                raise InputError(
-                    f"{where}: query {query_id!r} and document {doc_id!r} were judged otherwise at {earlier[0]}"
-                )
-            builder.add("qrel", where, {"query_id": query_id, "doc_id": doc_id, "relevance": "1" if relevant else "0"})
+            builder.judge(where, query_id, doc_id, relevant)  # a document left out goes with every judgement of it
 
 
 def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_groups: str = "error") -> RetrievalTask:
     """Read a labelled fairness set: a folder or a single file, JSONL or CSV (format: data/retrieval/README.md).
 
     * folder: ``queries.jsonl|csv`` (``id``, ``text``, optional ``area``), ``documents.jsonl|csv`` (``id``,
-      ``text``, ``group`` = female / male / neutral, optional ``relevant_to`` = query ids, ``;``-separated in CSV)
-      and optionally ``qrels.jsonl|csv`` (``query_id``, ``doc_id``, optional ``relevance`` 0/1);
+      ``text``, ``group`` = female / male / neutral, F / M / N or woman / man, any case; optional ``relevant_to`` =
+      query ids, a list or a ``;``-separated string) and optionally ``qrels.jsonl|csv`` (``query_id``, ``doc_id``,
+      optional ``relevance`` 0/1; a 0 is checked like a 1, and a pair judged both 0 and 1 anywhere is an error);
     * single file: the same rows in one file, each with ``kind`` = ``query`` / ``document`` / ``qrel``;
     * query–document rows (Grep-BiasIR's layout), chosen when the folder has ``queries-documents*.jsonl|csv``
       files and no ``documents`` file: ``queries.jsonl|csv`` (``q_id``, ``query``, optional ``category`` = area)
@@ -413,8 +451,10 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
       ``document``, ``content_gender`` F / M / N or female / male / neutral; other columns such as ``doc_title``
       become document metadata). A ``d_id`` judged for several queries is one document.
 
-    A document labelled otherwise (public sets have ``both``) is an error unless ``unknown_groups`` says to read it
-    as ``neutral`` or to ``skip`` it (:data:`UNKNOWN_GROUPS`); what that changed is in the task's ``notes``.
+    A document labelled otherwise (public sets have ``both``) or not at all is an error unless ``unknown_groups``
+    says to read it as ``neutral`` or to ``skip`` it (:data:`UNKNOWN_GROUPS`); what that changed is in the task's
+    ``notes``. Ids and texts are read without their outer whitespace, and an integer id as its digits (``1`` and
+    ``"1"`` are one id).
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)

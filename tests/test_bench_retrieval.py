@@ -225,8 +225,8 @@ def test_qrels_file_adds_relevance(tmp_path):
         ("bad.jsonl", '{"kind": "query", "id": "q1", "text": "x"}\n{not json\n', "bad.jsonl:2: not valid JSON"),
         (
             "bad.jsonl",
-            '{"kind": "document", "id": "d", "text": "x", "group": "Woman"}\n',
-            r"'group' must be female, male or neutral \(or F, M, N\), got 'Woman'",  # as typed
+            '{"kind": "document", "id": "d", "text": "x", "group": "Femail"}\n',
+            r"'group' must be female, male or neutral \(or F, M, N\), got 'Femail'",  # as typed
         ),
         (  # not one judgement: the column is missing, which is what the message says
             "bad.jsonl",
@@ -347,3 +347,188 @@ def test_texts_keep_their_line_breaks_and_unicode_separators(tmp_path):
     rows.append({"kind": "qrel", "query_id": "q1", "doc_id": "d1"})
     jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert load_labelled_set(jsonl).documents[0].text == text  # U+2028 inside a JSON string is not a line end
+
+
+# --- a new user's own set (session 30 round): skip via relevant_to, qrels 0, unlabelled rows, messages -------------
+
+
+def _tiny_set(folder, rows=None, qrels=None):
+    folder.mkdir(parents=True, exist_ok=True)
+    write_jsonl(folder, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(folder, "documents.jsonl", tiny_rows() if rows is None else rows)
+    if qrels is not None:
+        write_jsonl(folder, "qrels.jsonl", qrels)
+    return folder
+
+
+@pytest.mark.parametrize("layout", ["relevant_to", "qrels", "single-file"])
+def test_skip_leaves_out_a_query_whose_relevant_documents_all_went_however_relevance_is_given(tmp_path, layout):
+    rows = [{**r, "group": "both"} if r["id"].startswith("q2-rel-") else r for r in tiny_rows()]
+    if layout == "qrels":  # the same judgements as separate rows
+        qrels = [{"query_id": q, "doc_id": r["id"]} for r in rows for q in r.pop("relevant_to")]
+        path = _tiny_set(tmp_path, rows, qrels)
+    elif layout == "single-file":
+        path = tmp_path / "set.jsonl"
+        write_jsonl(
+            tmp_path,
+            "set.jsonl",
+            [{"kind": "query", **q} for q in TINY_QUERIES] + [{"kind": "document", **r} for r in rows],
+        )
+    else:
+        path = _tiny_set(tmp_path, rows)
+    task = load_labelled_set(path, unknown_groups="skip")
+    assert set(task.queries) == set(task.relevant) == {"q1"}
+    assert task.notes == [
+        "3 documents labelled other than female / male / neutral ('both' 3) left out with their judgements",
+        "1 query left out, all relevant documents gone: q2",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "message"),
+    [
+        (  # 1 then 0 for one pair: was counted relevant without a word
+            [{"query_id": "q1", "doc_id": "q1-non-male"}, {"query_id": "q1", "doc_id": "q1-non-male", "relevance": 0}],
+            "qrels.jsonl:2: query 'q1' and document 'q1-non-male' were judged otherwise at qrels.jsonl:1",
+        ),
+        (
+            [
+                {"query_id": "q1", "doc_id": "q1-non-male", "relevance": "0"},
+                {"query_id": "q1", "doc_id": "q1-non-male"},
+            ],
+            "qrels.jsonl:2: query 'q1' and document 'q1-non-male' were judged otherwise at qrels.jsonl:1",
+        ),
+        (  # 0 for a pair relevant_to marks relevant: the 0 was ignored
+            [{"query_id": "q1", "doc_id": "q1-rel-male", "relevance": 0}],
+            "qrels.jsonl:1: query 'q1' and document 'q1-rel-male' were judged otherwise at documents.jsonl:2",
+        ),
+        (
+            [{"query_id": "qZZ", "doc_id": "q1-non-male", "relevance": 0}],
+            "qrels.jsonl:1: judged for unknown query id 'qZZ'",
+        ),
+        ([{"query_id": "q1", "doc_id": "dZZ", "relevance": 0}], "qrels.jsonl:1: unknown document id 'dZZ'"),
+    ],
+)
+def test_qrels_rows_judged_0_are_checked_like_rows_judged_1(tmp_path, qrels, message):
+    with pytest.raises(InputError) as err:
+        load_labelled_set(_tiny_set(tmp_path, qrels=qrels))
+    assert str(err.value) == message
+
+
+def test_qrels_0_for_a_non_relevant_pair_changes_nothing_and_order_does_not_matter(tmp_path):
+    zero = {"query_id": "q1", "doc_id": "q1-non-male", "relevance": 0}
+    assert load_labelled_set(_tiny_set(tmp_path / "a" / "set", qrels=[zero])) == load_labelled_set(
+        _tiny_set(tmp_path / "b" / "set")
+    )
+    # a single file may hold the 0 before the document whose relevant_to says 1: refused at the later row
+    rows = [{"kind": "query", **q} for q in TINY_QUERIES] + [{"kind": "qrel", **zero, "doc_id": "q1-rel-male"}]
+    rows += [{"kind": "document", **r} for r in tiny_rows()]
+    write_jsonl(tmp_path, "set.jsonl", rows)
+    with pytest.raises(
+        InputError, match=r"^set\.jsonl:5: query 'q1' and document 'q1-rel-male' were judged otherwise at set\.jsonl:3$"
+    ):
+        load_labelled_set(tmp_path / "set.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"group": None}, "'group' is empty"),
+        ({"group": ""}, "'group' is empty"),
+        ({"group": " "}, "'group' is empty"),
+        ({}, "row has no 'group'"),
+    ],
+)
+def test_an_unlabelled_document_is_read_like_an_unknown_label(tmp_path, change, problem):
+    rows = tiny_rows()
+    rows[1] = {k: v for k, v in rows[1].items() if k != "group"} | change  # q1-rel-male
+    folder = _tiny_set(tmp_path, rows)
+    with pytest.raises(InputError) as err:
+        load_labelled_set(folder)
+    assert str(err.value) == (
+        f"documents.jsonl:2: {problem}; label it female, male or neutral (or F, M, N), or to read "
+        "unlabelled documents anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+    )
+    neutral = load_labelled_set(folder, unknown_groups="neutral")
+    assert {d.id: d.metadata["group"] for d in neutral.documents}["q1-rel-male"] == "neutral"
+    assert neutral.notes == [
+        "1 document labelled other than female / male / neutral or not labelled (no label 1) read as neutral"
+    ]
+    skipped = load_labelled_set(folder, unknown_groups="skip")
+    assert "q1-rel-male" not in {d.id for d in skipped.documents}
+    assert skipped.relevant["q1"] == {"q1-rel-female", "q1-rel-neutral"}
+
+
+def test_unlabelled_and_unknown_labels_are_counted_together(tmp_path):
+    rows = tiny_rows()
+    rows[1]["group"], rows[4]["group"], rows[7]["group"] = "both", "", "both"
+    task = load_labelled_set(_tiny_set(tmp_path, rows), unknown_groups="neutral")
+    assert task.notes == [
+        "3 documents labelled other than female / male / neutral or not labelled ('both' 2, no label 1) read as neutral"
+    ]
+
+
+def test_woman_and_man_are_read_as_female_and_male(tmp_path):
+    rows = tiny_rows()
+    spellings = {0: "woman", 3: "Women", 1: "MAN", 4: "men"}  # q1-rel-female, q1-non-female, q1-rel-male, q1-non-male
+    for index, label in spellings.items():
+        rows[index]["group"] = label
+    task, plain = load_labelled_set(_tiny_set(tmp_path / "set", rows)), load_labelled_set(_tiny_set(tmp_path / "plain"))
+    assert [d.metadata for d in task.documents] == [d.metadata for d in plain.documents]
+    assert task.relevant == plain.relevant and task.notes == []
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (  # European spreadsheets save with ';': the header is one column, which row 2 cannot fix
+            {"queries.csv": "id;text;area\nq1;How do I fix a tyre?;repair\n"},
+            "queries.csv:1: the header is one column, 'id;text;area': columns must be separated by commas, not ';'",
+        ),
+        ({"queries.csv": "id,text\nq1,  \n"}, "queries.csv:2: 'text' is empty"),
+        ({"queries.jsonl": '{"id": "q1", "text": ""}\n'}, "queries.jsonl:1: 'text' is empty"),
+        ({"queries.jsonl": '{"id": "q1"}\n'}, "queries.jsonl:1: row has no 'text'"),
+        ({"queries.jsonl": '{"id": 1.5, "text": "x"}\n'}, "queries.jsonl:1: 'id' must be a string or an integer"),
+        ({"queries.jsonl": '{"id": true, "text": "x"}\n'}, "queries.jsonl:1: 'id' must be a string or an integer"),
+        ({"queries.jsonl": '{"id": ["q1"], "text": "x"}\n'}, "queries.jsonl:1: 'id' must be a string or an integer"),
+    ],
+)
+def test_messages_name_what_is_wrong_with_a_field(tmp_path, files, message):
+    write_jsonl(tmp_path, "documents.jsonl", tiny_rows())
+    for name, content in files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_labelled_set(tmp_path)
+    assert str(err.value) == message
+
+
+def test_cli_refuses_anonymize_for_the_retrieval_benchmark(tmp_path, capsys):
+    folder = _tiny_set(tmp_path / "set")
+    args = ["bench", "retrieval", "--data", str(folder), "--anonymize", "ner", "--cache-dir", str(tmp_path / "c")]
+    assert main(args) == 2  # it ran, and only a note in results.json said the option did nothing
+    err = capsys.readouterr().err
+    assert err == "debiasrag: error: --anonymize does not apply to the retrieval benchmark\n"
+
+
+def test_group_agreement_note_names_the_disagreeing_documents(cached, tmp_path):
+    rows = tiny_rows()
+    for index in (0, 2, 3, 6, 9):  # every "She …" and q1's relevant "The parent …" labelled male
+        rows[index]["group"] = "male"
+    rows[8]["group"] = "female"  # q2's relevant "The parent …"
+    result = bench.run(BenchContext(embedder=cached, data=_tiny_set(tmp_path, rows)))
+    note = next(n for n in result.notes if "agree with the set's labels" in n)
+    assert "on 0.500 of 12 documents (male as female 4, male as neutral 1, female as neutral 1: ids " in note
+    assert (
+        "ids 'q1-rel-female', 'q1-rel-neutral', 'q1-non-female', 'q2-rel-female', 'q2-rel-neutral' and 1 more" in note
+    )
+    assert "debiasrag_group" in note and "taken from" not in note  # no document carries a label
+
+
+def test_group_agreement_note_says_user_labels_were_not_inferred(cached, tmp_path):
+    rows = [{**r, "debiasrag_group": r["group"]} for r in tiny_rows()]
+    rows[0]["debiasrag_group"] = "male"  # "She patched …", labelled female in the set: the user's label differs
+    result = bench.run(BenchContext(embedder=cached, data=_tiny_set(tmp_path, rows)))
+    note = next(n for n in result.notes if "agree with the set's labels" in n)
+    assert "female as male 1: id 'q1-rel-female')" in note
+    assert "all 12 documents carry a debiasrag_group label" in note and "taken from the label, not inferred" in note
+    assert "balance the inferred groups" not in note

@@ -185,11 +185,11 @@ SPORT = "queries-documents_sport.csv"
         ),
         (_edit("sport", 1, q_id="9"), f"{SPORT}:3: q_id '9' is not in queries.csv"),
         (_edit("sport", 1, content_gender="X"), f"{SPORT}:3: 'content_gender' must be F, M or N"),
-        (_edit("sport", 1, content_gender=""), f"{SPORT}:3: row has no 'content_gender'"),
+        (_edit("sport", 1, content_gender=""), f"{SPORT}:3: 'content_gender' is empty; label it F, M or N"),
         (_edit("sport", 1, relevant="yes"), f"{SPORT}:3: 'relevant' must be 1 or 0, got 'yes'"),
-        (_edit("sport", 1, relevant=""), f"{SPORT}:3: row has no 'relevant'"),
-        (_edit("sport", 1, d_id=""), f"{SPORT}:3: row has no 'd_id'"),
-        (_edit("sport", 1, document=""), f"{SPORT}:3: row has no 'document'"),
+        (_edit("sport", 1, relevant=""), f"{SPORT}:3: 'relevant' is empty"),
+        (_edit("sport", 1, d_id=""), f"{SPORT}:3: 'd_id' is empty"),
+        (_edit("sport", 1, document=""), f"{SPORT}:3: 'document' is empty"),
         (
             _edit("sport", 7, q_id="2", relevant="0"),
             f"{SPORT}:9: query '2' and document 'd2N' were judged otherwise at {SPORT}:4",
@@ -383,4 +383,38 @@ def test_a_document_left_out_in_one_row_and_labelled_in_another_is_a_contradicti
         load_labelled_set(write_rows_layout(tmp_path / "set", files), unknown_groups="skip")
     assert str(err.value) == (
         f"{SPORT}:9: document 'd2N' has content_gender an unknown label (left out) here but neutral at {SPORT}:4"
+    )
+
+
+def test_an_empty_content_gender_is_read_like_an_unknown_label_when_told(tmp_path):
+    folder = write_rows_layout(tmp_path / "set", _edit("sport", 1, content_gender=""))  # d2M
+    with pytest.raises(InputError) as err:
+        load_labelled_set(folder)
+    assert str(err.value).startswith(f"{SPORT}:3: 'content_gender' is empty; label it F, M or N")
+    assert str(err.value).endswith("(CLI: --unknown-groups neutral|skip)")
+    assert {d.id: d.metadata["group"] for d in load_labelled_set(folder, unknown_groups="neutral").documents}[
+        "d2M"
+    ] == "neutral"
+    skipped = load_labelled_set(folder, unknown_groups="skip")
+    assert skipped.relevant["2"] == {"d2F", "d2N"}
+    assert skipped.notes == [
+        "1 document labelled other than female / male / neutral or not labelled (no label 1) left out with their "
+        "judgements"
+    ]
+
+
+def test_woman_and_man_are_content_genders_too(tmp_path):
+    files = _relabel(d1F="Woman", d2M="men")
+    task = load_labelled_set(write_rows_layout(tmp_path / "one" / "set", files))
+    assert task == load_labelled_set(write_rows_layout(tmp_path / "two" / "set"))  # the same name: equal throughout
+
+
+def test_a_qrels_file_contradicting_a_judgement_row_is_refused(tmp_path):
+    folder = write_rows_layout(tmp_path / "set")
+    (folder / "qrels.csv").write_text("query_id,doc_id,relevance\n1,d1F,0\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_labelled_set(folder)
+    assert (
+        str(err.value)
+        == "qrels.csv:2: query '1' and document 'd1F' were judged otherwise at queries-documents_household.csv:2"
     )

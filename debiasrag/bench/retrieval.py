@@ -32,6 +32,7 @@ from debiasrag.datasets import (
     toy_data,
 )
 from debiasrag.embedders import Embedder
+from debiasrag.fileio import printable
 from debiasrag.index import FaissIndex
 from debiasrag.metrics.fairness import mean_report, oracle_cut, query_report
 from debiasrag.retriever import DebiasedRetriever
@@ -158,6 +159,47 @@ def group_agreement(task: RetrievalTask, used: Sequence[str] | None = None) -> d
         if label != group:
             out[f"{label}_as_{group}"] = out.get(f"{label}_as_{group}", 0) + 1
     return out
+
+
+def agreement_note(task: RetrievalTask, agreement: dict[str, float], used: Sequence[str]) -> str:
+    """The report's line on :func:`group_agreement` (with ``used``, the stored groups): the disagreements by label
+    and the first five documents' ids (as ``debiasrag index`` names documents to label), and whether the groups
+    were inferred or taken from the documents' ``debiasrag_group`` labels."""
+    from debiasrag.groups import user_labelled
+
+    n_docs = len(task.documents)
+    misses = ", ".join(f"{m.replace('_as_', ' as ')} {v:.0f}" for m, v in agreement.items() if "_as_" in m)
+    ids = [str(d.id) for d, group in zip(task.documents, used, strict=True) if d.metadata["group"] != group]
+    if ids:
+        shown = ", ".join(printable(repr(i)) for i in ids[:5])
+        misses += f": {'id' if len(ids) == 1 else 'ids'} {shown}" + (
+            f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+        )
+    labelled = sum(user_labelled(d.metadata) for d in task.documents)
+    line = f"{task.name}: the stored groups agree with the set's labels on {agreement['accuracy']:.3f} of {n_docs} "
+    if labelled == n_docs:
+        line += (
+            f"documents ({misses or 'no disagreement'}); all {n_docs} documents carry a debiasrag_group label (the "
+            "group taken from the label, not inferred), and `balanced` and `dynamic` balance those labels"
+        )
+        return line + ("; each disagreement is a debiasrag_group that differs from the set's `group`." if ids else ".")
+    kept = ", labels kept" if labelled else ""
+    line += (
+        f"documents ({misses or 'no disagreement'}; the detector on each document alone "
+        f"{agreement['accuracy_per_document']:.3f}{kept})"
+    )
+    if labelled:
+        verb = "carries" if labelled == 1 else "carry"
+        line += (
+            f"; {labelled} of {n_docs} documents {verb} a debiasrag_group label (the group taken from the "
+            "label, not inferred); `balanced` and `dynamic` balance those labels and the inferred groups of the rest"
+        )
+    else:
+        line += "; `balanced` and `dynamic` balance the inferred groups"
+    return line + (
+        ", so each disagreement can unbalance the lists that hold it — label documents with `debiasrag_group` "
+        "metadata to balance the true groups."
+    )
 
 
 # --- compare -------------------------------------------------------------------------------------------------
@@ -290,16 +332,10 @@ def run(ctx: BenchContext) -> BenchResult:
             result.notes += [f"{task.name}: {note}" for note in task.notes]
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
-            agreement = group_agreement(task, retriever.index.groups[retriever.concept.name].groups)
+            stored = retriever.index.groups[retriever.concept.name].groups
+            agreement = group_agreement(task, stored)
             result.metrics.update({f"{key}.groups.{m}": round(v, 6) for m, v in agreement.items()})
-            misses = ", ".join(f"{m.replace('_as_', ' as ')} {v:.0f}" for m, v in agreement.items() if "_as_" in m)
-            result.notes.append(
-                f"{task.name}: the stored groups agree with the set's labels on {agreement['accuracy']:.3f} of "
-                f"{n_docs} documents ({misses or 'no disagreement'}; the detector on each document alone "
-                f"{agreement['accuracy_per_document']:.3f}); `balanced` and `dynamic` balance the "
-                "inferred groups, so each disagreement can unbalance the lists that hold it — label documents "
-                "with `debiasrag_group` metadata to balance the true groups."
-            )
+            result.notes.append(agreement_note(task, agreement, stored))
         if data is None:
             legacy_tables(result, embedder, advance)
     result.notes.append(

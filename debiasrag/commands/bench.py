@@ -172,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--unknown-groups applies to --data only")
     if args.neutralize is not None and "retrieval" not in names:
         raise InputError("--neutralize applies to the retrieval benchmark only")
+    if args.anonymize is not None and names == ["retrieval"]:  # it would run unchanged, a note its only trace
+        raise InputError("--anonymize does not apply to the retrieval benchmark")
     if args.out is not None:
         check_report_folder(args.out)  # before any model loads
     models = args.model or [None]
