@@ -124,7 +124,10 @@ def test_lower_case_names_in_text_typed_in_lower_case(ner):
         ("cc @tomasz who owns the dashboards", "cc who owns the dashboards"),  # a listed name
         ("Merged after a review by @dilnoza.", "Merged after a review."),  # unlisted, no English word
         ("Mark it with @pytest.fixture and @dataclass, see @types/node.", None),  # code: decorators, packages
-        ("@Override the method; mail ana@example.com; @media print {}", None),  # an annotation, an email, CSS
+        ("@Override the method; mail support@example.com; @media print {}", None),  # annotation, role address, CSS
+        # An address whose local part is a listed name identifies that person: it goes whole.
+        ("@Override the method; mail ana@example.com; @media print {}", "@Override the method; mail; @media print {}"),
+        ("Email jane.doe@example.com for access.", "Email for access."),
         ("Assigning to @kofi.mensah and @jack_m.", "Assigning to and."),  # first.last, name_initial
         ("Thanks u/kai_tanaka, great guide.", "Thanks, great guide."),  # a Reddit user
         ("@app.route('/') and @functools.lru_cache and @lru_cache wrap it.", None),  # dotted decorators
@@ -166,6 +169,19 @@ def test_a_month_before_a_surname_stays_a_month(ner):
     assert ner.anonymize("The shop reopened in April Kowalski said.").text.startswith("The shop reopened in April")
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Contact Maria today.", "Contact today."),  # the verb NER or the tagger glued to the name stays
+        ("Thank Priya Sharma for the slides.", "Thank for the slides."),
+        ("Cash Mbeki signed.", "signed."),  # a given name before a surname: the whole name
+        ("Will Thompson proposed it.", "Will proposed it."),  # a modal never counts as the verb (known miss: Will)
+    ],
+)
+def test_a_verb_opening_the_sentence_is_no_part_of_the_name(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
 def test_remove_keeps_text_tidy():
     text = "John, a lawyer, defends his client, Mike, in Paris. Mr. Smith, the judge, reads Nikolai's file (Bob)."
     entities, position = [], 0
@@ -173,7 +189,7 @@ def test_remove_keeps_text_tidy():
         position = text.index(name, position)
         entities.append(Entity(name, "PERSON", position, position + len(name)))
     new_text, mapping = Remove().apply(text, entities)
-    assert new_text == "a lawyer, defends his client. the judge, reads file ()."  # no "in." or "Mr." stub
+    assert new_text == "a lawyer, defends his client. the judge, reads file."  # no "in.", "Mr." or "()" stub
     assert mapping == {}
 
 

@@ -74,6 +74,8 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first let
 # ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
 _HANDLE = re.compile(r"(?<![\w@./\\-])(?:@|(?<![\w/])u/)([^\W\d_](?:[\w.-]*[^\W_])?)(?![\w@/(-]|\.\w)")
 _HANDLE_PARTS = re.compile(r"[._-]+")
+# An e-mail address; its local part is read for names like a handle ("jane.doe@example.com").
+_EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
 # A lower-case word of casual text, accented letters too ("bjørn", "joaquín"), maybe possessive ("tariq's").
 _CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019-]|\.[a-z]))")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
@@ -234,6 +236,14 @@ def _listens(component: Any) -> bool:
         return any("listener" in node.name for node in component.model.walk())
     except AttributeError:  # pragma: no cover - components without a thinc model
         return True
+
+
+def _opens_clause(doc: Any, i: int) -> bool:
+    """Whether token ``i`` of ``doc`` is first in its sentence or clause (quotes and brackets before it skipped)."""
+    k = i - 1
+    while k >= 0 and (doc[k].is_space or doc[k].text in ('"', "\u201c", "'", "(")):
+        k -= 1
+    return k < 0 or doc[k].text in (".", "!", "?", ":", ";") or "\n" in doc[k].whitespace_
 
 
 def _is_propn(token: Any) -> bool:
@@ -521,10 +531,22 @@ class NerAnonymizer:
             or self.gazetteer.is_dictionary_name(word)
         ):
             return False
-        k = i - 1
-        while k >= 0 and (doc[k].is_space or doc[k].text in ('"', "\u201c", "'", "(")):
-            k -= 1
-        return k < 0 or doc[k].text in (".", "!", "?", ":", ";") or "\n" in doc[k].whitespace_
+        return _opens_clause(doc, i)
+
+    def _imperative(self, doc: Any, i: int) -> bool:
+        """A verb opening a sentence that NER or the tagger glued to the given name after it ("Contact Maria",
+        "Thank Priya Sharma"): an English verb no name list holds, first in its sentence, before a listed given name
+        (so "Cash Mbeki", a given name before a surname, stays whole)."""
+        gaz, word = self.gazetteer, doc[i]
+        return (
+            gaz is not None
+            and i + 1 < len(doc)
+            and doc[i + 1].text.casefold() in gaz.given
+            and not gaz.is_person_name(word.text)
+            and word.lower_ not in self._openers  # "Will Thompson", "May Chen": modals are names there
+            and word.lower_ in english_words(self.nlp, "verb")
+            and _opens_clause(doc, i)
+        )
 
     def _after_title(self, doc: Any, start: int) -> bool:
         if self.gazetteer is None:
@@ -550,6 +572,8 @@ class NerAnonymizer:
                     tokens = tokens[1:]
             else:  # "the", titles, sentence adverbs ("Later Connor"): only the proper nouns are the name
                 while tokens and (not self._name_like(tokens[0]) or (len(tokens) > 1 and self._opener(tokens[0]))):
+                    tokens = tokens[1:]
+                if label == "PERSON" and len(tokens) > 1 and self._imperative(doc, tokens[0].i):
                     tokens = tokens[1:]
             while tokens and (tokens[-1].tag_ == "POS" or not any(c.isalnum() for c in tokens[-1].text)):
                 tokens = tokens[:-1]
@@ -591,6 +615,11 @@ class NerAnonymizer:
                 and doc[j + 2].is_alpha
             ):
                 j += 2
+            # "Contact Maria today" (NER found "Maria"): the verb opening the sentence is no part of the name.
+            if (i < j or (j + 1 < len(doc) and covered[j + 1])) and self._imperative(doc, i):
+                i += 1
+                if i > j:
+                    continue
             start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
             label = "PERSON" if self._after_title(doc, i) else None
             if label is None and i == j and self._weak_sentence_start(doc, i):
@@ -661,6 +690,7 @@ class NerAnonymizer:
         entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
         entities.extend(self._casual_names(text))
         entities.extend(self._handles(text))
+        entities.extend(self._emails(text))
         extra_names: dict[str, str] = {}
         if self.coreference:
             for name, label in labels.items():
@@ -742,6 +772,19 @@ class NerAnonymizer:
                     and handle not in self._openers
                 )
             if person:
+                out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
+        return out
+
+    def _emails(self, text: str) -> list[Entity]:
+        """E-mail addresses whose local part holds a listed name ("jane.doe@example.com", "okafor@..."): the whole
+        address identifies the person; role addresses ("finance-ops@...", "support@...") stay."""
+        gaz = self.gazetteer
+        if gaz is None:
+            return []
+        out = []
+        for m in _EMAIL.finditer(text):
+            parts = [p for p in re.split(r"[._+-]+", m.group(1)) if len(p) > 1]
+            if any(gaz.is_person_name(p) for p in parts):
                 out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
         return out
 
