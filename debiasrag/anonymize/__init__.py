@@ -11,7 +11,9 @@ Detection and transformation are separate: detectors (:class:`NerAnonymizer`, :c
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -76,6 +78,24 @@ def refuse_beside_anonymizer(owner: str, settings: Sequence[str], options: Mappi
         )
 
 
+def settings_fingerprint(anonymizer: Anonymizer) -> str:
+    """A stable SHA-256 of what an anonymizer was built with (its constructor settings: model, strategy, entity
+    types, allow / deny lists, ...; never an API key), so caches keyed by it tell two configurations apart."""
+
+    def stable(value: Any) -> Any:
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return value
+        if isinstance(value, (set, frozenset, list, tuple)):
+            return sorted(map(str, value))
+        return type(value).__name__  # an operator, a mapping object: its kind, never an address
+
+    names = [name for name in inspect.signature(type(anonymizer)).parameters if name != "api_key"]
+    settings = {name: stable(getattr(anonymizer, name)) for name in names if hasattr(anonymizer, name)}
+    settings["entity_types"] = stable(getattr(anonymizer, "entity_types", None))
+    payload = json.dumps([type(anonymizer).__name__, settings], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
 def recorded_query_transform(preprocessing: Mapping[str, Any]) -> tuple[Callable[[str], str] | None, str | None]:
     """The query anonymization an index's corpus got (``preprocessing["anonymize"]``, as its manifest records it)
     and a note to show the user, or ``(None, None)`` when the corpus was not anonymized.
@@ -130,6 +150,7 @@ __all__ = [
     "as_query_transform",
     "check_options",
     "refuse_beside_anonymizer",
+    "settings_fingerprint",
     "recorded_query_transform",
     "DEFAULT_ENTITIES",
     "DEFAULT_LLM_MODEL",

@@ -115,6 +115,17 @@ def test_anonymizer_options_are_forwarded_as_in_langchain() -> None:
     assert "bob" not in again([LEAK])[0].get_content()
 
 
+def test_a_ready_anonymizer_s_settings_are_part_of_the_cache_key() -> None:
+    """Two transforms over built anonymizers with other deny lists must not share cached results."""
+    from debiasrag.anonymize import get_anonymizer
+
+    plain = AnonymizeTransform(get_anonymizer("ner"))
+    denying = AnonymizeTransform(get_anonymizer("ner", deny_list=["bob"]))
+    assert get_transformation_hash([LEAK], plain) != get_transformation_hash([LEAK], denying)
+    same = AnonymizeTransform(get_anonymizer("ner", deny_list=["bob"]))  # equal settings, equal key
+    assert get_transformation_hash([LEAK], same) == get_transformation_hash([LEAK], denying)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "unknown"),
     [

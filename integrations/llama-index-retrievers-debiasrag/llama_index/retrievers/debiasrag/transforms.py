@@ -16,6 +16,7 @@ from debiasrag.anonymize import (
     check_options,
     get_anonymizer,
     refuse_beside_anonymizer,
+    settings_fingerprint,
 )
 from debiasrag.backends import aanonymize_items, anonymize_items
 from debiasrag.errors import InputError, shown
@@ -97,7 +98,8 @@ class AnonymizeTransform(TransformComponent):
                 self.method, strategy=self.strategy, entities=self.entities, **self.anonymizer_options
             )
         self._anonymizer = anonymizer
-        self.anonymizer_name = type(anonymizer).__name__
+        # The cache key must tell two configurations apart (another deny_list, model or strategy), not only types.
+        self.anonymizer_name = f"{type(anonymizer).__name__}:{settings_fingerprint(anonymizer)[:16]}"
 
     @classmethod
     def class_name(cls) -> str:
