@@ -18,6 +18,8 @@ from debiasrag.fileio import loads_strict, read_text
 from debiasrag.resources import data_file
 
 _SENTENCE_END = (".", "!", "?", "…")
+NEUTRAL_LABEL = "neutral"
+"""The label of a document of neither group (what a concept's groups cannot be called)."""
 
 
 def join_context(text: str, context: str) -> str:
@@ -50,6 +52,27 @@ class Concept:
     def debiased_query(self, query: str) -> str:
         """The query with the debiasing context injected (seed 000 §2.2)."""
         return join_context(query, self.debiasing)
+
+    def label_group(self, label: Any) -> str | None:
+        """The group a user's label names (one of :attr:`groups` or ``"neutral"``), or None: any case, outer spaces
+        ignored ("Female"), and the first letter alone ("F") where the groups and "neutral" start with distinct
+        letters."""
+        if not isinstance(label, str):
+            return None
+        wanted = label.strip().casefold()
+        names = (*self.groups, NEUTRAL_LABEL)
+        initials = [name[:1].casefold() for name in names]
+        for name, initial in zip(names, initials):
+            if wanted == name.casefold() or (wanted == initial and initials.count(initial) == 1):
+                return name
+        return None
+
+    def label_spellings(self) -> str:
+        """How :meth:`label_group` accepts labels, for messages: "female, male or neutral (any case, or F, M, N)"."""
+        names = (*self.groups, NEUTRAL_LABEL)
+        initials = [name[:1].upper() for name in names]
+        letters = f", or {', '.join(initials)}" if len(set(initials)) == len(initials) else ""
+        return f"{', '.join(names[:-1])} or {names[-1]} (any case{letters})"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "concept") -> Concept:
@@ -100,10 +123,15 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'groups' must be a list of two non-empty names",
     )
-    _check(groups[0] != groups[1], source, "the two groups must differ")
+    # labels are read in any case (Concept.label_group): groups must differ in more than case
+    _check(groups[0].casefold() != groups[1].casefold(), source, "the two groups must differ (in more than case)")
     # "neutral" is what a document with no evidence of either group is labelled: a group of that name could not be
     # told apart from it
-    _check("neutral" not in groups, source, "'neutral' cannot be a group name (it labels documents of neither group)")
+    _check(
+        NEUTRAL_LABEL not in (g.casefold() for g in groups),
+        source,
+        "'neutral' cannot be a group name (it labels documents of neither group)",
+    )
     _check(
         isinstance(variants, dict) and all(_is_text(variants.get(g)) for g in groups),
         source,

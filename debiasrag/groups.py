@@ -3,16 +3,21 @@
 Retrieval strategies that balance groups (``balanced``, ``dynamic``) need each candidate document's group; users
 rarely label them. :class:`GroupDetector` reads the evidence in the text and counts it per group:
 
-* the concept's own word pairs (``pairs`` in the concept JSON), first word → first group, second → second;
+* the concept's own word pairs (``pairs`` in the concept JSON), first word → first group, second → second; a pair
+  entry with a space is a phrase ("home office"), one mention wherever it occurs; a concept with no evidence for
+  one of its groups warns once (no document could be read as of that group, so balancing would do nothing);
 * extra evidence words from ``data/group_words.json`` (pronouns, possessives, kin, role words and titles); for
   gender also the counterfactual pair list ``data/gender_words.json`` (plurals and possessives) and gendered
   first names from ``data/names/gender_swap_names.json`` (names-dataset, US, gender share ≥ 0.9) and
   ``data/names/world_first_names.json`` (every country's top 1,000, accents kept, not a frequent English word;
-  words are read in any script, so "Ciarán" is one token), counted only when
+  words are read in any script, so "Ciarán" is one token) and frequent names both miss (``added_names``: Mohammed,
+  Lakshmi), counted only when
   capitalised and not a title, month or other capitalised non-name (``data/names/non_names.json``) nor a
   common word (``not_names`` in ``data/group_words.json``); a unisex first name (``unisex_names``) is a mention
   whose group is that of the next pronoun ("Alex … he": male; none: neutral);
-* possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word.
+* possessives (``mother's``) and hyphenated kin words (``mother-in-law``) count as their base word; in all-caps
+  text ("SHE CHECKED THE CHART.") pronouns and kin words (``all_caps_words``) read as in lower case, while an
+  all-caps word among lower-case ones, or before a digit, is an acronym ("HER2") and no evidence.
 
 Each piece of evidence is a :class:`Mention` with offsets into the text. For gender the *protagonist* decides
 (the person the text is about, as gender-bias IR test sets label their female / male / neutral wordings): the
@@ -25,8 +30,9 @@ evidence; a capitalised word right after a title is a surname unless another cap
 Evans", but "Captain Karen Doyle"), and so is a capitalised word right after a first name ("Karen Doyle"); such a
 surname standing alone anywhere in the text, before or after the full name, is a mention of that person ("the Doyle
 family … Agnes Doyle … Doyle said"); a named possessive and the person noun after it are one mention of the noun
-("Leo's mother"); acronyms and firm names ("Holt Brothers") are no evidence, nor are "they" / "their" after a
-plural person noun in the same sentence ("Residents cut their bills"); a text of 100 words or more with a single
+("Leo's mother"), and a person noun after "whose" is no evidence ("The surgeon, whose wife is a nurse"); acronyms
+and firm names ("Holt Brothers") are no evidence, nor are "they" / "their" after a plural person noun in the same
+sentence ("Residents cut their bills"); a text of 100 words or more with a single
 female or male mention is neutral (a passer-by, not the protagonist); unless a text of under 100 words opens with
 a full name, the person it most often names by surname alone is the protagonist ("Kwame felt dizzy … safety
 manager Joanne Price rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind`
@@ -39,7 +45,8 @@ weight vector shared by female and male, fitted on our design sets (``data/group
 ``scripts/train_protagonist_model.py``); :meth:`GroupDetector.group_probabilities` says how sure it is.
 Other concepts count their evidence words and the group with strictly more wins. No evidence, or a tie, gives
 ``neutral`` (:data:`NEUTRAL`). All of these rules are data (``protagonist`` in ``data/group_words.json``).
-A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference).
+A document whose metadata holds :data:`GROUP_KEY` keeps that value (a user label always overrides inference; read in
+any case, or by its first letter: "Female", "F").
 
 Measured accuracy: ``.venv/bin/python benchmarks/group_accuracy.py`` (benchmarks/RESULTS.md, "The group detector").
 """
@@ -49,6 +56,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -56,7 +64,7 @@ from functools import cache, cached_property, lru_cache
 from math import exp, log1p
 from typing import Any
 
-from debiasrag.concepts import Concept, load_concept
+from debiasrag.concepts import Concept, available_concepts, load_concept
 from debiasrag.errors import InputError
 from debiasrag.resources import module_bytes, read_json, read_text
 from debiasrag.strategies import GroupOf
@@ -121,14 +129,26 @@ class Mention:
     kind: str = ""  # "surname" standing alone ("… Doyle said"), "full name" (a first name before its surname), or ""
 
 
+_WARNED: set[tuple[Any, ...]] = set()  # concepts already warned about (GroupDetector._warn_without_evidence)
+
+
 @cache
 def _group_words() -> dict[str, Any]:
     return read_json("group_words.json")["concepts"]
 
 
 @cache
+def _bundled_concept(name: str) -> Concept | None:
+    """The bundled concept called ``name``, or None when no bundled concept has that name."""
+    return load_concept(name) if name in available_concepts() else None
+
+
+@cache
 def _names(
-    names_file: str, not_names: tuple[str, ...], extra_file: str | None = None
+    names_file: str,
+    not_names: tuple[str, ...],
+    extra_file: str | None = None,
+    added: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> tuple[frozenset[str], frozenset[str]]:
     pairs = read_json(*names_file.split("/"))["pairs"]
     female = {f for f, _ in pairs}
@@ -136,6 +156,8 @@ def _names(
     if extra_file is not None:  # names from everywhere, added where the main table does not say the other gender
         extra = read_json(*extra_file.split("/"))
         female, male = female | (set(extra["female"]) - male), male | (set(extra["male"]) - female)
+    # hand-added names the tables miss ("Mohammed", "Lakshmi"): they decide over the tables
+    female, male = (female - set(added[1])) | set(added[0]), (male - set(added[0])) | set(added[1])
     skip = set(not_names)
     for words in read_json("names", "non_names.json").values():
         if isinstance(words, list):
@@ -165,13 +187,19 @@ class GroupDetector:
         self.groups: tuple[str, ...] = tuple(self.concept.groups)
         words: dict[str, str] = {}
         table = _group_words()
+        bundled = _bundled_concept(self.concept.name)
+        if bundled is not None and set(bundled.groups) != set(self.groups):
+            raise InputError(
+                f"concept name {self.concept.name!r} is a bundled concept with groups {'/'.join(bundled.groups)}, "
+                f"not {'/'.join(self.groups)}: rename your concept or use those groups"
+            )
         # A user's own concept with the same groups as a bundled one (e.g. female / male) reuses its evidence.
         data: dict[str, Any] = table.get(self.concept.name) or next(
             (entry for entry in table.values() if all(group in entry for group in self.groups)), {}
         )
 
         def add(word: str, group: str) -> None:
-            word = word.lower().replace("\u2019", "'")
+            word = " ".join(word.lower().replace("\u2019", "'").split())
             # A word listed for both groups is not evidence; keep the first assignment otherwise.
             if words.get(word, group) != group:
                 words[word] = ""
@@ -179,11 +207,9 @@ class GroupDetector:
                 words.setdefault(word, group)
 
         first, second = self.groups
-        for a, b in self.concept.pairs:
-            if " " not in a:
-                add(a, first)
-            if " " not in b:
-                add(b, second)
+        for a, b in self.concept.pairs:  # words, or phrases ("home office", "senior citizen")
+            add(a, first)
+            add(b, second)
         if "word_pairs_file" in data:
             table = read_json(data["word_pairs_file"])
             for a, b in table["pairs"]:
@@ -192,7 +218,12 @@ class GroupDetector:
         for group in self.groups:
             for word in data.get(group, []):
                 add(word, group)
-        self._words = {w: g for w, g in words.items() if g}
+        self._words = {w: g for w, g in words.items() if g and " " not in w}
+        self._phrases = {w: g for w, g in words.items() if g and " " in w}
+        alternatives = (r"\s+".join(map(re.escape, p.split())) for p in sorted(self._phrases, key=len, reverse=True))
+        self._phrase = (
+            re.compile(rf"(?<!\w)(?:{'|'.join(alternatives)})(?!\w)", re.IGNORECASE) if self._phrases else None
+        )
         self._use_names = use_names
         rule = data.get("protagonist") or {}
         model_file = rule.get("model_file") if protagonist == "learned" and use_names else None
@@ -206,6 +237,7 @@ class GroupDetector:
         self._data_files = tuple(data[key] for key in keys if key in data) + ((model_file,) if model_file else ())
         known = (*self.groups, NEUTRAL)
         self._possessive = {w.lower(): g for g, ws in rule.get("possessive_determiners", {}).items() for w in ws}
+        self._relatives = frozenset(w.lower() for w in rule.get("relative_determiners", []))
         self._neutral_words = {w.lower() for w in rule.get("neutral_mentions", [])}
         self._plural_people = frozenset(w.lower() for w in rule.get("plural_people", []))
         self._margin: int | None = rule.get("first_mention_margin")
@@ -231,19 +263,51 @@ class GroupDetector:
         self._before_surname: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._unisex: frozenset[str] = frozenset()
         self._pronouns = {w.lower(): g for g, ws in rule.get("pronouns", {}).items() for w in ws}
+        # pronouns and kin words of all-caps text ("SHE CHECKED THE CHART.") read as in lower case
+        self._caps_words = frozenset(self._pronouns) | {w.lower() for w in rule.get("all_caps_words", [])}
+        caps = "|".join(re.escape(w.upper()) for w in sorted(self._caps_words, key=len, reverse=True))
+        self._all_caps = re.compile(rf"\b(?:{caps})(?:'S)?\b") if caps else None
         if use_names and "names_file" in data:
             unisex = tuple(data.get("unisex_names", ()))
             extra = data.get("extra_names_file")
-            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex, extra)
+            added = data.get("added_names", {})
+            hand = (tuple(added.get(self.groups[0], ())), tuple(added.get(self.groups[1], ())))
+            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex, extra, hand)
             if self._margin is not None and self._pronouns:
                 self._unisex = frozenset(unisex)
                 # word-names ("Holly", "Mark") count as first names when a surname follows them
-                self._before_surname = _names(data["names_file"], unisex, extra)
+                self._before_surname = _names(data["names_file"], unisex, extra, hand)
         self._lower_evidence = (
-            frozenset(self._words) | self._neutral_words | set(self._possessive) | set(self._pronouns)
+            frozenset(self._words) | self._neutral_words | set(self._possessive) | set(self._pronouns) | self._relatives
         )
         if not set(self._pronouns.values()) <= set(known):
             raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
+        self._warn_without_evidence()
+
+    def _warn_without_evidence(self) -> None:
+        """Warn (once per concept) when a group has no evidence words: no document can be read as of that group,
+        so ``balanced`` and ``dynamic`` silently balance nothing (a user's concept without ``pairs``)."""
+        found = {
+            *self._words.values(),
+            *self._phrases.values(),
+            *self._pronouns.values(),
+            *self._possessive.values(),
+            *self._titles.values(),
+        }
+        found.update(group for group, names in zip(self.groups, self._names or ()) if names)
+        missing = [group for group in self.groups if group not in found]
+        key = (self.concept.name, self.groups, self.concept.pairs)
+        if missing and key not in _WARNED:
+            _WARNED.add(key)
+            first, second = self.groups
+            warnings.warn(
+                f"concept {self.concept.name!r} has no evidence words for group(s) {', '.join(map(repr, missing))}: "
+                f"no document is read as of {'that group' if len(missing) == 1 else 'those groups'}, so 'balanced' "
+                f"and 'dynamic' balance nothing; give the concept 'pairs' ([{first} word, {second} word] lists, "
+                f"phrases too) or label each document in metadata {GROUP_KEY!r}",
+                UserWarning,
+                stacklevel=3,
+            )
 
     @cached_property
     def fingerprint(self) -> str:
@@ -259,7 +323,9 @@ class GroupDetector:
 
     def groups_of(self, documents: Iterable[Any]) -> list[str]:
         """Each document's :meth:`group` (labels kept, the rest inferred), in order."""
-        return [self.group(document_text(doc), getattr(doc, "metadata", None)) for doc in documents]
+        return [
+            self.group(document_text(doc), getattr(doc, "metadata", None), doc_id=document_id(doc)) for doc in documents
+        ]
 
     def contrast_groups(
         self,
@@ -312,6 +378,16 @@ class GroupDetector:
             plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
         if self._place is not None:  # "Warren Avenue", "Marsh Lane": a street is named after nobody here
             plain = self._place.sub(lambda m: " " * len(m.group(0)) if m.group(1)[0].isupper() else m.group(0), plain)
+        phrases: list[Mention] = []
+        if self._phrase is not None:  # the concept's phrase pairs ("home office"): one mention each, then blanked
+
+            def blank(match: re.Match[str]) -> str:
+                group = self._phrases[" ".join(match.group(0).lower().split())]
+                phrases.append(Mention(group, match.start(), match.end(), text[match.start() : match.end()]))
+                return " " * len(match.group(0))
+
+            plain = self._phrase.sub(blank, plain)
+        plain = self._lower_all_caps(plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
         surnames = self._surnames(plain, tokens)  # "Doyle" -> the group of a "Maureen" or "Mrs" before it
@@ -340,8 +416,9 @@ class GroupDetector:
                 i = noun + 1
                 continue
             owner = self._possessive.get(raw.lower())
+            relative = raw.lower() in self._relatives  # "whose"
             noun = None
-            if owner is not None:
+            if owner is not None or relative:
                 noun = next(
                     (
                         j
@@ -352,6 +429,9 @@ class GroupDetector:
                     ),
                     None,
                 )
+            if relative and noun is not None:  # "The surgeon, whose wife is a nurse": a relative, not the subject
+                i = noun + 1
+                continue
             if owner == NEUTRAL and self._plural_they(plain, tokens, i):
                 owner = None  # "Residents cut their bills": a group's 'their', nobody's wording
             if owner is not None and noun is not None:  # "their father": one mention of the owner, not the father
@@ -364,7 +444,24 @@ class GroupDetector:
                 kind = "full name" if self._is_first_name(plain, tokens, i) else ""
                 found.append(Mention(group, start, end, text[start:end], kind))
             i += 1
-        return found
+        return sorted(found + phrases, key=lambda mention: mention.start) if phrases else found
+
+    def _lower_all_caps(self, text: str) -> str:
+        """``text`` with the pronouns and kin words of its all-caps stretches in lower case, offsets unchanged
+        ("SHE CHECKED THE CHART." reads "she CHECKED THE CHART."): one counts when the words on either side of it
+        are all-caps too and no digit follows it; an all-caps word among lower-case ones is an acronym ("HER2",
+        "the HE sector") and stays no evidence."""
+        if self._all_caps is None or not self._all_caps.search(text):
+            return text
+        tokens = list(_TOKEN.finditer(text))
+        for i, token in enumerate(tokens):
+            raw = token.group(0)
+            if not raw.isupper() or strip_possessive(raw.lower()) not in self._caps_words:
+                continue
+            near = [tokens[j].group(0) for j in (i - 1, i + 1) if 0 <= j < len(tokens)]
+            if near and all(word.isupper() for word in near) and not text[token.end() : token.end() + 1].isdigit():
+                text = text[: token.start()] + raw.lower() + text[token.end() :]
+        return text
 
     def _plural_they(self, text: str, tokens: list[re.Match[str]], i: int) -> bool:
         """Whether the ``i``-th token is they/their/them after a plural person noun in the same sentence."""
@@ -529,20 +626,24 @@ class GroupDetector:
             return self._words.get(head)
         return None
 
-    def group(self, text: str, metadata: Mapping[str, Any] | None = None) -> str:
+    def group(self, text: str, metadata: Mapping[str, Any] | None = None, *, doc_id: Any = None) -> str:
         """The document's group: ``metadata[GROUP_KEY]`` if set (and, when :func:`annotate_groups` inferred it, by a
-        detector with this one's fingerprint), else the group with most evidence, else neutral."""
+        detector with this one's fingerprint), else the group with most evidence, else neutral. A label is read in
+        any case, or by its first letter ("F": :meth:`~debiasrag.concepts.Concept.label_group`), and the group's own
+        name returned; one naming no group is an :class:`InputError` naming ``doc_id`` when given."""
         if not isinstance(text, str) or not (metadata is None or isinstance(metadata, Mapping)):
             raise InputError(
                 f"group() takes a text and a metadata mapping, got {type(text).__name__} and {type(metadata).__name__}"
             )
         if metadata is not None and metadata.get(GROUP_KEY) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
-            if label not in (*self.groups, NEUTRAL):
+            group = self.concept.label_group(label)
+            if group is None:
+                where = f"document {doc_id!r}: " if doc_id is not None else ""
                 raise InputError(
-                    f"metadata {GROUP_KEY!r} is {label!r}; expected one of {', '.join((*self.groups, NEUTRAL))}"
+                    f"{where}metadata {GROUP_KEY!r} is {label!r}; expected {self.concept.label_spellings()}"
                 )
-            return str(label)
+            return group
         return self._infer(text)
 
     def _stale(self, metadata: Mapping[str, Any]) -> bool:
@@ -742,7 +843,10 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender",
     docs = list(documents)
     texts = [document_text(doc) for doc in docs]
     labelled = [user_labelled(doc.metadata) for doc in docs]
-    groups = [found.group(text, doc.metadata if mine else None) for doc, text, mine in zip(docs, texts, labelled)]
+    groups = [
+        found.group(text, doc.metadata if mine else None, doc_id=document_id(doc))
+        for doc, text, mine in zip(docs, texts, labelled)
+    ]
     if versions and len(docs) > 1:
         groups = found.contrast_groups(texts, groups, find_versions(texts), labelled)
     for doc, group, mine in zip(docs, groups, labelled):
@@ -789,7 +893,7 @@ def mixed_census(
     for doc, text in zip(docs, texts):
         metadata = getattr(doc, "metadata", None) or {}
         if metadata.get(GROUP_KEY) is not None:
-            groups.append(found.group(text, metadata))  # a label: checked and kept
+            groups.append(found.group(text, metadata, doc_id=document_id(doc)))  # a label: checked and kept
             mixed.append(False)
         else:  # one pass over the text gives both the group and whether two groups are named
             mentions = found.mentions(text)
@@ -821,7 +925,8 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
     """
     from debiasrag.versions import find_versions
 
-    found = detector(concept.name) if concept.name in _group_words() else GroupDetector(concept)
+    # the shared detector for a bundled concept; a user's own (even one named like a bundled one) gets its own
+    found = detector(concept.name) if _bundled_concept(concept.name) == concept else GroupDetector(concept)
     memo: dict[Any, str] = {}
     versions: dict[Any, list[str]] = {}  # key -> texts of its versions among the documents seen
 
@@ -833,7 +938,7 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
             doc = unwrap(key)
             metadata = getattr(doc, "metadata", None)
             text = document_text(doc)
-            group = found.group(text, metadata)
+            group = found.group(text, metadata, doc_id=document_id(doc))
             if not user_labelled(metadata or {}):  # inferred here, or by annotate_groups in a batch without them
                 if key not in versions:  # (re)read when documents came in since: one pass over all of them
                     keys = list(documents)
@@ -846,6 +951,16 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
         return memo[key]
 
     return GroupOf((concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)))
+
+
+def document_id(doc: Any) -> str | int | None:
+    """The id of a debiasrag, LangChain or LlamaIndex document (``id``, ``node_id``), or None when it has none."""
+    doc = getattr(doc, "node", doc)  # NodeWithScore -> node
+    for attribute in ("id", "node_id"):
+        value = getattr(doc, attribute, None)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            return value
+    return None
 
 
 def document_text(doc: Any) -> str:
@@ -869,6 +984,7 @@ __all__ = [
     "census_counts",
     "detector",
     "detector_for",
+    "document_id",
     "document_text",
     "group_census",
     "group_lookup",

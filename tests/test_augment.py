@@ -138,7 +138,7 @@ def test_gender_words_data() -> None:
     ]:
         assert pair in pairs
     assert all(w == w.lower() for p in data["pairs"] for w in p)
-    assert len(data["pairs"]) == 283
+    assert len(data["pairs"]) == 371
     assert len(data["direction_sentences"]) == 104
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document
+from debiasrag.counterfactual import GenderNeutralizer
 from debiasrag.datasets import (
     load_fairness_passages,
     load_fairness_set,
@@ -19,7 +21,16 @@ from debiasrag.datasets import (
     load_wide_topics,
 )
 from debiasrag.errors import InputError
-from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, GroupDetector, annotate_groups, detector, group_summary
+from debiasrag.groups import (
+    GROUP_KEY,
+    INFERRED_BY_KEY,
+    GroupDetector,
+    annotate_groups,
+    detector,
+    group_lookup,
+    group_summary,
+    mixed_census,
+)
 from debiasrag.resources import read_json
 
 
@@ -148,6 +159,65 @@ def test_user_metadata_overrides_and_is_checked():
     assert found.group("He fixed it.", {GROUP_KEY: None}) == "male"
     with pytest.raises(InputError, match="debiasrag_group"):
         found.group("He fixed it.", {GROUP_KEY: "unknown"})
+
+
+@pytest.mark.parametrize(("label", "group"), [("Female", "female"), ("F", "female"), (" m ", "male"), ("N", "neutral")])
+def test_user_labels_are_read_in_any_case_or_by_first_letter(label, group):
+    """As the bench's ``group`` field: any case, or F / M / N; the group's own name comes back."""
+    assert detector("gender").group("He fixed it.", {GROUP_KEY: label}) == group
+    assert mixed_census([Document("d1", "He fixed it.", {GROUP_KEY: label})])[0] == [group]
+    age = GroupDetector("age")
+    assert age.group("The teenager left.", {GROUP_KEY: "O"}) == "old"  # old / young / neutral: distinct letters
+
+
+def test_a_bad_user_label_names_its_document():
+    docs = [Document("a1", "He fixed it.", {GROUP_KEY: "Female"}), Document("a7", "He fixed it.", {GROUP_KEY: "Fem"})]
+    expected = r"document 'a7': metadata 'debiasrag_group' is 'Fem'; expected female, male or neutral \(any case, or F"
+    for read in (mixed_census, annotate_groups, detector("gender").groups_of):
+        with pytest.raises(InputError, match=expected):
+            read(docs)
+
+
+def test_a_user_concept_named_like_a_bundled_one_is_told_which_groups_that_name_has(tmp_path):
+    path = tmp_path / "gender.json"
+    mine = {"name": "gender", "groups": ["women", "men"], "variants": {"women": "W.", "men": "M."}, "debiasing": "?"}
+    path.write_text(json.dumps(mine), encoding="utf-8")
+    with pytest.raises(InputError, match="concept name 'gender' is a bundled concept with groups female/male, not "):
+        GroupDetector(str(path))
+    same_groups = {"groups": ["female", "male"], "variants": {"female": "W.", "male": "M."}, "pairs": [["x", "y"]]}
+    own = Concept.from_dict({**mine, **same_groups}, source="test")
+    docs = {"a": Document("a", "Then y spoke.")}
+    assert group_lookup(own, docs).of("a") == "male"  # its own pairs count, not only the bundled concept's
+
+
+def test_a_concept_without_evidence_words_warns_once():
+    """Without single-word ``pairs`` every document reads neutral and balancing silently does nothing (nuB item 9)."""
+    bare = Concept.from_dict(
+        {"name": "bare-remote", "groups": ["remote", "onsite"], "variants": {"remote": "R.", "onsite": "O."},
+         "debiasing": "?"},
+        source="test",
+    )  # fmt: skip
+    with pytest.warns(
+        UserWarning, match="concept 'bare-remote' has no evidence words for group\\(s\\) 'remote', 'onsite'"
+    ):
+        GroupDetector(bare)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GroupDetector(bare)  # once per concept
+        GroupDetector("age")  # bundled concepts have evidence for both groups
+
+
+def test_phrase_pairs_are_evidence():
+    concept = Concept.from_dict(
+        {"name": "phrase-remote", "groups": ["remote", "onsite"], "variants": {"remote": "R.", "onsite": "O."},
+         "debiasing": "?", "pairs": [["home office", "head office"]]},
+        source="test",
+    )  # fmt: skip
+    found = GroupDetector(concept)
+    assert found.group("She works from her Home\nOffice most days.") == "remote"
+    assert found.group("Meetings are at head office, and head office is far from my home office.") == "onsite"
+    age = GroupDetector("age").mentions("A senior citizen met an old man.")
+    assert [m.text for m in age] == ["senior citizen", "old man"]  # the bundled concept's phrase pairs: one each
 
 
 def test_annotate_groups_stores_inferred_groups_and_keeps_labels():
@@ -423,6 +493,56 @@ def test_shipped_protagonist_model_is_the_training_scripts_output(tmp_path):
     for kind in ("gendered", "neutral"):
         assert fitted["weights"][kind] == pytest.approx(shipped["weights"][kind], abs=5e-3)
     assert fitted["weights"]["neutral_bias"] == pytest.approx(shipped["weights"]["neutral_bias"], abs=5e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "group"),
+    [
+        ("The fireman rescued a cat.", "male"),
+        ("The firemen rescued a cat.", "male"),
+        ("The firewoman rescued a cat.", "female"),
+        ("The firewomen's station closed.", "female"),
+        ("The postman delivered the mail.", "male"),
+        ("The doorman waved.", "male"),
+        ("The handyman fixed it.", "male"),
+        ("The barmaid poured a pint.", "female"),
+    ],
+)
+def test_role_nouns_are_evidence_and_the_neutralizer_rewrites_them(text, group):
+    assert detector("gender").group(text) == group
+    blind = GenderNeutralizer(names="table").neutralize(text)
+    assert detector("gender").group(blind) == "neutral", blind  # "The firefighter rescued a cat."
+
+
+@pytest.mark.parametrize(
+    ("name", "group"),
+    [("Mohammed", "male"), ("Muhammad", "male"), ("Ahmed", "male"), ("Lakshmi", "female")],
+)
+def test_the_worlds_frequent_first_names_count(name, group):
+    """Frequent in news text (so left out as 'frequent words') or under names-dataset's 0.9 share: hand-added."""
+    assert detector("gender").group(f"{name} reviewed the contracts before the meeting.") == group
+    assert detector("gender").group("Ali reviewed the contracts.") == "neutral"  # listed unisex: left so
+
+
+def test_all_caps_pronouns_read_as_lower_case_but_acronyms_stay_no_evidence():
+    found = detector("gender")
+    assert found.group("SHE CHECKED THE PATIENT'S CHART.") == "female"
+    assert found.group("HE SPOKE LOUDLY.") == "male"
+    assert found.group("MY MOTHER'S CAR WAS STOLEN.") == "female"
+    assert found.group("HER2 TESTS CAME BACK POSITIVE.") == "neutral"  # a digit follows: an acronym
+    assert found.group("Funding for the HE sector rose.") == "neutral"  # an all-caps word among lower-case ones
+    assert found.group("The MAN network failed.") == "neutral"  # not a pronoun or kin word
+
+
+def test_named_and_pronoun_owners_of_kin_nouns():
+    """README "How groups are inferred": 'her husband' counts for its owner; 'Leo's mother' for the mother (in our
+    labelled passages a named owner's relative is usually the one the text is about: counting the owner lowered six
+    sets, benchmarks/group_accuracy.py); a relative after 'whose' is nobody's protagonist."""
+    found = detector("gender")
+    assert found.group("Her husband negotiated the price.") == "female"
+    assert found.group("John's wife negotiated the price.") == "female"
+    assert found.group("The surgeon, whose wife is a nurse, operated.") == "neutral"
+    assert found.group("The surgeon, whose wife is a nurse, said he would operate.") == "male"
 
 
 def test_first_names_from_everywhere_count():
