@@ -213,7 +213,7 @@ class DebiasedRetriever:
         if not new:
             return
         docs = {p: self.index.document(p) for p in new}
-        found = {p: self._detector.group(doc.text, doc.metadata) for p, doc in docs.items()}
+        found = {p: self._detector.group(doc.text, doc.metadata, doc_id=doc.id) for p, doc in docs.items()}
         members = sorted(set(pool) | set(new))
         texts = [self.index.texts[p] for p in members]
         for i, versions in enumerate(find_versions(texts, memo=True)):

@@ -276,3 +276,12 @@ def test_from_documents_embeds_rewritten_texts_and_stores_the_originals(tmp_path
     np.testing.assert_allclose(index.vectors_at([0])[0], embedder.encode(rewritten[:1])[0], atol=1e-5)
     with pytest.raises(InputError, match="1 texts to embed for 2 documents"):
         FaissIndex.from_documents(docs, embedder, embed_texts=rewritten[:1])
+
+
+def test_a_bad_group_label_met_at_query_time_names_its_document(embedder):
+    from debiasrag import DebiasedRetriever
+
+    docs = [Document("a7", "The clerk checked the chart.", {"debiasrag_group": "robot"}), Document("b", "He ran.")]
+    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder, strategy="balanced", k=2)
+    with pytest.raises(InputError, match="document 'a7': metadata 'debiasrag_group' is 'robot'"):
+        retriever.retrieve("Who checked the chart?")

@@ -146,7 +146,7 @@ def group_agreement(task: RetrievalTask, used: Sequence[str] | None = None) -> d
 
     found = GroupDetector(task.concept or "gender")
     gold = [doc.metadata["group"] for doc in task.documents]
-    alone = [found.group(doc.text, doc.metadata) for doc in task.documents]
+    alone = [found.group(doc.text, doc.metadata, doc_id=doc.id) for doc in task.documents]
     inferred = alone if used is None else list(used)
 
     def accuracy(groups: list[str]) -> float:

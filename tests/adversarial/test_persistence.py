@@ -388,8 +388,11 @@ def test_save_refuses_bad_documents_before_touching_disk(tmp_path):
         FaissIndex(DIM).add([Document("x", "a"), Document("x", "b")], vectors)
     with pytest.raises(InputError, match="ids must be strings or integers"):
         FaissIndex(DIM).add([Document(["x"], "a"), Document("y", "b")], vectors)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="metadata of document 'n' is not JSON-serialisable"):  # before embedding
+        FaissIndex(DIM).add([Document("n", "a", {"score": float("nan")}), Document("s", "b")], vectors)
     index = FaissIndex(DIM)
-    index.add([Document("n", "a", {"score": float("nan")}), Document("s", "b")], vectors)
+    index.add([Document("n", "a"), Document("s", "b")], vectors)
+    index.metadatas[0]["score"] = float("nan")  # changed after add(): save() checks again
     with pytest.raises(InputError, match="metadata of document 'n' is not JSON-serialisable"):
         index.save(folder)
     assert tree(folder) == before
