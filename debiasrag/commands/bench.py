@@ -52,8 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--unknown-groups",
         choices=["error", "neutral", "skip"],
         default=None,
-        help="with --data: documents labelled other than female / male / neutral (e.g. 'both') refuse the set "
-        "(error, the default), are read as neutral, or are left out with their judgements (skip)",
+        help="with --data: documents labelled other than female / male / neutral (e.g. 'both') or not labelled "
+        "refuse the set (error, the default), are read as neutral, or are left out with their judgements (skip)",
     )
     parser.set_defaults(func=run)
 
