@@ -301,6 +301,17 @@ def test_cli_runs_on_user_data(tmp_path, capsys):
     assert metrics["data.groups.accuracy"] == pytest.approx(1.0) and metrics["data.groups.documents"] == 12
 
 
+def test_a_set_without_female_documents_says_its_fairness_columns_measure_nothing(tmp_path, capsys):
+    rows = [{**row, "group": "male" if row["group"] == "female" else row["group"]} for row in tiny_rows()]
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["results"][DEFAULT_MODEL]["retrieval"]["notes"]
+    assert any(
+        "no female documents in the set, so #F−#M, ARaB, NFaiRR and exposure measure nothing" in n for n in notes
+    )
+
+
 def test_cli_reads_labels_other_than_f_m_n_only_when_told(tmp_path, capsys):
     rows = tiny_rows()
     rows[1]["group"] = "both"  # "He patched …" labelled as about a woman and a man, as public sets have a few

@@ -330,6 +330,12 @@ def run(ctx: BenchContext) -> BenchResult:
                 result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
             n_docs = len(task.documents)
             result.notes += [f"{task.name}: {note}" for note in task.notes]
+            missing = [g for g in ("female", "male") if not any(d.metadata.get("group") == g for d in task.documents)]
+            if missing:  # every fairness column compares female with male documents
+                result.notes.append(
+                    f"{task.name}: no {' and no '.join(missing)} documents in the set, so #F−#M, ARaB, NFaiRR and "
+                    "exposure measure nothing here"
+                )
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
             stored = retriever.index.groups[retriever.concept.name].groups
