@@ -142,6 +142,10 @@ class ShardWriter:
             }
             if settings["method"] == "llm" and isinstance(getattr(anonymize, "model", None), str):
                 settings["llm_model"] = anonymize.model  # as `index --anonymize llm` records it, so shards merge
+            for key in ("allow_list", "deny_list"):  # queries are anonymized with the same name lists
+                words = getattr(anonymize, key, None)
+                if words and all(isinstance(word, str) for word in words):
+                    settings[key] = sorted(words)
             self.preprocessing = {"anonymize": settings}
         from debiasrag.counterfactual.neutralize import neutralizer_for
 

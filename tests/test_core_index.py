@@ -123,6 +123,15 @@ def test_added_vectors_are_normalised_so_scores_stay_cosine(embedder):
     scores, positions = index.search(embedder.encode(["Who fixes car engines?"]), 2)
     assert index.ids[positions[0][0]] == "m"  # a long vector does not outrank by its length
     assert np.all(np.abs(scores) <= 1.0 + 1e-6)
+    mine = np.array([[3.0] + [0.0] * 383, [0.0, 2.0] + [0.0] * 382], dtype=np.float32)
+    kept = mine.copy()
+    with pytest.raises(InputError, match="2 documents but 1 vectors|duplicate"):
+        index.add([Document("m", "again"), Document("z", "z")], mine)  # refused: the caller's array unchanged
+    index.add([Document("p", "p"), Document("q", "q")], mine)
+    np.testing.assert_array_equal(mine, kept)  # normalised on a copy
+    np.testing.assert_allclose(np.linalg.norm(index.vectors_at([2, 3]), axis=1), 1.0, rtol=1e-6)
+    tiny = np.full((1, 384), 1e-30, dtype=np.float32)  # not zero: a direction all the same
+    index.add([Document("tiny", "t")], tiny)
     with pytest.raises(InputError, match="vector 1 is all zeros"):
         index.add([Document("x", "x"), Document("y", "y")], np.vstack([embedder.encode(["x"]), np.zeros((1, 384))]))
 

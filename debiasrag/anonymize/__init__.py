@@ -108,13 +108,21 @@ def recorded_query_transform(preprocessing: Mapping[str, Any]) -> tuple[Callable
         return None, None
     note = None
     method = settings.get("method", "ner")
+    if method not in METHODS:  # an anonymizer of the user's own (ShardWriter records its class name)
+        return None, (
+            f"this index's corpus was anonymized by {method!r}, which debiasrag cannot rebuild: queries are not "
+            "anonymized; pass query_transform=as_query_transform(<that anonymizer>) (or None to silence this)"
+        )
     if method == "llm":
         method = "ner"
         note = (
             "this index's corpus was anonymized with the LLM; queries are anonymized locally with NER "
             "(an LLM anonymizer as query_transform, or debiasrag query --anonymize llm, sends them to the LLM)"
         )
-    anonymizer = get_anonymizer(method, strategy=settings.get("strategy", "remove"), entities=settings.get("entities"))
+    # Name lists the corpus was anonymized with (ShardWriter records them) apply to the queries too.
+    lists = {key: settings[key] for key in ("allow_list", "deny_list") if settings.get(key)}
+    strategy = settings.get("strategy", "remove")
+    anonymizer = get_anonymizer(method, strategy=strategy, entities=settings.get("entities"), **lists)
     return as_query_transform(anonymizer), note
 
 
@@ -126,15 +134,20 @@ def anonymizer_class(method: str) -> type[NerAnonymizer] | type[LlmAnonymizer]:
     return classes[method]
 
 
-def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
-    """Wrap an anonymizer for ``DebiasedRetriever(query_transform=...)`` so queries match an anonymized corpus.
+class QueryAnonymizer:
+    """A query transform that anonymizes queries so they match an anonymized corpus (picklable, so a retriever
+    holding one can go to worker processes).
 
     A query made only of names would become empty: an :class:`~debiasrag.errors.InputError` says so (searching the
     names as typed would match documents by the gender or origin of the names, in an index that holds none).
     """
 
-    def transform(query: str) -> str:
-        anonymized = anonymizer.anonymize(query).text
+    def __init__(self, anonymizer: Anonymizer) -> None:
+        self.anonymizer = anonymizer
+
+    def __call__(self, query: str) -> str:
+        """``query`` anonymized; an :class:`~debiasrag.errors.InputError` when nothing but names was in it."""
+        anonymized = self.anonymizer.anonymize(query).text
         if not anonymized.strip():
             raise InputError(
                 "the query holds only names, and the index's documents were anonymized: nothing is left to search; "
@@ -142,12 +155,17 @@ def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
             )
         return anonymized
 
-    return transform
+
+def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:
+    """Wrap an anonymizer for ``DebiasedRetriever(query_transform=...)`` so queries match an anonymized corpus
+    (a :class:`QueryAnonymizer`)."""
+    return QueryAnonymizer(anonymizer)
 
 
 __all__ = [
     "anonymizer_class",
     "as_query_transform",
+    "QueryAnonymizer",
     "check_options",
     "refuse_beside_anonymizer",
     "settings_fingerprint",

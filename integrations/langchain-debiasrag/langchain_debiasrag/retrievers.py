@@ -122,7 +122,9 @@ class DebiasedRetriever(BaseRetriever):
             in-memory) already return enough; they pay extra calls only when fewer than the depth match.
             ``0`` turns it off.
         query_transform: applied to each query first (e.g. an anonymizer, so queries match an
-            anonymized corpus).
+            anonymized corpus). The default, ``"index"``, is what a ``FaissIndex`` recorded (the anonymization
+            its corpus got; see :class:`debiasrag.DebiasedRetriever`) and nothing for a ``VectorStore``;
+            ``None`` applies nothing; a function replaces it.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -135,7 +137,7 @@ class DebiasedRetriever(BaseRetriever):
     score_direction: ScoreDirection = "auto"
     relevance_fn: Callable[[float], float] | None = None
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
-    query_transform: Callable[[str], str] | None = None
+    query_transform: Callable[[str], str] | Literal["index"] | None = "index"
     max_fetch: int = 1000
 
     _concept: Concept = PrivateAttr()
@@ -159,8 +161,10 @@ class DebiasedRetriever(BaseRetriever):
             got = kwargs["search_kwargs"]
             raise InputError(f"search_kwargs must be a dict of store search arguments, got {got!r}")
         for name in ("relevance_fn", "query_transform"):
-            if kwargs.get(name) is not None and not callable(kwargs[name]):
-                raise InputError(f"{name} must be a function (or None), got {kwargs[name]!r}")
+            value = kwargs.get(name)
+            if value is not None and not callable(value) and not (name == "query_transform" and value == "index"):
+                also = " or 'index'" if name == "query_transform" else ""
+                raise InputError(f"{name} must be a function (or None{also}), got {value!r}")
         if "k" in (kwargs.get("search_kwargs") or {}):
             raise InputError(
                 "search_kwargs must not set 'k': the strategy sets each search's depth from k; "
@@ -187,6 +191,7 @@ class DebiasedRetriever(BaseRetriever):
                 concept=self._concept,
                 strategy=self._strategy,
                 k=self.k,
+                query_transform=self.query_transform,  # the core applies it: "index", None or the user's
             )
         elif isinstance(self.vectorstore, VectorStore):
             if self.embedder is not None:
@@ -202,7 +207,9 @@ class DebiasedRetriever(BaseRetriever):
         return type(self.vectorstore).__name__
 
     def _plan(self, query: str, k: int | None, strategy: str | Strategy | None) -> tuple[str, int, Strategy]:
-        query = prepare_query(query, self.query_transform)
+        # Over a FaissIndex the core retriever applies query_transform; a VectorStore recorded nothing ("index").
+        own = self.query_transform if self._core is None and self.query_transform != "index" else None
+        query = prepare_query(query, own)
         chosen = self._strategy if strategy is None else get_strategy(strategy)
         return query, validate_k(self.k if k is None else k), chosen
 

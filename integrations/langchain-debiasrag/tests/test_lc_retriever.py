@@ -263,7 +263,17 @@ def test_an_anonymized_faiss_index_anonymizes_queries_as_the_cli_does(tmp_path) 
     corpus.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()), encoding="utf-8")
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--anonymize", "ner"]) == 0
     index = FaissIndex.load(tmp_path / "ix", embedder=minilm().embedder)
-    docs = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4).invoke(
-        "What does Maria Lopez do?"
-    )
+    query = "What does Maria Lopez do?"
+    docs = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4).invoke(query)
     assert docs[0].id == "a"  # with the names left in the query, b came first (names pull by gender and origin)
+    off = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4, query_transform=None)
+    assert off.invoke(query)[0].id == "b"  # None turns it off, as in the core retriever
+    seen: list[str] = []
+
+    def mine(text: str) -> str:  # a user's own transform replaces the recorded one: applied once, nothing after it
+        seen.append(text)
+        return "Instruct: find the documents about Lopez\nQuery: " + text
+
+    mine_docs = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4, query_transform=mine)
+    assert mine_docs.invoke(query) and seen == [query]
+    assert mine_docs._core is not None and mine_docs._core.query_transform is mine  # no recorded NER after it

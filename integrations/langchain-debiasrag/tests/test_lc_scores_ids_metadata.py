@@ -134,7 +134,7 @@ def test_relevance_fn_returning_numpy_is_fine() -> None:
         ({"search_kwargs": "abc"}, "search_kwargs must be a dict of store search arguments, got 'abc'"),
         ({"search_kwargs": [("filter", None)]}, "search_kwargs must be a dict of store search arguments"),
         ({"relevance_fn": 3}, "relevance_fn must be a function (or None), got 3"),
-        ({"query_transform": "upper"}, "query_transform must be a function (or None), got 'upper'"),
+        ({"query_transform": "upper"}, "query_transform must be a function (or None or 'index'), got 'upper'"),
         ({"search_kwargs": {1: "x"}}, "invalid DebiasedRetriever argument search_kwargs"),
     ],
 )
