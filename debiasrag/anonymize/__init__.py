@@ -79,19 +79,29 @@ def refuse_beside_anonymizer(owner: str, settings: Sequence[str], options: Mappi
 
 
 def settings_fingerprint(anonymizer: Anonymizer) -> str:
-    """A stable SHA-256 of what an anonymizer was built with (its constructor settings: model, strategy, entity
-    types, allow / deny lists, ...; never an API key), so caches keyed by it tell two configurations apart."""
+    """A stable SHA-256 of how an anonymizer is configured (model, strategy, entity types, allow / deny lists, name
+    lists left out, endpoint, fallback, ...; never an API key), so caches keyed by it tell two configurations apart.
+    Read from the object's public settings, so a setting added to a class is covered without listing it here."""
 
     def stable(value: Any) -> Any:
         if value is None or isinstance(value, (str, int, float, bool)):
             return value
-        if isinstance(value, (set, frozenset, list, tuple)):
+        if isinstance(value, (set, frozenset, list, tuple)) and all(isinstance(v, (str, int)) for v in value):
             return sorted(map(str, value))
-        return type(value).__name__  # an operator, a mapping object: its kind, never an address
+        return None  # an object: covered below where it matters
 
-    names = [name for name in inspect.signature(type(anonymizer)).parameters if name != "api_key"]
-    settings = {name: stable(getattr(anonymizer, name)) for name in names if hasattr(anonymizer, name)}
-    settings["entity_types"] = stable(getattr(anonymizer, "entity_types", None))
+    settings: dict[str, Any] = {
+        name: stable(value)
+        for name, value in vars(anonymizer).items()
+        if not name.startswith("_") and name not in ("api_key", "stats") and stable(value) is not None
+    }
+    gazetteer = getattr(anonymizer, "gazetteer", None)  # exclude_names / use_gazetteer
+    settings["gazetteer"] = None if gazetteer is None else sorted(getattr(gazetteer, "excluded", ()))
+    settings["operator"] = type(getattr(anonymizer, "operator", None)).__name__
+    settings["shared_mapping"] = getattr(anonymizer, "mapping", None) is not None
+    client = getattr(anonymizer, "client", None)
+    settings["base_url"] = str(getattr(client, "base_url", "")) if client is not None else None
+    settings["others"] = [getattr(other, "model", None) for other in getattr(anonymizer, "others", ()) or ()]
     payload = json.dumps([type(anonymizer).__name__, settings], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

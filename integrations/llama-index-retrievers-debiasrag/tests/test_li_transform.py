@@ -124,6 +124,9 @@ def test_a_ready_anonymizer_s_settings_are_part_of_the_cache_key() -> None:
     assert get_transformation_hash([LEAK], plain) != get_transformation_hash([LEAK], denying)
     same = AnonymizeTransform(get_anonymizer("ner", deny_list=["bob"]))  # equal settings, equal key
     assert get_transformation_hash([LEAK], same) == get_transformation_hash([LEAK], denying)
+    for other in ({"exclude_names": ["Zorblat"]}, {"use_gazetteer": False}, {"lower_case_names": False}):
+        changed = AnonymizeTransform(get_anonymizer("ner", **other))  # settings kept in other forms count too
+        assert get_transformation_hash([LEAK], changed) != get_transformation_hash([LEAK], plain), other
 
 
 @pytest.mark.parametrize(
