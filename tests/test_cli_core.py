@@ -245,8 +245,11 @@ def test_indexing_into_an_existing_index_says_it_replaced_it(tmp_path, capsys):
     two = write_corpus(tmp_path / "two.jsonl", CORPUS[:2])
     assert main(["index", str(two), "--out", str(out)]) == 0
     lines = capsys.readouterr().err.strip().splitlines()
-    assert f"replaced the index of {len(CORPUS)} documents in {out}" in lines[-2]
+    assert f"replaced the index of {len(CORPUS)} documents in {out} (its files" in lines[-2]  # nothing else changed
     assert lines[-1].startswith("indexed 2 documents")  # still the last line, which tools read
+    assert main(["index", str(two), "--out", str(out), "--neutralize", "table"]) == 0
+    assert "replaced the index of 2 documents in" in (err := capsys.readouterr().err)
+    assert "changed: neutralize off -> names=table" in err  # queries will be rewritten from now on: say so
 
 
 def test_query_reports_model_and_dimension_mismatch(index_dir, tmp_path, capsys):

@@ -203,10 +203,10 @@ def run(args: argparse.Namespace) -> int:
         )
     # inferred once (above, from the original text, versions read by contrast), stored for queries to read
     index.store_groups("gender", groups=groups, versions=False)
-    replaced = previous_count(args.out)
+    replaced = previous_manifest(args.out)
     index.save(args.out, lock_timeout=args.lock_timeout)
     say(describe_groups(summary, len(documents), mixed_ids))
-    say_replaced(args.out, replaced)
+    say_replaced(args.out, replaced, index)
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
     return 0
 
@@ -232,33 +232,49 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     index = index_from_shards(args.shards, model_name=args.model, kind=args.kind)
     groups = index.groups["gender"].groups
     summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
-    replaced = previous_count(args.out)
+    replaced = previous_manifest(args.out)
     index.save(args.out, lock_timeout=args.lock_timeout)
     # found by the workers; those with versions in other shards are settled (older shards recorded none)
     mixed = [index.position_of(doc_id) for doc_id in shards_mixed(args.shards) or []]
     unsettled = sum(not versions for versions in index.versions(positions=mixed)) if mixed else 0
     say(describe_groups({**summary, "mixed": unsettled}, len(index)))
-    say_replaced(args.out, replaced)
+    say_replaced(args.out, replaced, index)
     say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
     return 0
 
 
-def previous_count(out: str | Path) -> int | None:
-    """How many documents the index at ``out`` holds now (``None``: there is none, or it cannot be read)."""
+def previous_manifest(out: str | Path) -> dict[str, Any] | None:
+    """The manifest of the index at ``out`` now (``None``: there is none, or it cannot be read)."""
     try:
-        count = read_manifest(out).get("count")
+        return read_manifest(out)
     except (DebiasragError, OSError):
         return None
-    return count if isinstance(count, int) else None
 
 
-def say_replaced(out: str | Path, count: int | None) -> None:
-    """Say that ``--out`` held an index, which the new one replaces: indexing builds, it does not add."""
-    if count is not None:
-        say(
-            f"replaced the index of {count} documents in {out} "
-            "(its files stay until the next save; to add documents, index the whole corpus)"
-        )
+def say_replaced(out: str | Path, old: dict[str, Any] | None, new: FaissIndex) -> None:
+    """Say that ``--out`` held an index, which the new one replaces (indexing builds, it does not add), and what
+    changed in how it was made: queries follow the new index's model and preprocessing."""
+    if old is None:
+        return
+    changes = []
+    if old.get("model") != new.model_name:
+        changes.append(f"model {old.get('model')} -> {new.model_name}")
+    for step in ("anonymize", "neutralize"):
+        before, after = (old.get("preprocessing") or {}).get(step), new.preprocessing.get(step)
+        if before != after:
+            changes.append(f"{step} {_step(before)} -> {_step(after)}")
+    changed = f"; changed: {', '.join(changes)}" if changes else ""
+    say(
+        f"replaced the index of {old.get('count')} documents in {out}{changed} "
+        "(its files stay until the next save; to add documents, index the whole corpus)"
+    )
+
+
+def _step(settings: Any) -> str:
+    """A preprocessing step's settings in a few words: ``off``, ``ner``, ``llm``, ``names=table``."""
+    if not isinstance(settings, dict):
+        return "off"
+    return str(settings.get("method") or f"names={settings.get('names')}")
 
 
 def describe_groups(summary: dict[str, int], total: int, mixed_ids: Sequence[str | int] = ()) -> str:
