@@ -165,6 +165,15 @@ def test_the_library_retriever_anonymizes_queries_as_the_cli_does(run_cli, tmp_p
     assert plain.query == query
 
 
+def test_documents_that_fell_back_to_ner_are_counted(run_cli, tmp_path, fake):
+    server = fake(500)  # every LLM answer fails: each document falls back to local NER
+    out = tmp_path / "ix"
+    args = ["index", write_corpus(tmp_path / "c.jsonl"), "--out", out, "--anonymize", "llm", "--timeout", "2"]
+    result = run_cli(*args, env=llm_env(server, tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert f"{len(DOCS)} of {len(DOCS)} document(s) fell back to NER" in result.stderr  # the manifest says llm
+
+
 def test_an_unknown_model_is_one_line_naming_llm_model(run_cli, tmp_path, fake):
     server = fake(404)
     out = tmp_path / "ix"

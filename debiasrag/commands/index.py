@@ -135,6 +135,7 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
         settings["method"], strategy=settings["strategy"], entities=settings["entities"], **options
     )
     texts: list[str] = []
+    fallbacks = 0
     try:
         with progress_bar("anonymizing", len(documents)) as advance:
             for start in range(0, len(documents), 256):
@@ -142,11 +143,14 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
                 for doc, result in zip(batch, anonymizer.anonymize_batch([d.text for d in batch])):
                     doc.metadata["anonymized_text"] = result.text
                     texts.append(result.text)
+                    fallbacks += result.fallback is not None
                 advance(len(batch))
     except LlmSetupError as exc:  # unknown model / refused key: one line naming what to change
         # A refused model: another --llm-model, or the offline NER anonymizer.
         hint = None if exc.kind == "key" else f"{exc.cli_hint}, or use --anonymize ner"
         raise exc.for_cli(hint) from None
+    if fallbacks:  # the manifest records the LLM, so say which documents NER anonymized instead
+        warn(f"{fallbacks} of {len(documents)} document(s) fell back to NER (the LLM answer failed or was rejected)")
     return texts
 
 
