@@ -536,9 +536,10 @@ class NerAnonymizer:
     def _imperative(self, doc: Any, i: int) -> bool:
         """A verb opening a sentence that NER or the tagger glued to the given name after it ("Contact Maria",
         "Thank Priya Sharma"): an English verb no name list holds, first in its sentence, before a listed given name
-        (so "Cash Mbeki", a given name before a surname, stays whole)."""
+        (so "Cash Mbeki", a given name before a surname, stays whole) that no verb follows: "Spike Lee directed the
+        film", "Skip James was ..." are full names whose given name is a verb."""
         gaz, word = self.gazetteer, doc[i]
-        return (
+        if not (
             gaz is not None
             and i + 1 < len(doc)
             and doc[i + 1].text.casefold() in gaz.given
@@ -546,7 +547,12 @@ class NerAnonymizer:
             and word.lower_ not in self._openers  # "Will Thompson", "May Chen": modals are names there
             and word.lower_ in english_words(self.nlp, "verb")
             and _opens_clause(doc, i)
-        )
+        ):
+            return False
+        k = i + 1  # the first token after the name
+        while k < len(doc) and self._name_like(doc[k]):
+            k += 1
+        return k == len(doc) or not (doc[k].tag_.startswith("VB") or doc[k].tag_ == "MD")
 
     def _after_title(self, doc: Any, start: int) -> bool:
         if self.gazetteer is None:
