@@ -154,6 +154,7 @@ def iter_jsonl(
         raise InputError(f"on_error must be 'stop' or 'skip', not {on_error!r}")
     report = report if report is not None else JsonlReport()
     handle, close, name = _open(source)
+    seen = first = False
     try:
         for number, raw in enumerate(_lines(handle, name), start=1):
             report.lines = number
@@ -165,6 +166,7 @@ def iter_jsonl(
                     raw = raw[1:]
                 if not raw.strip():
                     continue
+                first, seen = not seen, True  # the first line that holds anything
                 obj = loads_strict(raw)
             except UnicodeDecodeError:
                 problem = "not valid UTF-8"
@@ -175,10 +177,16 @@ def iter_jsonl(
                     problem = "not a JSON object"
             if problem is not None:
                 if on_error == "stop":
-                    if number == 1 and problem.startswith("not valid JSON"):  # a CSV or plain text, most likely
+                    # The first line already wrong: another format was given; skipping lines would skip them all.
+                    if first and isinstance(raw, str) and raw.lstrip().startswith("["):  # one JSON array
                         raise InputError(
-                            f'line 1: {problem}: {name} is not JSON Lines (one {{"id": ..., "text": ...}} '
-                            "object per line)"
+                            f"line {number}: a JSON array, not an object: {name} is not JSON Lines (one "
+                            '{"id": ..., "text": ...} object per line, no enclosing [ ])'
+                        )
+                    if first and problem.startswith("not valid JSON"):  # a CSV or plain text, most likely
+                        raise InputError(
+                            f"line {number}: {problem}: {name} is not JSON Lines (one "
+                            '{"id": ..., "text": ...} object per line)'
                         )
                     raise InputError(f"line {number}: {problem}", **_SKIP_HINT)
                 logger.info("%s: skipped line %d: %s", name, number, problem)

@@ -199,6 +199,16 @@ def test_subprocess_error_has_no_traceback(tmp_path):
         f"debiasrag: error: line 1: not valid JSON (Expecting value): {tmp_path / 'docs.csv'} is not JSON Lines "
         '(one {"id": ..., "text": ...} object per line)'
     ]
+    (tmp_path / "docs.csv").write_text("\n\nid,text\n1,She ran.\n")  # blank lines first: still the first row
+    proc = run_cli("index", str(tmp_path / "docs.csv"), "--out", str(tmp_path / "ix"))
+    assert "line 3: not valid JSON (Expecting value):" in proc.stderr.decode()
+    (tmp_path / "array.json").write_text('[{"id": 1, "text": "She ran."}]\n')  # one JSON array
+    proc = run_cli("index", str(tmp_path / "array.json"), "--out", str(tmp_path / "ix"))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip().splitlines() == [
+        f"debiasrag: error: line 1: a JSON array, not an object: {tmp_path / 'array.json'} is not JSON Lines "
+        '(one {"id": ..., "text": ...} object per line, no enclosing [ ])'
+    ]
 
 
 def test_demo_prints_comparison_and_writes_report(tmp_path, capsys):
