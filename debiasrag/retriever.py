@@ -99,7 +99,8 @@ class RetrievalResult(Sequence[Hit]):
     @property
     def groups_equal(self) -> bool | None:
         """Whether the balanced groups came back in equal numbers (``None`` when the strategy balanced none):
-        ``False`` when no swap within the strategy's relevance bound could close the gap."""
+        ``False`` when no swap within the strategy's relevance bound could close the gap, or when an odd number of
+        gendered documents cannot split evenly and no neutral one was close enough to take the odd place."""
         return len(set(self.group_counts.values())) <= 1 if self.balanced_groups else None
 
 
