@@ -333,8 +333,8 @@ def run(ctx: BenchContext) -> BenchResult:
             missing = [g for g in ("female", "male") if not any(d.metadata.get("group") == g for d in task.documents)]
             if missing:  # every fairness column compares female with male documents
                 result.notes.append(
-                    f"{task.name}: no {' and no '.join(missing)} documents in the set, so #F−#M, ARaB, NFaiRR and "
-                    "exposure measure nothing here"
+                    f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
+                    "exposure count one side only here, so they say nothing about balance"
                 )
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
