@@ -232,6 +232,8 @@ def _id_list(where: str, value: Any) -> list[str]:
         return []
     if isinstance(value, str):
         return [part.strip() for part in value.split(";") if part.strip()]
+    if isinstance(value, int) and not isinstance(value, bool):  # one integer query id
+        return [str(value)]
     if isinstance(value, list) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
         return [str(v) for v in value]
     raise InputError(f"{where}: 'relevant_to' must be a list of query ids or a ';'-separated string")
@@ -306,10 +308,14 @@ class _SetBuilder:
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
-            relevance = str(row.get("relevance", "1")).strip() or "1"
-            if relevance not in ("0", "1"):
-                raise InputError(f"{where}: 'relevance' must be 0 or 1, got {relevance!r}")
-            self.judge(where, _field(where, row, "query_id"), _field(where, row, "doc_id"), relevance == "1")
+            value = row.get("relevance", 1)
+            # 1 / 0 as the judgement rows read them: also true / false and 1.0 / 0.0
+            relevance = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}.get(
+                str(value).strip().lower() or "1"
+            )
+            if relevance is None:
+                raise InputError(f"{where}: 'relevance' must be 0 or 1, got {value!r}")
+            self.judge(where, _field(where, row, "query_id"), _field(where, row, "doc_id"), relevance)
         else:
             raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
 

@@ -217,6 +217,19 @@ def test_qrels_file_adds_relevance(tmp_path):
         [{"query_id": "q1", "doc_id": "q1-rel-male"}, {"query_id": "q2", "doc_id": "q2-rel-female", "relevance": 1}],
     )
     assert load_labelled_set(tmp_path).relevant == {"q1": {"q1-rel-male"}, "q2": {"q2-rel-female"}}
+    # relevance as the judgement rows read it (true / 1.0 too); relevant_to may name one integer query id
+    write_jsonl(
+        tmp_path,
+        "qrels.jsonl",
+        [
+            {"query_id": "q1", "doc_id": "q1-rel-male", "relevance": True},
+            {"query_id": "q2", "doc_id": "q2-rel-female", "relevance": 1.0},
+        ],
+    )
+    assert load_labelled_set(tmp_path).relevant == {"q1": {"q1-rel-male"}, "q2": {"q2-rel-female"}}
+    write_jsonl(tmp_path, "qrels.jsonl", [{"query_id": "q1", "doc_id": "q1-rel-male", "relevance": 2}])
+    with pytest.raises(InputError, match="qrels.jsonl:1: 'relevance' must be 0 or 1, got 2"):
+        load_labelled_set(tmp_path)
 
 
 @pytest.mark.parametrize(
