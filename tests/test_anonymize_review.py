@@ -37,3 +37,87 @@ def removed(text: str, names: list[str], label: str = "PERSON") -> str:
 )
 def test_the_verb_trim_never_splits_a_full_name(ner, text, expected):
     assert ner.anonymize(text).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Brands and products named after a titled person: no role noun is injected.
+        ("I drank a Dr Pepper with lunch.", "I drank a with lunch."),
+        ("She wore her Dr. Martens boots.", "She wore her boots."),
+        ("He bought Dr. Oetker pizza.", "He bought pizza."),
+        ("She read Dr. Seuss books to the kids.", "She read books to the kids."),
+        ("Captain Morgan rum is popular.", "rum is popular."),
+        ("We ate Captain Crunch for breakfast.", "We ate for breakfast."),
+        # ...while a titled person keeps the role, listed name or not.
+        ("Kashvi met Dr. Yerusha in Northampton.", "met the doctor."),
+        ("Dr. Lee works at the clinic.", "The doctor works at the clinic."),
+    ],
+)
+def test_role_titles_do_not_turn_brands_into_roles(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Associate Professor Chen published.", "The associate professor published."),
+        ("Prime Minister Ardern resigned.", "The prime minister resigned."),
+    ],
+)
+def test_a_word_qualifying_a_title_is_no_name(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
+def test_a_role_title_before_a_name_that_is_no_person_is_dropped():
+    # An organisation ("Private Equity" typed ORG), a place, or an unlisted English word is no titled person.
+    assert removed("Private Equity firms bought the company.", ["Equity"], "ORG") == "firms bought the company."
+    assert removed("I drank a Dr Pepper with lunch.", ["Pepper"]) == "I drank a with lunch."
+    # The LLM's unlabelled names (label NAME) still keep their role.
+    assert removed("Dr. Yerusha examined Reyan's heart.", ["Yerusha", "Reyan"], "NAME") == "The doctor examined heart."
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "expected"),
+    [
+        ("Chief Justice Roberts wrote the opinion.", ["Roberts"], "The chief justice wrote the opinion."),
+        ("Vice President Harris visited Ohio.", ["Harris", "Ohio"], "The vice president visited."),
+        ("Former President Obama spoke today.", ["Obama"], "The former president spoke today."),
+        ("US Senator Warren proposed a bill.", ["Warren"], "The US senator proposed a bill."),
+        ("Head Coach Reid called a timeout.", ["Reid"], "The head coach called a timeout."),
+        ("They met former President Obama.", ["Obama"], "They met the former president."),
+        ("The hospital's Dr. Lee is great.", ["Lee"], "The hospital's doctor is great."),
+        ("Ask (Dr. Lee) first.", ["Lee"], "Ask (the doctor) first."),
+        ("Lieutenant Governor Smith resigned.", ["Smith"], "The lieutenant governor resigned."),
+        ("Detective Inspector Lewis solved it.", ["Lewis"], "The detective inspector solved it."),
+        ("e.g. Dr. Lee said so.", ["Lee"], "e.g. the doctor said so."),
+        # A verb or a greeting before the title is no modifier; after a greeting the role takes no article.
+        ("Ask Dr. Lee about it.", ["Lee"], "Ask the doctor about it."),
+        ("Dear Dr. Lee, thank you.", ["Lee"], "Dear doctor, thank you."),
+        ("Thanks, Dr. Lee!", ["Lee"], "Thanks, doctor!"),
+        # A full stop after a title-like word ends the sentence: no role, nothing dropped.
+        ("He is Chief Financial Officer. Lee left.", ["Lee"], "He is Chief Financial Officer. left."),
+        ("Our Dr. Lee and Mr. Dr. Okafor met.", ["Lee", "Okafor"], "Our doctor and the doctor met."),
+    ],
+)
+def test_role_phrases_after_modifiers_possessives_and_brackets(text, names, expected):
+    assert removed(text, names) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Drs. Lee and Kim examined the patient.", "The doctors and examined the patient."),
+        ("dr. smith said the results were fine.", "The doctor said the results were fine."),
+        ("DR. LEE examined the patient.", "The doctor examined the patient."),
+        ("Dr.Lee examined the patient.", "The doctor examined the patient."),
+        ("Profs. Okafor and Lee taught it.", "The professors and taught it."),
+    ],
+)
+def test_plural_lower_and_upper_case_titles_leave_no_stub(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
+def test_a_lower_case_word_that_is_also_a_title_is_no_title():
+    assert removed("I miss Maria so much.", ["Maria"]) == "I miss so much."
+    assert removed("MRS. JONES called.", ["JONES"]) == "called."

@@ -555,12 +555,42 @@ class NerAnonymizer:
         return k == len(doc) or not (doc[k].tag_.startswith("VB") or doc[k].tag_ == "MD")
 
     def _after_title(self, doc: Any, start: int) -> bool:
+        return self._title_index(doc, start) is not None
+
+    def _modifies_title(self, doc: Any, i: int) -> bool:
+        """Whether token ``i`` is a word that qualifies the title after it ("Associate Professor Chen", "Prime
+        Minister Ardern"; ``removal_context.json``'s role modifiers), not a name."""
+        return (
+            self.gazetteer is not None
+            and i + 1 < len(doc)
+            and doc[i].lower_ in _role_modifiers()
+            and self.gazetteer.is_title(doc[i + 1].text)
+        )
+
+    def _title_index(self, doc: Any, start: int) -> int | None:
+        """The token of the title right before token ``start`` ("Dr." of "Dr. Lee"), if there is one."""
         if self.gazetteer is None:
-            return False
+            return None
         i = start - 1
         if i >= 0 and doc[i].text == ".":
             i -= 1
-        return i >= 0 and self.gazetteer.is_title(doc[i].text)
+        return i if i >= 0 and self.gazetteer.is_title(doc[i].text) else None
+
+    def _titled_brand(self, doc: Any, first: int, last: int) -> int | None:
+        """The title token of a brand or product named after a titled person, which a common noun follows
+        ("Dr. Martens boots", "Captain Morgan rum", "Dr. Oetker pizza"): the title is part of that name (so it does
+        not become a role noun, "the doctor boots")."""
+        title = self._title_index(doc, first)
+        after = last + 1
+        if (
+            title is not None
+            and after < len(doc)
+            and doc[last].whitespace_ == " "
+            and doc[after].tag_ in ("NN", "NNS")
+            and doc[after].text.islower()
+        ):
+            return title
+        return None
 
     def _spans_in_doc(self, doc: Any, offset: int) -> list[tuple[int, int, str, str | None]]:
         """Candidate spans ``(start, end, text, label or None)`` with offsets shifted into the whole text."""
@@ -591,7 +621,10 @@ class NerAnonymizer:
             if not proper:
                 continue
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
-            if self._after_title(doc, tokens[0].i):
+            brand = self._titled_brand(doc, tokens[0].i, tokens[-1].i)
+            if brand is not None:
+                start = doc[brand].idx
+            elif self._after_title(doc, tokens[0].i):
                 label = "PERSON"
             elif (
                 label in ("LOC", "GPE", "ORG")
@@ -606,7 +639,7 @@ class NerAnonymizer:
         # Proper-noun runs the NER missed ("Alejandro quickly ran", "Yangtze is a mighty river").
         i = 0
         while i < len(doc):
-            if covered[i] or not self._name_like(doc[i]):
+            if covered[i] or not self._name_like(doc[i]) or self._modifies_title(doc, i):
                 i += 1
                 continue
             j = i
@@ -627,7 +660,10 @@ class NerAnonymizer:
                 if i > j:
                     continue
             start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
-            label = "PERSON" if self._after_title(doc, i) else None
+            brand = self._titled_brand(doc, i, j)
+            if brand is not None:
+                start = doc[brand].idx
+            label = "PERSON" if brand is None and self._after_title(doc, i) else None
             if label is None and i == j and self._weak_sentence_start(doc, i):
                 label = _WEAK
             spans.append((offset + start, offset + end, text[start:end], label))
@@ -870,6 +906,14 @@ def _mention_context() -> dict[str, frozenset[str]]:
     from debiasrag.resources import read_json
 
     return {k: frozenset(v) for k, v in read_json("names", "mention_context.json").items() if not k.startswith("_")}
+
+
+@lru_cache(maxsize=1)
+def _role_modifiers() -> frozenset[str]:
+    """``data/names/removal_context.json``'s words that qualify a role title ("vice", "associate", "prime")."""
+    from debiasrag.resources import read_json
+
+    return frozenset(w.casefold() for w in read_json("names", "removal_context.json")["role_modifiers"])
 
 
 def find_occurrences(text: str, names: dict[str, str], ignore_case: bool = False) -> list[Entity]:

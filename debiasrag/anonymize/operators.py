@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from debiasrag.anonymize.base import AnonymizedText, Entity
+from debiasrag.anonymize.gazetteer import load_gazetteer
 from debiasrag.resources import read_json
 
 # A possessive right after a removed name goes with it: "Nikolai's heart" -> "heart", not "'s heart".
@@ -81,14 +82,23 @@ def _join_after_removal(left: str, right: str) -> str:
 
 @lru_cache(maxsize=1)
 def _stub_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(title before a name, preposition before a name) as patterns anchored at the end of the text so far."""
+    """(title before a name, preposition before a name) as patterns anchored at the end of the text so far.
+
+    The title pattern ignores case; :func:`_title_before` keeps only the forms that are titles ("Dr", "DR",
+    "dr." with its dot; not the verb in "I miss Maria")."""
     words = read_json("names", "removal_context.json")
     titles = "|".join(sorted(map(re.escape, words["titles"]), key=len, reverse=True))
     prepositions = "|".join(sorted(map(re.escape, words["prepositions"]), key=len, reverse=True))
     return (
-        re.compile(rf"(?:(?<=[\s\"'(\[\u201c\u2018])|^)({titles})\.?[ \t]+$"),
+        re.compile(rf"(?:(?<=[\s\"'(\[\u201c\u2018])|^)({titles})(\.[ \t]*|[ \t]+)$", re.IGNORECASE),
         re.compile(rf"(?:(?<=\s)|^)(?:{prepositions})[ \t]+$", re.IGNORECASE),
     )
+
+
+@lru_cache(maxsize=1)
+def _title_forms() -> dict[str, str]:
+    """Casefolded title -> the title as listed ("dr" -> "Dr")."""
+    return {title.casefold(): title for title in read_json("names", "removal_context.json")["titles"]}
 
 
 @lru_cache(maxsize=1)
@@ -97,27 +107,146 @@ def _role_titles() -> dict[str, str]:
     return dict(read_json("names", "removal_context.json")["role_titles"])
 
 
+@lru_cache(maxsize=1)
+def _role_modifiers() -> frozenset[str]:
+    """Words that join a role phrase when they stand right before its title ("Vice", "former")."""
+    return frozenset(w.casefold() for w in read_json("names", "removal_context.json")["role_modifiers"])
+
+
+@lru_cache(maxsize=1)
+def _salutations() -> frozenset[str]:
+    """Greetings after which a role takes no article ("Dear Dr. Lee" -> "Dear doctor")."""
+    return frozenset(w.casefold() for w in read_json("names", "removal_context.json")["salutations"])
+
+
+def _title_before(before: str) -> re.Match[str] | None:
+    """The title ending ``before`` (right before a name): as listed, in capitals, or in lower case with its dot;
+    a dot after a title of more than five letters ends a sentence ("Officer. Lee")."""
+    found = _stub_patterns()[0].search(before)
+    if found is None:
+        return None
+    word = found.group(1)
+    if found.group(2).startswith(".") and len(word) > 5:  # "... as Chief Financial Officer. De Sousa": a full stop
+        return None
+    if (
+        word == _title_forms()[word.casefold()]
+        or (word.isupper() and len(word) > 1)
+        or (word.islower() and found.group(2).startswith("."))
+    ):
+        return found
+    return None
+
+
+def _role_of(title: re.Match[str]) -> str | None:
+    return _role_titles().get(_title_forms()[title.group(1).casefold()])
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """(English words, words that modify no title: stop words, adverbs and verbs) from the default spaCy
+    pipeline's lemma tables (shared with the NER anonymizer); empty sets without that pipeline."""
+    from debiasrag.errors import InputError
+
+    try:
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, english_words, load_spacy
+
+        nlp = load_spacy(DEFAULT_SPACY_MODEL)
+    except (ImportError, InputError):  # pragma: no cover - spaCy and its packaged pipeline are dependencies
+        return frozenset(), frozenset()
+    return english_words(nlp), english_words(nlp, "adv") | english_words(nlp, "verb") | frozenset(STOP_WORDS)
+
+
+# A role is kept for people only: NER's persons and the LLM's unlabelled names.
+_PERSON_LABELS = frozenset({"PERSON", "NAME"})
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+\.[^\W\d_]{2,}")
+
+
+def _is_address(entity: Entity) -> bool:
+    """Whether the entity is an e-mail address ("jane.doe@example.com")."""
+    return _ADDRESS.fullmatch(entity.text) is not None
+
+
+def _is_titled_person(entity: Entity) -> bool:
+    """Whether a role title before ``entity`` names that person's role: a person (not an organisation, place or
+    address) whose name holds a listed given name or surname, or a word that is neither an English word nor a
+    place ("Yerusha"); not a brand named after a titled person ("Dr Pepper", "Captain Crunch")."""
+    from debiasrag.anonymize.ner import is_dictionary_word
+
+    if entity.label not in _PERSON_LABELS or _is_address(entity):
+        return False
+    gazetteer, english = load_gazetteer(), _lexicon()[0]
+    return any(
+        gazetteer.is_person_name(word) or not (is_dictionary_word(word.casefold(), english) or gazetteer.is_place(word))
+        for word in re.findall(r"[^\W\d_]{2,}", entity.text)
+    )
+
+
 # Words after which a role needs no article of its own: "our Dr. Lee" -> "our doctor".
 _DETERMINERS = frozenset("a an the this that these those my your his her its our their".split())
+_POSSESSIVE_BEFORE = re.compile(r"(?:['\u2019]s|s['\u2019])[ \t]*$")  # "The hospital's Dr. Lee"
+_SALUTATION = re.compile(r"(?:(?<=\s)|^)([^\W\d_]+),?[ \t]+$")  # "Dear ", "Thanks, "
+_DOTTED = re.compile(r"(?:^|\s)(?:[a-z]\.){2,}$")  # "e.g.", "i.e.": no sentence end
+# A word (or dotted acronym: "U.S.") right before a title, one space or tab apart.
+_WORD_BEFORE_TITLE = re.compile(r"(?:(?<=[\s\"(\[\u201c\u2018])|^)((?:[A-Z]\.){2,}|[^\W\d_]+)[ \t]+$")
 
 
-def _role_phrase(before: str, role: str) -> str:
-    """``role`` with the article the text ``before`` it needs: "the doctor", "The doctor" or "doctor"."""
-    words = before.split()
-    if words and words[-1].casefold() in _DETERMINERS:
-        return role
+def _opens_sentence(before: str) -> bool:
+    """Whether text after ``before`` opens a sentence (a bracket or dash takes the case of what precedes it)."""
     tail = before.rstrip(" \t")
-    starts_sentence = tail == "" or tail.endswith(
-        ("\n", ".", "!", "?", '"', "'", "\u201c", "\u2018", "(", "[", "-", "\u2014")
-    )
-    return ("The " if starts_sentence and not _ABBREVIATION.search(tail) else "the ") + role
+    while tail.endswith(("(", "[", "-", "\u2014")):
+        tail = tail[:-1].rstrip(" \t")
+    if tail == "" or tail.endswith(("\n", '"', "'", "\u201c", "\u2018")):
+        return True
+    return tail.endswith((".", "!", "?")) and not (_ABBREVIATION.search(tail) or _DOTTED.search(tail))
 
 
-def _role_title(title: re.Pattern[str], before: str) -> tuple[re.Match[str], str] | None:
-    """The role title ending ``before`` (right before a removed name) and its role, if it is one."""
-    found = title.search(before)
-    role = _role_titles().get(found.group(1)) if found else None
-    return (found, role) if found and role else None
+def _role_rewrite(before: str, entity: Entity) -> tuple[int, str, list[tuple[int, int]]] | None:
+    """When ``before`` (the text right before ``entity``, a titled person) ends with a role title: where the role phrase
+    starts in ``before``, the phrase, and the spans of ``before`` it drops or rewrites (titles; modifiers put in
+    lower case). "Our Dr. " -> "Our doctor"; "Vice President " -> "The vice president"; "The hospital's Dr. " ->
+    "The hospital's doctor"; "Lieutenant Governor " -> "The lieutenant governor"; "Mr. Dr. " -> "The doctor"."""
+    found = _title_before(before)
+    role = _role_of(found) if found else None
+    if found is None or role is None or not _is_titled_person(entity):
+        return None
+    roles, stubs, cut = [role], [(found.start(), len(before))], found.start()
+    while (stacked := _title_before(before[:cut])) is not None:  # "Lieutenant Governor", "Mr. Dr."
+        extra = _role_of(stacked)
+        if extra:
+            roles.insert(0, extra)
+        stubs.append((stacked.start(), cut))
+        cut = stacked.start()
+    modifiers: list[str] = []
+    article = True
+    not_modifiers = _lexicon()[1]
+    while (word := _WORD_BEFORE_TITLE.search(before, 0, cut)) is not None:
+        text = word.group(1)
+        if text.casefold() in _role_modifiers():  # "Vice President", "former President"
+            modifiers.insert(0, text.casefold())
+            stubs.append((word.start(1), word.end(1)))
+        elif found.group(1).isupper():  # "ASK DR. LEE": in capitals no word says it is a modifier
+            break
+        elif text.isupper() and len(text) > 1 and text != "I":  # an acronym: "US Senator", "NHS Dr. Lee"
+            modifiers.insert(0, text)
+        elif text[:1].isupper() and text.casefold() not in not_modifiers and not load_gazetteer().is_non_name(text):
+            if _opens_sentence(before[: word.start()]):
+                article = False  # "Dear Dr. Lee" -> "Dear doctor": a capitalised sentence opener stays as it is
+                break
+            modifiers.insert(0, text)  # "met Harvard Professor Lee" -> "met the Harvard professor"
+        else:
+            break
+        cut = word.start()
+    head = before[:cut]
+    greeting = _SALUTATION.search(head)
+    if greeting is not None and greeting.group(1).casefold() in _salutations():
+        article = False
+    if not article or (head.split() and head.split()[-1].casefold() in _DETERMINERS) or _POSSESSIVE_BEFORE.search(head):
+        prefix = ""
+    else:
+        prefix = "The " if _opens_sentence(head) else "the "
+    return cut, prefix + " ".join([*modifiers, *roles]), stubs
 
 
 # What may follow a removed name for it to end its clause (then a preposition before it is a stub).
@@ -128,32 +257,32 @@ def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
     """``[start, end)`` of the titles and prepositions :class:`Remove` drops with these (sorted) entities.
 
     For measuring: those words go by design, so a word-survival score should not count them as lost. A role
-    title ("Dr.") is counted here too (it becomes "the doctor"), but a preposition before it is kept.
+    title ("Dr.") is counted here too (it becomes "the doctor"), and so is a modifier the role phrase puts in lower
+    case ("Vice" of "Vice President"), but a preposition before it is kept.
     """
-    title, preposition = _stub_patterns()
+    preposition = _stub_patterns()[1]
     spans: list[tuple[int, int]] = []
     previous_end = 0
     for index, ent in enumerate(entities):
         before = text[previous_end : ent.start]
-        found = title.search(before)
-        cut = found.start() if found else len(before)
-        if found:
-            spans.append((previous_end + found.start(), ent.start))
-        if _role_title(title, before):
-            while found is not None and (found := title.search(before[: found.start()])) is not None:
-                spans.append((previous_end + found.start(), previous_end + cut))  # stacked: "Mr. Dr. Lee"
-                cut = found.start()
+        rewrite = _role_rewrite(before, ent)
+        if rewrite:
+            spans.extend((previous_end + start, previous_end + end) for start, end in rewrite[2])
             previous_end = ent.end
             continue
+        cut = len(before)
+        while (found := _title_before(before[:cut])) is not None:
+            spans.append((previous_end + found.start(), previous_end + cut))
+            cut = found.start()
         end = ent.end
         possessive = _POSSESSIVE.match(text, end)
         if possessive:
             end = possessive.end()
         following = entities[index + 1].start if index + 1 < len(entities) else len(text)
-        if _CLAUSE_END.match(text[end:following]) and (end < following or following == len(text)):
-            found = preposition.search(before[:cut])
-            if found:
-                spans.append((previous_end + found.start(), previous_end + cut))
+        if _is_address(ent) or (_CLAUSE_END.match(text[end:following]) and (end < following or following == len(text))):
+            found_preposition = preposition.search(before[:cut])
+            if found_preposition:
+                spans.append((previous_end + found_preposition.start(), previous_end + cut))
         previous_end = ent.end
     return sorted(spans)
 
@@ -163,9 +292,11 @@ class Remove:
 
     Words that only make sense with the name go too (lists in ``data/names/removal_context.json``): a title
     right before it ("Mrs. Yerusha examined" -> "examined") and a preposition right before a name that ends its
-    clause ("met in Northampton." -> "met."), so no "Mrs." or "in." stub is left behind. A title that names a
+    clause ("met in Northampton." -> "met."), or before an e-mail address ("write to me at jane@example.com for
+    more" -> "write to me for more"), so no "Mrs." or "in." stub is left behind. A title that names a person's
     role keeps the role, which says what the person does and not their gender: "Dr. Yerusha examined Reyan's
-    heart." -> "The doctor examined heart."; "met with Senator Warren." -> "met with the senator.".
+    heart." -> "The doctor examined heart."; "met with Senator Warren." -> "met with the senator."; "Vice
+    President Harris" -> "the vice president"; not for brands or organisations ("a Dr Pepper" -> "a").
     """
 
     name = "remove"
@@ -174,28 +305,28 @@ class Remove:
         """``text`` with every entity (and its title / clause-final preposition stub) removed; no mapping."""
         if not entities:
             return text, {}
-        title, preposition = _stub_patterns()
+        preposition = _stub_patterns()[1]
         out = text[: entities[0].start]
         position = entities[0].start
         for index, ent in enumerate(entities):
             if index:
                 out = _join_after_removal(out, text[position : ent.start])
-            role = _role_title(title, out)
-            if role:  # the name becomes its role; its possessive and a preposition before it stay
-                found, noun = role
-                before = out[: found.start()]
-                while (stacked := title.search(before)) is not None:  # "Mr. Dr. Lee" -> "the doctor"
-                    before = before[: stacked.start()]
-                out = before + _role_phrase(before, noun)
+            rewrite = _role_rewrite(out, ent)
+            if rewrite:  # the name becomes its role; its possessive and a preposition before it stay
+                cut, phrase, _ = rewrite
+                out = out[:cut] + phrase
                 position = ent.end
                 continue
-            out = title.sub("", out)
+            while (found := _title_before(out)) is not None:  # "Detective Inspector" before a brand: all of it
+                out = out[: found.start()]
             position = ent.end
             possessive = _POSSESSIVE.match(text, position)
             if possessive:
                 position = possessive.end()
             following = entities[index + 1].start if index + 1 < len(entities) else len(text)
-            if _CLAUSE_END.match(text[position:following]) and (position < following or following == len(text)):
+            if _is_address(ent) or (
+                _CLAUSE_END.match(text[position:following]) and (position < following or following == len(text))
+            ):
                 out = preposition.sub("", out)
             out = out if out.strip() else ""
         out = _join_after_removal(out, text[position:])
