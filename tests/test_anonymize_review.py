@@ -105,6 +105,38 @@ def test_role_phrases_after_modifiers_possessives_and_brackets(text, names, expe
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Contact sales@acme.com for a quote.",
+        "Email hr@example.com with questions.",
+        "Say hello@startup.io or write to dev@project.org.",
+        "git clone git@github.com:john/repo.git",
+        "brew install ruby@3.1",
+        "npm install winston@3.8.2 morgan@1.10.0 express@4.18.2",
+        "Install jasmine@3.5.0 and ruby@2.7 first.",
+        "Visit https://john.smith@example.com/page for details.",
+        "See https://example.com/users/maria.garcia@gmail.com/profile",
+        "ssh maria@192.168.1.10",
+    ],
+)
+def test_role_addresses_versions_ips_and_urls_are_no_personal_addresses(ner, text):
+    assert ner.anonymize(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Contact me at jane.doe@example.com for more.", "Contact me for more."),  # no dangling "at for"
+        ("Email jane.doe@example.com today.", "Email today."),  # the verb stays
+        ("Write to jane.doe@example.com.", "Write."),
+        ("Jane Doe <jane.doe@example.com> wrote:", "wrote:"),  # no "<>" left
+    ],
+)
+def test_a_removed_address_leaves_no_stub_and_keeps_the_verb(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("Drs. Lee and Kim examined the patient.", "The doctors and examined the patient."),

@@ -74,10 +74,13 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first let
 # ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
 _HANDLE = re.compile(r"(?<![\w@./\\-])(?:@|(?<![\w/])u/)([^\W\d_](?:[\w.-]*[^\W_])?)(?![\w@/(-]|\.\w)")
 _HANDLE_PARTS = re.compile(r"[._-]+")
-# An e-mail address; its local part is read for names like a handle ("jane.doe@example.com").
-_EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
-# A lower-case word of casual text, accented letters too ("bjørn", "joaquín"), maybe possessive ("tariq's").
-_CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019-]|\.[a-z]))")
+# An e-mail address; its local part is read for names like a handle ("jane.doe@example.com"). The domain ends in
+# a top-level domain of letters (not "ruby@3.1", "maria@192.168.1.10"); not inside a URL ("https://a@b.com/",
+# ".../users/maria@gmail.com/profile").
+_EMAIL = re.compile(r"(?<![\w.+/-])([\w.+-]+)@((?:[\w-]+\.)+[^\W\d_]{2,})(?![\w-]|\.\w)")
+# A lower-case word of casual text, accented letters too ("bjørn", "joaquín"), maybe possessive ("tariq's"); not
+# the local part of an address or a package ("winston@3.8.2": :meth:`NerAnonymizer._emails` reads addresses).
+_CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019@-]|\.[a-z]))")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
@@ -542,7 +545,7 @@ class NerAnonymizer:
         if not (
             gaz is not None
             and i + 1 < len(doc)
-            and doc[i + 1].text.casefold() in gaz.given
+            and (doc[i + 1].text.casefold() in gaz.given or _is_address(doc, i + 1))
             and not gaz.is_person_name(word.text)
             and word.lower_ not in self._openers  # "Will Thompson", "May Chen": modals are names there
             and word.lower_ in english_words(self.nlp, "verb")
@@ -609,7 +612,12 @@ class NerAnonymizer:
             else:  # "the", titles, sentence adverbs ("Later Connor"): only the proper nouns are the name
                 while tokens and (not self._name_like(tokens[0]) or (len(tokens) > 1 and self._opener(tokens[0]))):
                     tokens = tokens[1:]
-                if label == "PERSON" and len(tokens) > 1 and self._imperative(doc, tokens[0].i):
+                if (
+                    label == "PERSON"
+                    and tokens
+                    and (len(tokens) > 1 or _is_address(doc, tokens[0].i + 1))  # "Email jane@example.com today"
+                    and self._imperative(doc, tokens[0].i)
+                ):
                     tokens = tokens[1:]
             while tokens and (tokens[-1].tag_ == "POS" or not any(c.isalnum() for c in tokens[-1].text)):
                 tokens = tokens[:-1]
@@ -654,8 +662,10 @@ class NerAnonymizer:
                 and doc[j + 2].is_alpha
             ):
                 j += 2
-            # "Contact Maria today" (NER found "Maria"): the verb opening the sentence is no part of the name.
-            if (i < j or (j + 1 < len(doc) and covered[j + 1])) and self._imperative(doc, i):
+            # "Contact Maria today" (NER found "Maria"), "Email jane@example.com": the verb opening the sentence is
+            # no part of the name.
+            glued = i < j or (j + 1 < len(doc) and (covered[j + 1] or _is_address(doc, j + 1)))
+            if glued and self._imperative(doc, i):
                 i += 1
                 if i > j:
                     continue
@@ -819,14 +829,17 @@ class NerAnonymizer:
 
     def _emails(self, text: str) -> list[Entity]:
         """E-mail addresses whose local part holds a listed name ("jane.doe@example.com", "okafor@..."): the whole
-        address identifies the person; role addresses ("finance-ops@...", "support@...") stay."""
+        address identifies the person; role addresses ("finance-ops@...", "support@...", "sales@...", "hr@...":
+        ``mention_context.json``'s role_addresses, even when a name list holds the word) stay."""
         gaz = self.gazetteer
         if gaz is None:
             return []
+        roles = _mention_context()["role_addresses"]
         out = []
         for m in _EMAIL.finditer(text):
-            parts = [p for p in re.split(r"[._+-]+", m.group(1)) if len(p) > 1]
-            if any(gaz.is_person_name(p) for p in parts):
+            local = m.group(1).casefold()
+            parts = [p for p in re.split(r"[._+-]+", local) if len(p) > 1 and p not in roles]
+            if local not in roles and any(gaz.is_person_name(p) for p in parts):
                 out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
         return out
 
@@ -865,14 +878,19 @@ class NerAnonymizer:
             return entities
         out: list[Entity] = []
         for ent in entities:
-            if out and "PERSON" in (out[-1].label, ent.label) and {out[-1].label, ent.label} <= _JOINABLE:
+            if (
+                out
+                and "PERSON" in (out[-1].label, ent.label)
+                and {out[-1].label, ent.label} <= _JOINABLE
+                and "@" not in out[-1].text + ent.text  # a handle or an address is no part of a name
+            ):
                 gap = text[out[-1].end : ent.start].split(" ")
                 if gap[0] == gap[-1] == "" and all(gaz.is_particle(word) for word in gap[1:-1]):
                     out[-1] = Entity(text[out[-1].start : ent.end], "PERSON", out[-1].start, ent.end)
                     continue
             out.append(ent)
         for number, ent in enumerate(out):
-            if ent.label != "PERSON":
+            if ent.label != "PERSON" or "@" in ent.text:
                 continue
             start, floor, pos = ent.start, out[number - 1].end if number else 0, ent.start
             while (m := _WORD_BEFORE.search(text, floor, pos)) is not None and gaz.is_particle(m.group(1)):
@@ -892,6 +910,11 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+
+def _is_address(doc: Any, i: int) -> bool:
+    """Whether token ``i`` of ``doc`` is an e-mail address."""
+    return i < len(doc) and _EMAIL.fullmatch(doc[i].text) is not None
 
 
 def _opens_sentence(text: str, start: int) -> bool:

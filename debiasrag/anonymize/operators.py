@@ -46,13 +46,14 @@ class Operator(Protocol):
         ...
 
 
-_PAIRS = {"(": ")", "[": "]", "{": "}", "\u201c": "\u201d"}
+_PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">", "\u201c": "\u201d"}
 
 
 def _join_after_removal(left: str, right: str) -> str:
     """Glue the text before and after a removed name without double spaces or a space before punctuation."""
     opener, closer = left.rstrip(" \t")[-1:], right.lstrip(" \t")[:1]
-    if opener in _PAIRS and closer == _PAIRS[opener]:  # "Maria (maria@uni.edu) said" -> "said", not "() said"
+    # "Maria (maria@uni.edu) said" -> "said", not "() said"; "Jane Doe <jane@example.com> wrote" -> "wrote"
+    if opener in _PAIRS and closer == _PAIRS[opener]:
         return _join_after_removal(left.rstrip(" \t")[:-1], right.lstrip(" \t")[1:])
     if left.endswith((" ", "\t")) and right[:1] in (" ", "\t"):
         right = right.lstrip(" \t")
