@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from debiasrag.anonymize import Entity, NerAnonymizer
+from debiasrag.anonymize import Entity, LlmAnonymizer, NerAnonymizer, get_anonymizer
 from debiasrag.anonymize.operators import Remove
+from debiasrag.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +135,42 @@ def test_role_addresses_versions_ips_and_urls_are_no_personal_addresses(ner, tex
 )
 def test_a_removed_address_leaves_no_stub_and_keeps_the_verb(ner, text, expected):
     assert ner.anonymize(text).text == expected
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"deny_list": "bob"}, "deny_list must be a list of names, got a string"),
+        ({"allow_list": "Maria"}, "allow_list must be a list of names, got a string"),
+        ({"exclude_names": "Maria"}, "exclude_names must be a list of names, got a string"),
+        ({"deny_list": ["bob", 3]}, "deny_list must be a list of names"),
+        ({"n_process": "2"}, "n_process must be an integer"),
+        ({"chunk_chars": "5000"}, "chunk_chars must be an integer"),
+        ({"batch_size": 0}, "batch_size must be an integer >= 1"),
+        ({"batch_size": 2.5}, "batch_size must be an integer"),
+        ({"n_process": True}, "n_process must be an integer"),
+        ({"lower_case_names": "yes"}, "lower_case_names must be True or False"),
+    ],
+)
+def test_ner_option_values_are_checked_in_one_line(options, message):
+    with pytest.raises(InputError, match=message):
+        get_anonymizer("ner", **options)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"deny_list": "bob"}, "deny_list must be a list of names, got a string"),
+        ({"allow_list": "Maria"}, "allow_list must be a list of names, got a string"),
+        ({"max_concurrency": "4"}, "max_concurrency must be an integer"),
+        ({"max_retries": -1}, "max_retries must be an integer >= 0"),
+        ({"max_chars": "12000"}, "max_chars must be an integer"),
+        ({"max_tokens": 0}, "max_tokens must be an integer >= 1"),
+    ],
+)
+def test_llm_option_values_are_checked_in_one_line(tmp_path, options, message):
+    with pytest.raises(InputError, match=message):
+        LlmAnonymizer(api_key="sk-test-not-a-real-key", cache_dir=tmp_path, **options)
 
 
 @pytest.mark.parametrize(

@@ -42,9 +42,15 @@ from debiasrag.anonymize.base import (
     labels_for,
     parse_entity_types,
 )
-from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer, find_occurrences, split_for_spacy
+from debiasrag.anonymize.ner import (
+    DEFAULT_SPACY_MODEL,
+    NerAnonymizer,
+    check_names,
+    find_occurrences,
+    split_for_spacy,
+)
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
-from debiasrag.errors import DebiasragError, InputError, OutputError
+from debiasrag.errors import DebiasragError, InputError, OutputError, check_int
 from debiasrag.fileio import atomic_write_json, user_cache_dir
 from debiasrag.resources import data_file
 
@@ -391,8 +397,14 @@ class LlmAnonymizer:
             )
         if fallback not in ("ner", "error"):
             raise InputError("fallback must be 'ner' or 'error'")
-        if max_concurrency < 1 or max_retries < 0 or max_chars < 200:
-            raise InputError("max_concurrency must be >= 1, max_retries >= 0 and max_chars >= 200")
+        max_concurrency, max_retries = (
+            check_int("max_concurrency", max_concurrency),
+            check_int("max_retries", max_retries, 0),
+        )
+        max_chars = check_int("max_chars", max_chars, 200)
+        if max_tokens is not None:
+            max_tokens = check_int("max_tokens", max_tokens)
+        allow_list, deny_list = check_names("allow_list", allow_list), check_names("deny_list", deny_list)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
             raise InputError(f"timeout must be a positive number of seconds, not {timeout!r}", option="timeout")
         try:

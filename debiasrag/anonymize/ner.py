@@ -41,7 +41,7 @@ from debiasrag.anonymize.base import (
 )
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_bool, check_int, shown
 from debiasrag.fileio import encodable
 from debiasrag.names import name_pattern
 
@@ -117,6 +117,21 @@ def _model_location(model: str) -> Any:
             except FileNotFoundError:
                 pass
     return model
+
+
+def check_names(option: str, names: Any) -> list[str]:
+    """``names`` (an anonymizer's ``allow_list``, ``deny_list``, ...) as a list of strings; a string (which would
+    read as its letters), a number or a list holding a non-string is a one-line :class:`InputError`."""
+    if isinstance(names, (str, bytes)):
+        raise InputError(f"{option} must be a list of names, got a string: write [{shown(names)}]")
+    try:
+        items = list(names)
+    except TypeError:
+        raise InputError(f"{option} must be a list of names, got {shown(names)}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise InputError(f"{option} must be a list of names, got {shown(item)} among them")
+    return items
 
 
 def text_of(first: Entity, second: Entity) -> str:
@@ -292,16 +307,28 @@ class NerAnonymizer:
         full_ner: bool = False,
         lower_case_names: bool = True,
     ) -> None:
+        allow_list, deny_list = check_names("allow_list", allow_list), check_names("deny_list", deny_list)
+        exclude_names = check_names("exclude_names", exclude_names)
+        batch_size, n_process = check_int("batch_size", batch_size), check_int("n_process", n_process)
+        chunk_chars = check_int("chunk_chars", chunk_chars, 1000)
+        for option, value in (
+            ("coreference", coreference),
+            ("use_gazetteer", use_gazetteer),
+            ("use_ner", use_ner),
+            ("full_ner", full_ner),
+            ("lower_case_names", lower_case_names),
+        ):
+            check_bool(option, value)
+        if not isinstance(model, str):
+            raise InputError(f"model must be the name of a spaCy pipeline, got {shown(model)}")
         self.model = model
-        self.lower_case_names = bool(lower_case_names)
+        self.lower_case_names = lower_case_names
         self.strategy = strategy
         self.entity_types = parse_entity_types(entities)
         self.labels = labels_for(self.entity_types)
         self.allow_list = frozenset(a for a in allow_list if a.strip())
         self.deny_list = frozenset(d for d in deny_list if d.strip())
         self.operator: Operator = get_operator(strategy, mapping)
-        if batch_size < 1 or n_process < 1 or chunk_chars < 1000:
-            raise InputError("batch_size and n_process must be >= 1 and chunk_chars >= 1000")
         self.batch_size = batch_size
         self.n_process = n_process
         self.coreference = coreference
