@@ -388,6 +388,34 @@ def test_an_anonymized_index_anonymizes_library_queries(tmp_path, embedder):
     assert named.query == query and [hit.id for hit in named][0] == "b"  # opted out: the names pull elsewhere
 
 
+def test_shards_record_name_lists_and_a_custom_anonymizer_is_not_guessed(tmp_path, embedder):
+    import pickle
+
+    from debiasrag.retriever import DebiasedRetriever
+    from debiasrag.scale import ShardWriter
+    from debiasrag.shards import index_from_shards
+
+    rows = {"id": ["a", "b"], "text": ["Maria is a nurse at night.", "Bob fixes cars."]}
+    ShardWriter(tmp_path / "deny", embedder, anonymize="ner", anonymize_options={"deny_list": ["nurse"]})(rows)
+    index = index_from_shards(tmp_path / "deny")
+    assert index.preprocessing["anonymize"]["deny_list"] == ["nurse"]
+    retriever = DebiasedRetriever(index, embedder)
+    assert retriever.retrieve("a nurse at night").query == "a at night"  # the corpus's deny list, on the query too
+    assert pickle.loads(pickle.dumps(retriever)).query_transform("a nurse at night") == "a at night"  # to workers
+
+    class Mine:  # a user's own anonymizer: the index records its class name, which debiasrag cannot rebuild
+        def anonymize(self, text):
+            return get_anonymizer("ner").anonymize(text)
+
+        def anonymize_batch(self, texts):
+            return [self.anonymize(t) for t in texts]
+
+    ShardWriter(tmp_path / "mine", embedder, anonymize=Mine())(rows)
+    with pytest.warns(UserWarning, match="anonymized by 'Mine', which debiasrag cannot rebuild"):
+        custom = DebiasedRetriever(index_from_shards(tmp_path / "mine"), embedder)
+    assert custom.retrieve("Where does Maria work?").query == "Where does Maria work?"
+
+
 @pytest.mark.parametrize(("method", "option"), [("ner", "deny"), ("llm", "modle")])
 def test_an_unknown_anonymizer_option_is_one_line_naming_it(method, option):
     with pytest.raises(
