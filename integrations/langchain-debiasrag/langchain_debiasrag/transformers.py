@@ -17,7 +17,7 @@ from debiasrag.anonymize import (
     refuse_beside_anonymizer,
 )
 from debiasrag.backends import aanonymize_items, anonymize_items
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_bool
 from debiasrag.groups import annotate_groups, detector
 
 
@@ -62,8 +62,8 @@ class AnonymizingTransformer(BaseDocumentTransformer):
             given = {"method": method != "ner", "strategy": strategy != "remove", "entities": entities is not None}
             refuse_beside_anonymizer("AnonymizingTransformer", [name for name, set_ in given.items() if set_], kwargs)
         self.anonymizer = anonymizer
-        self.record_entities = record_entities
-        self.include_names = include_names
+        self.record_entities = check_bool("record_entities", record_entities)
+        self.include_names = check_bool("include_names", include_names)  # "no" must not record names
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Anonymized copies of the Documents, in order."""

@@ -121,3 +121,9 @@ def test_anonymized_ingestion_then_debiased_retrieval() -> None:
     store.add_documents(AnonymizingTransformer(ner()).transform_documents(DOCS))
     docs = DebiasedRetriever(store, strategy="balanced", k=1).invoke("Who fixed the payment service?")
     assert docs[0].id == "a" and "Maria" not in docs[0].page_content
+
+
+@pytest.mark.parametrize("switch", ["record_entities", "include_names"])
+def test_switches_take_true_or_false_only(switch: str) -> None:
+    with pytest.raises(InputError, match=f"{switch} must be True or False, got 'no'"):  # "no" would read as True
+        AnonymizingTransformer(**{switch: "no"})

@@ -162,3 +162,9 @@ def test_anonymized_ingestion_then_debiased_retrieval() -> None:
     retriever = DebiasedRetriever(index, strategy="balanced", similarity_top_k=1)
     (top,) = retriever.retrieve("Who fixed the payment service?")
     assert top.node.node_id == "a" and "Maria" not in top.node.get_content()
+
+
+@pytest.mark.parametrize("switch", ["record_entities", "include_names"])
+def test_switches_take_true_or_false_only(switch: str) -> None:
+    with pytest.raises(InputError, match=f"{switch} must be True or False, got 'yes'"):  # pydantic reads "yes" as True
+        AnonymizeTransform(**{switch: "yes"})

@@ -19,7 +19,7 @@ from debiasrag.anonymize import (
     settings_fingerprint,
 )
 from debiasrag.backends import aanonymize_items, anonymize_items
-from debiasrag.errors import InputError, shown
+from debiasrag.errors import InputError, check_bool, shown
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
 
 # Recorded in node metadata but kept out of the embedding and LLM views: spans and counts mean nothing to an
@@ -81,6 +81,9 @@ class AnonymizeTransform(TransformComponent):
             raise InputError(f"{type(anonymizer).__name__} is not an anonymizer (needs anonymize and anonymize_batch)")
         # Pydantic would keep a misspelt field or a deny_list and ignore it: every extra argument is an option of
         # the anonymizer (checked here), and anonymizer_options is how to_dict / from_dict carry them.
+        for switch in ("record_entities", "include_names"):  # pydantic would read "no" as False, "yes" as True
+            if switch in data:
+                check_bool(switch, data[switch])
         stored = data.pop("anonymizer_options", None) or {}
         if not isinstance(stored, Mapping):
             raise InputError(f"anonymizer_options must be a dict of get_anonymizer options, got {shown(stored)}")
