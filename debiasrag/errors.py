@@ -97,6 +97,21 @@ def check_number(name: str, value: Any, low: float = 0.0) -> float:
     return number
 
 
+def check_names(option: str, names: Any) -> list[str]:
+    """``names`` (an anonymizer's ``allow_list``, ``deny_list``, ...) as a list of strings; a string (which would
+    read as its letters), a number or a list holding a non-string is a one-line :class:`InputError`."""
+    if isinstance(names, (str, bytes)):
+        raise InputError(f"{option} must be a list of names, got a string: write [{shown(names)}]")
+    try:
+        items = list(names)
+    except TypeError:
+        raise InputError(f"{option} must be a list of names, got {shown(names)}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise InputError(f"{option} must be a list of names, got {shown(item)} among them")
+    return items
+
+
 def check_texts(texts: Any, what: str = "text") -> list[str]:
     """``texts`` as a list of strings; one string (which would be read character by character), a value that is not
     a collection, or an item that is not a string is an InputError naming its position."""

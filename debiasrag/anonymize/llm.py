@@ -45,12 +45,11 @@ from debiasrag.anonymize.base import (
 from debiasrag.anonymize.ner import (
     DEFAULT_SPACY_MODEL,
     NerAnonymizer,
-    check_names,
     find_occurrences,
     split_for_spacy,
 )
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
-from debiasrag.errors import DebiasragError, InputError, OutputError, check_int
+from debiasrag.errors import DebiasragError, InputError, OutputError, check_int, check_names
 from debiasrag.fileio import atomic_write_json, user_cache_dir
 from debiasrag.resources import data_file
 

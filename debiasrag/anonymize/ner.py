@@ -41,7 +41,7 @@ from debiasrag.anonymize.base import (
 )
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
-from debiasrag.errors import InputError, check_bool, check_int, shown
+from debiasrag.errors import InputError, check_bool, check_int, check_names, shown
 from debiasrag.fileio import encodable
 from debiasrag.names import name_pattern
 
@@ -117,21 +117,6 @@ def _model_location(model: str) -> Any:
             except FileNotFoundError:
                 pass
     return model
-
-
-def check_names(option: str, names: Any) -> list[str]:
-    """``names`` (an anonymizer's ``allow_list``, ``deny_list``, ...) as a list of strings; a string (which would
-    read as its letters), a number or a list holding a non-string is a one-line :class:`InputError`."""
-    if isinstance(names, (str, bytes)):
-        raise InputError(f"{option} must be a list of names, got a string: write [{shown(names)}]")
-    try:
-        items = list(names)
-    except TypeError:
-        raise InputError(f"{option} must be a list of names, got {shown(names)}") from None
-    for item in items:
-        if not isinstance(item, str):
-            raise InputError(f"{option} must be a list of names, got {shown(item)} among them")
-    return items
 
 
 def text_of(first: Entity, second: Entity) -> str:
