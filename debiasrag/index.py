@@ -128,14 +128,17 @@ class FaissIndex:
             raise InputError(f"vectors must have shape (n, {self.dimension}), got {vectors.shape}")
         if not np.isfinite(vectors).all():
             raise InputError("vectors contain NaN or infinity")
-        norms = np.linalg.norm(vectors.astype(np.float64), axis=1)  # float64: 1e20 or 1e-30 rows neither over- nor
-        if vectors.size and not norms.all():  # underflow
+        with np.errstate(over="ignore", under="ignore"):  # such rows are redone below, not warned about
+            norms = np.linalg.norm(vectors, axis=1).astype(np.float64)
+        extreme = ~np.isfinite(norms) | (norms == 0)
+        if extreme.any():  # float32 over- or underflows on 1e20 or 1e-30 rows: those rows again in float64
+            norms[extreme] = np.linalg.norm(vectors[extreme].astype(np.float64), axis=1)
+        if vectors.size and not norms.all():
             raise InputError(f"vector {int(np.argmin(norms))} is all zeros: it has no direction to compare")
         off = np.abs(norms - 1) > 1e-4  # rows already unit length (every embedder's) are kept bit for bit
         if off.any():  # on a copy: the caller's array is theirs, and a refused call must not have changed it
-            scaled = vectors.astype(np.float64)
-            scaled[off] /= norms[off, None]
-            vectors = np.where(off[:, None], scaled, vectors).astype(np.float32)
+            vectors = vectors.copy()
+            vectors[off] = (vectors[off] / norms[off, None]).astype(np.float32)
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
         self._check_documents(documents)
