@@ -525,7 +525,7 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     return task
 
 
-def load_wide_topics(widths: set[int] | None = None, *, report: bool = False) -> RetrievalTask:
+def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = False) -> RetrievalTask:
     """Our wide-topic set: 16 gender-neutral queries (one per topic, ``areas`` = topic) with 3, 6, 9, 12 or 15
     relevant documents (1 to 5 texts, each in female, male and neutral wording) and 6 close non-relevant ones each;
     237 documents, one corpus. None of its topics is in the fairness sets or ``gendered_topics``.
@@ -535,10 +535,16 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool = False) ->
 
     ``report=True``: the report set of that shape written blind in session 29 (24 topics with 1, 2, 3, 4 or 6
     relevant texts — 3 to 18 relevant documents — and 2 close non-relevant texts each, every text in three
-    wordings; 321 documents). Report only: nothing may be chosen on it.
+    wordings; 321 documents). Report only: nothing may be chosen on it. ``report=2``: the second report set of that
+    shape, written blind in session 30 (24 topics with 1 to 6 relevant texts, 2 close non-relevant texts each;
+    396 documents). Report only.
     """
-    builder = _SetBuilder("wide-topics-report" if report else "wide-topics")
-    with as_file("retrieval", "wide_topics_report" if report else "wide_topics") as local:
+    folders = {0: "wide_topics", 1: "wide_topics_report", 2: "wide_topics_report2"}  # True == 1, False == 0
+    if not isinstance(report, int) or report not in folders:
+        raise InputError(f"report must be False, True (1) or 2, not {report!r}")
+    folder = folders[int(report)]
+    builder = _SetBuilder(folder.replace("_", "-"))
+    with as_file("retrieval", folder) as local:
         for kind, stem in (("query", "queries"), ("document", "documents")):
             for where, row in _read_rows(Path(local) / f"{stem}.jsonl"):
                 builder.add(kind, where, row)

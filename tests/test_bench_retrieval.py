@@ -101,6 +101,16 @@ def test_wide_topics_report_shape():
         load_wide_topics({5}, report=True)
 
 
+def test_wide_topics_report2_shape():
+    report = load_wide_topics(report=2)
+    widths = sorted(len(ids) for ids in report.relevant.values())
+    assert widths == [3] * 4 + [6] * 4 + [9] * 4 + [12] * 4 + [15] * 4 + [18] * 4 and len(report.documents) == 396
+    earlier = set(load_wide_topics().queries) | set(load_wide_topics(report=True).queries)
+    assert not set(report.queries) & earlier and report.name == "wide-topics-report2"
+    with pytest.raises(InputError, match="report must be False, True"):
+        load_wide_topics(report=3)
+
+
 def test_wide_topics_shape():
     wide = load_wide_topics()
     widths = sorted(len(ids) for ids in wide.relevant.values())
