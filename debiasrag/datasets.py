@@ -308,13 +308,9 @@ class _SetBuilder:
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
-            value = row.get("relevance", 1)
-            # 1 / 0 as the judgement rows read them: also true / false and 1.0 / 0.0
-            relevance = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}.get(
-                str(value).strip().lower() or "1"
-            )
-            if relevance is None:
-                raise InputError(f"{where}: 'relevance' must be 0 or 1, got {value!r}")
+            value = row.get("relevance")
+            blank = value is None or (isinstance(value, str) and not value.strip())
+            relevance = True if blank else _judgement(where, "relevance", value)  # a qrels row without one: 1
             self.judge(where, _field(where, row, "query_id"), _field(where, row, "doc_id"), relevance)
         else:
             raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
@@ -399,15 +395,24 @@ def _judgement_files(folder: Path) -> list[Path]:
     return files
 
 
+_JUDGEMENTS = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
+
+
+def _judgement(where: str, key: str, value: Any) -> bool:
+    """One relevance judgement (a qrels row's ``relevance``, a judgement row's ``relevant``): 1 / 0, also
+    ``true`` / ``false`` and ``1.0`` / ``0.0`` (JSON booleans and floats, spreadsheet exports)."""
+    judged = _JUDGEMENTS.get(str(value).strip().lower())
+    if judged is None:
+        raise InputError(f"{where}: {key!r} must be 1 or 0, got {value!r}")
+    return judged
+
+
 def _relevance(where: str, row: dict[str, Any]) -> bool:
-    """A judgement row's ``relevant``: 1 / 0 (also ``true`` / ``false``)."""
+    """A judgement row's ``relevant`` (required)."""
     value = row.get("relevant")
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"{where}: {_missing(row, 'relevant')}")
-    text = str(value).strip().lower()
-    if text not in ("1", "0", "true", "false"):
-        raise InputError(f"{where}: 'relevant' must be 1 or 0, got {value!r}")
-    return text in ("1", "true")
+    return _judgement(where, "relevant", value)
 
 
 def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> None:
@@ -461,6 +466,7 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
     says to read it as ``neutral`` or to ``skip`` it (:data:`UNKNOWN_GROUPS`); what that changed is in the task's
     ``notes``. Ids and texts are read without their outer whitespace, and an integer id as its digits (``1`` and
     ``"1"`` are one id).
+    A judgement (``relevance``, ``relevant``) is 1 or 0, also ``true`` / ``false`` or ``1.0`` / ``0.0``.
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)

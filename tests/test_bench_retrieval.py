@@ -238,7 +238,7 @@ def test_qrels_file_adds_relevance(tmp_path):
     )
     assert load_labelled_set(tmp_path).relevant == {"q1": {"q1-rel-male"}, "q2": {"q2-rel-female"}}
     write_jsonl(tmp_path, "qrels.jsonl", [{"query_id": "q1", "doc_id": "q1-rel-male", "relevance": 2}])
-    with pytest.raises(InputError, match="qrels.jsonl:1: 'relevance' must be 0 or 1, got 2"):
+    with pytest.raises(InputError, match="qrels.jsonl:1: 'relevance' must be 1 or 0, got 2"):
         load_labelled_set(tmp_path)
 
 

@@ -160,6 +160,9 @@ def test_json_numbers_and_booleans_are_accepted(tmp_path):
     queries = [{**q, "q_id": int(q["q_id"])} for q in QUERIES]
     task = load_labelled_set(write_rows_layout(tmp_path, files, queries, suffix="jsonl"))
     assert task.relevant == load_labelled_set(write_rows_layout(tmp_path / "csv")).relevant
+    # a spreadsheet export writes a 0/1 column of floats as 1.0 / 0.0, as qrels files may
+    floats = {k: [{**r, "relevant": f"{int(r['relevant'])}.0"} for r in v] for k, v in judgement_rows().items()}
+    assert load_labelled_set(write_rows_layout(tmp_path / "floats", floats)).relevant == task.relevant
 
 
 def _edit(category: str, index: int, **changes: str):
