@@ -207,6 +207,19 @@ def test_llm_flags_without_anonymize_llm_are_refused(run_cli, tmp_path, flags):
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [["--llm-model", "claude-x"], ["--anonymize", "auto", "--timeout", "5"], ["--anonymize", "ner", "--timeout", "5"]],
+    ids=["no-anonymize", "auto-timeout", "ner-timeout"],
+)
+def test_query_refuses_llm_flags_without_anonymize_llm(run_cli, tmp_path, flags):
+    # they were ignored without a word: a user could think the query went to the LLM
+    index = tmp_path / "ix"
+    assert run_cli("index", write_corpus(tmp_path / "c.jsonl"), "--out", index).returncode == 0
+    line = error_line(run_cli("query", index, "Who runs the bakery?", *flags))
+    assert line == "debiasrag: error: --llm-model and --timeout apply to --anonymize llm only"
+
+
+@pytest.mark.parametrize(
     ("flags", "named"),
     [
         (["--entities", "person"], "--entities needs"),

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
-from debiasrag.commands.anonymize import add_timeout_option
+from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.errors import InputError
 from debiasrag.index import FaissIndex, read_manifest
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="anonymize the query first; auto (default) = as the index's corpus was anonymized",
     )
     parser.add_argument("--llm-model", default=None, help="with --anonymize llm: the Anthropic model")
-    add_timeout_option(parser, "with --anonymize llm", default=DEFAULT_TIMEOUT)
+    add_timeout_option(parser, "with --anonymize llm", default=None)
     parser.set_defaults(func=run)
 
 
@@ -70,7 +70,8 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
     settings = dict(index.preprocessing.get("anonymize") or {})
     options: dict = {}
     if args.anonymize == "llm":  # asked for on the command line: model and timeout from its flags
-        options = {"timeout": args.timeout, **({"model": args.llm_model} if args.llm_model else {})}
+        timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+        options = {"timeout": timeout, **({"model": args.llm_model} if args.llm_model else {})}
     anonymizer = get_anonymizer(args.anonymize, strategy=settings.get("strategy", "remove"), entities=None, **options)
     return as_query_transform(anonymizer)
 
@@ -78,6 +79,7 @@ def query_anonymizer(args: argparse.Namespace, index: FaissIndex) -> Callable[[s
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag query``; returns the exit status."""
     validate_query(args.query)  # fail before loading a model
+    refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.timeout)  # else ignored without a word
     if args.versions and args.strategy != "dynamic":
         raise InputError(f"--versions applies to --strategy dynamic, not {args.strategy}")
     manifest = read_manifest(args.index)
