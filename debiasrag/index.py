@@ -76,8 +76,8 @@ class FaissIndex:
         check_int("ef_search", ef_search, 1, top)
         if nlist is not None:  # None: chosen from the training set's size
             check_int("nlist", nlist, 1, top)
-        if model_name is not None and not isinstance(model_name, str):
-            raise InputError(f"model_name must be a string or None, got {model_name!r}")
+        if model_name is not None and not storage.is_model_name(model_name):  # as the loader checks it
+            raise InputError(f"model_name must be a model name without outer spaces or None, got {model_name!r}")
         self.dimension = int(dimension)
         self.model_name = model_name
         self.kind: IndexKind = kind

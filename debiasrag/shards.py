@@ -33,6 +33,7 @@ from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import GroupDetector, detector
 from debiasrag.index import FaissIndex, StoredGroups
+from debiasrag.storage import is_model_name
 
 SHARD_FORMAT = 1
 _SUFFIXES = (".npy", ".jsonl", ".json")
@@ -187,8 +188,8 @@ def read_shard(path: str | Path) -> Shard:
     count, dimension, model = meta.get("count"), meta.get("dimension"), meta.get("model")
     if not (_is_count(count) and _is_count(dimension)):
         raise InputError(f"shard {base}: the sidecar's 'count' and 'dimension' must be integers")
-    if not (model is None or isinstance(model, str)) or not isinstance(meta.get("preprocessing") or {}, dict):
-        raise InputError(f"shard {base}: the sidecar's 'model' must be a string and 'preprocessing' an object")
+    if not (model is None or is_model_name(model)) or not isinstance(meta.get("preprocessing") or {}, dict):
+        raise InputError(f"shard {base}: the sidecar's 'model' must be a model name and 'preprocessing' an object")
     if not np.issubdtype(vectors.dtype, np.number) or not np.isfinite(vectors).all():
         raise InputError(f"shard {base}: the vectors must be finite numbers")
     if vectors.ndim != 2 or vectors.shape != (meta["count"], meta["dimension"]) or len(rows) != meta["count"]:

@@ -362,6 +362,11 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_model_name(value: Any) -> bool:
+    """A stored model name: a non-blank string without outer spaces ("" would load the working directory)."""
+    return isinstance(value, str) and value != "" and value.strip() == value
+
+
 def validate_manifest(manifest: Any, folder: Path) -> None:
     """Check every field's type and range; raise :class:`IndexLoadError` naming the first bad one."""
     if not isinstance(manifest, dict):
@@ -370,7 +375,7 @@ def validate_manifest(manifest: Any, folder: Path) -> None:
     if fmt not in (1, FORMAT_VERSION) or not _is_int(fmt):
         raise IndexLoadError(f"{folder}: unsupported index format {fmt!r}")
     checks: list[tuple[str, str, Any]] = [
-        ("model", "a string or null", lambda v: v is None or isinstance(v, str)),
+        ("model", "a model name or null", lambda v: v is None or is_model_name(v)),
         ("dimension", f"an integer from 1 to {MAX_DIMENSION}", lambda v: _is_int(v) and 0 < v <= MAX_DIMENSION),
         ("kind", "one of 'flat', 'ivf', 'hnsw'", lambda v: v in ("flat", "ivf", "hnsw")),
         ("count", "a positive integer", lambda v: _is_int(v) and v > 0),

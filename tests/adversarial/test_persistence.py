@@ -304,7 +304,9 @@ BAD_FIELDS = [
     ("dimension", -4, "'dimension' must be an integer from 1 to 65536"),
     ("dimension", 1.5, "'dimension' must be an integer from 1 to 65536"),
     ("count", None, "'count' must be a positive integer"),
-    ("model", ["m"], "'model' must be a string or null"),
+    ("model", ["m"], "'model' must be a model name or null"),
+    ("model", "", "'model' must be a model name or null"),  # "" loaded the working directory as the model
+    ("model", " all-MiniLM-L6-v2", "'model' must be a model name or null"),
     ("options", [], "'options' must be an object"),
     ("options", {"nprobe": "lots"}, "'options.nprobe' must be an integer from 1 to 16777216"),
     ("options", {"evil": 1}, "'options.evil' must be one of"),

@@ -77,6 +77,12 @@ def test_from_documents_bad_arguments(documents, embedder, options, fragment):
     assert fragment in str(info.value)
 
 
+@pytest.mark.parametrize("name", ["", " m", 5])
+def test_a_model_name_the_loader_would_refuse_is_refused_at_build(name):
+    with pytest.raises(InputError, match="model_name must be a model name"):
+        FaissIndex(DIM, model_name=name)
+
+
 @pytest.mark.parametrize(
     "vectors, fragment",
     [
@@ -327,7 +333,8 @@ def test_shards_round_trip_lone_surrogates_and_refuse_edits(tmp_path):
     edits = [
         ("json", json.dumps({**meta, "count": "2"}).encode(), "'count' and 'dimension' must be integers"),
         ("json", json.dumps({k: v for k, v in meta.items() if k != "count"}).encode(), "must be integers"),
-        ("json", json.dumps({**meta, "model": ["m"]}).encode(), "'model' must be a string"),
+        ("json", json.dumps({**meta, "model": ["m"]}).encode(), "'model' must be a model name"),
+        ("json", json.dumps({**meta, "model": ""}).encode(), "'model' must be a model name"),
         ("json", b"[" * 100_000, "nested too deeply"),
         ("json", b'{"format": NaN}', "NaN is not valid JSON"),
         ("jsonl", b'{"id": [1], "text": "a"}\n{"id": 2, "text": "b"}\n', "line 1 is corrupted"),
