@@ -198,6 +198,13 @@ class DebiasedRetriever:
         allowed = {*self.concept.groups, NEUTRAL}
         if stored is not None and stored.detector == self._detector.fingerprint and set(stored.groups) <= allowed:
             self._groups = dict(enumerate(stored.groups))  # computed once at index time by this same detector
+        else:
+            # The user's own labels are read now: one naming no group of the concept fails here, in one line,
+            # not on every later query that meets its document.
+            for position, metadata in enumerate(index.metadatas):
+                if user_labelled(metadata):
+                    text, doc_id = index.texts[position], index.ids[position]
+                    self._groups[position] = self._detector.group(text, metadata, doc_id=doc_id)
 
     def group_of(self, position: int) -> str:
         """The group of the document at ``position``: as stored by :meth:`FaissIndex.store_groups`, else its

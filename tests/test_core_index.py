@@ -287,10 +287,14 @@ def test_from_documents_embeds_rewritten_texts_and_stores_the_originals(tmp_path
         FaissIndex.from_documents(docs, embedder, embed_texts=rewritten[:1])
 
 
-def test_a_bad_group_label_met_at_query_time_names_its_document(embedder):
+def test_a_bad_group_label_is_refused_when_the_retriever_is_built(embedder):
+    # not on every later query that meets the document (an index saved with it served no balanced query)
     from debiasrag import DebiasedRetriever
 
     docs = [Document("a7", "The clerk checked the chart.", {"debiasrag_group": "robot"}), Document("b", "He ran.")]
-    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder, strategy="balanced", k=2)
+    index = FaissIndex.from_documents(docs, embedder)
     with pytest.raises(InputError, match="document 'a7': metadata 'debiasrag_group' is 'robot'"):
-        retriever.retrieve("Who checked the chart?")
+        DebiasedRetriever(index, embedder, strategy="topk")
+    index.metadatas[0]["debiasrag_group"] = "F"  # a good label is read once, as the document's group
+    retriever = DebiasedRetriever(index, embedder, strategy="balanced", k=2)
+    assert retriever.group_of(0) == "female" and retriever._groups == {0: "female"}
