@@ -65,13 +65,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--normalization",
         choices=["keep", "reverse"],
-        default="keep",
+        default=None,
         help="vector lengths after HD, RAN and MHD, which normalise: 'keep' (default, WEFE's behaviour) keeps the "
         "normalised model, so EVERY vector is written at unit length, debiased or not; 'reverse' restores each "
         "vector's original length and writes the words the algorithm did not change exactly as read "
         "(seed 003 §4). DHD and HSR never rescale",
     )
-    p.add_argument("--seed", type=seed_int, default=0, help="random seed (DHD's k-means; default 0)")
+    p.add_argument("--seed", type=seed_int, default=None, help="random seed of DHD's k-means (default 0)")
     p.add_argument("--limit", type=positive_int, default=None, help="with 'glove': only the N most frequent words")
     p.add_argument("--float64", action="store_true", help="read and compute in float64 (default float32)")
     p.add_argument(
@@ -174,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     _only_for(args, "--epochs", ("RAN",))
     _only_for(args, "--n-components", ("HD", "MHD"))
     _only_for(args, "--n-words", ("DHD",))
+    _only_for(args, "--seed", ("DHD",))  # the other algorithms are deterministic: a seed would change nothing
+    _only_for(args, "--normalization", ("HD", "RAN", "MHD"))  # DHD and HSR never rescale
     if args.n_words is not None and args.target:
         raise InputError("--n-words does not apply with --target: DHD then debiases exactly the target words")
     check_output_path(args.output)
@@ -203,8 +205,8 @@ def run(args: argparse.Namespace) -> int:
         args.algorithm,
         sets=sets,
         target=target,
-        normalization=args.normalization,
-        seed=args.seed,
+        normalization=args.normalization or "keep",
+        seed=0 if args.seed is None else args.seed,
         options=options,
     )
     header = False

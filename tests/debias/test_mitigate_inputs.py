@@ -65,7 +65,8 @@ def _error(err: str) -> str:
 def test_target_debiases_exactly_the_target_words_with_every_algorithm(capsys, files, small, algorithm):
     argv = ["mitigate", files["vec"], files["out"], "--algorithm", algorithm, "--target", files["target"]]
     extra = ["--epochs", "20"] if algorithm == "ran" else []
-    code, out, _ = _run(capsys, *argv, *extra, "--normalization", "reverse", "--json")
+    extra += ["--normalization", "reverse"] if algorithm in ("hd", "ran", "mhd") else []  # DHD and HSR never rescale
+    code, out, _ = _run(capsys, *argv, *extra, "--json")
     assert code == 0
     summary = json.loads(out)
     changed = _changed(small, read_vectors(files["out"]))
@@ -87,9 +88,11 @@ def test_dhd_target_is_the_words_not_their_count_and_the_library_agrees(small):
         dhd.transform(small, target=["nurse", "she"], ignore=["she"])
 
 
-@pytest.mark.parametrize(("algorithm", "normalization"), [("hd", "keep"), ("dhd", "keep"), ("ran", "keep")])
+@pytest.mark.parametrize(
+    ("algorithm", "normalization"), [("hd", ["--normalization", "keep"]), ("dhd", []), ("ran", [])]
+)
 def test_summary_counts_are_the_rows_that_changed(capsys, files, small, algorithm, normalization):
-    argv = ["mitigate", files["vec"], files["out"], "--algorithm", algorithm, "--normalization", normalization]
+    argv = ["mitigate", files["vec"], files["out"], "--algorithm", algorithm, *normalization]
     extra = {"dhd": ["--n-words", "50"], "ran": ["--target", files["target"], "--epochs", "5"]}.get(algorithm, [])
     code, out, err = _run(capsys, *argv, *extra, "--json")
     assert code == 0, err
@@ -139,6 +142,13 @@ def test_dhd_on_a_small_vocabulary_names_a_cli_option(capsys, files, small):
     assert code == 0 and json.loads(out)["debiased"] == 40
     code, _, err = _run(capsys, "mitigate", files["vec"], files["out"], "--algorithm", "hd", "--n-words", 20)
     assert code == 2 and "--n-words only applies to --algorithm dhd" in _error(err)
+    # deterministic algorithms: a seed or a normalisation they never apply was accepted and changed nothing
+    code, _, err = _run(capsys, "mitigate", files["vec"], files["out"], "--algorithm", "hd", "--seed", 5)
+    assert code == 2 and "--seed only applies to --algorithm dhd" in _error(err)
+    code, _, err = _run(
+        capsys, "mitigate", files["vec"], files["out"], "--algorithm", "hsr", "--normalization", "reverse"
+    )
+    assert code == 2 and "--normalization only applies to --algorithm hd or ran or mhd" in _error(err)
     with pytest.raises(InputError, match=r"pass n_words=\d+ or less"):
         DoubleHardDebias().fit(small, definitional_pairs=[["she", "he"]]).transform(small)
 
