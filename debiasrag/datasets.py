@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 from collections import defaultdict
 from collections.abc import Iterator
@@ -298,16 +299,22 @@ class _SetBuilder:
             doc_id = _field(where, row, "id")
             if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
+            _refuse_misspelt_fields(where, row, _DOCUMENT_FIELDS)
+            if "relevance" in row:  # read from qrels rows only: here it would be kept as metadata, unread
+                raise InputError(
+                    f"{where}: 'relevance' belongs in a qrels row; a document row marks relevance with 'relevant_to'"
+                )
             label = _field(where, row, "group", required=False)
             group = self.group(where, doc_id, row, "group", _group_refusal(label))
             for query_id in _id_list(where, row.get("relevant_to")):  # also for a document left out: its query
                 self.judge(where, query_id, doc_id, True)  # may be left with no relevant document (see task)
             if group is None:
                 return
-            extra = {k: v for k, v in row.items() if k not in ("id", "text", "group", "relevant_to", "kind")}
+            extra = {k: v for k, v in row.items() if k not in _DOCUMENT_FIELDS}
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
+            _refuse_misspelt_fields(where, row, _QREL_FIELDS)  # a misspelt 'relevance': 0 would read as 1
             value = row.get("relevance")
             blank = value is None or (isinstance(value, str) and not value.strip())
             relevance = True if blank else _judgement(where, "relevance", value)  # a qrels row without one: 1
@@ -395,6 +402,21 @@ def _judgement_files(folder: Path) -> list[Path]:
     return files
 
 
+_DOCUMENT_FIELDS = ("id", "text", "group", "relevant_to", "kind")  # other fields are kept as metadata
+_QREL_FIELDS = ("query_id", "doc_id", "relevance", "kind")
+
+
+def _refuse_misspelt_fields(where: str, row: dict[str, Any], known: tuple[str, ...]) -> None:
+    """A field one typo away from a known one ('relevent_to') is an :class:`InputError`: kept as metadata or
+    ignored, it would silently drop the judgement it carries."""
+    for key in row:
+        if key not in known and isinstance(key, str):
+            close = difflib.get_close_matches(key.strip().lower(), known, n=1, cutoff=0.8)
+            if close or key.strip().lower() in known:
+                wanted = close[0] if close else key.strip().lower()
+                raise InputError(f"{where}: unknown field {key!r}; did you mean {wanted!r}?")
+
+
 _JUDGEMENTS = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
 
 
@@ -466,7 +488,9 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
     says to read it as ``neutral`` or to ``skip`` it (:data:`UNKNOWN_GROUPS`); what that changed is in the task's
     ``notes``. Ids and texts are read without their outer whitespace, and an integer id as its digits (``1`` and
     ``"1"`` are one id).
-    A judgement (``relevance``, ``relevant``) is 1 or 0, also ``true`` / ``false`` or ``1.0`` / ``0.0``.
+    A judgement (``relevance``, ``relevant``) is 1 or 0, also ``true`` / ``false`` or ``1.0`` / ``0.0``. Other
+    fields of a document row are kept as its metadata, except one a typo away from a known field (``relevent_to``)
+    or a qrels field (``relevance``): an error, as it would silently drop a judgement.
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -240,6 +241,30 @@ def test_qrels_file_adds_relevance(tmp_path):
     write_jsonl(tmp_path, "qrels.jsonl", [{"query_id": "q1", "doc_id": "q1-rel-male", "relevance": 2}])
     with pytest.raises(InputError, match="qrels.jsonl:1: 'relevance' must be 1 or 0, got 2"):
         load_labelled_set(tmp_path)
+    # a misspelt 'relevance' was ignored, so its 0 read as the default 1
+    write_jsonl(tmp_path, "qrels.jsonl", [{"query_id": "q1", "doc_id": "q1-rel-male", "relevence": 0}])
+    with pytest.raises(InputError, match="qrels.jsonl:1: unknown field 'relevence'; did you mean 'relevance'"):
+        load_labelled_set(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"relevent_to": "q1"}, "unknown field 'relevent_to'; did you mean 'relevant_to'?"),
+        ({"Group": "female"}, "unknown field 'Group'; did you mean 'group'?"),
+        ({"relevance": 0}, "'relevance' belongs in a qrels row"),
+    ],
+)
+def test_a_misspelt_document_field_is_refused_not_kept_as_metadata(tmp_path, extra, message):
+    # kept as metadata, it silently left the document out of its query's relevant set
+    rows = tiny_rows()
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", [*rows, {"id": "d9", "text": "A note.", "group": "neutral", **extra}])
+    with pytest.raises(InputError, match=f"documents.jsonl:{len(rows) + 1}: {re.escape(message)}"):
+        load_labelled_set(tmp_path)
+    rows[0] = {**rows[0], "title": "kept", "source": "kept"}  # other fields are still metadata
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    assert load_labelled_set(tmp_path).documents[0].metadata["title"] == "kept"
 
 
 @pytest.mark.parametrize(
