@@ -1,4 +1,5 @@
-"""Reading corpora from JSON Lines: one ``{"id": ..., "text": ..., other fields -> metadata}`` per line.
+"""Reading corpora from JSON Lines: one ``{"id": ..., "text": ..., other fields -> metadata}`` per line (a
+``"metadata"`` object gives its fields: :func:`row_metadata`).
 
 Bad lines are reported with their line number. ``on_error="stop"`` (default) raises at the first bad
 line; ``"skip"`` drops it and records it in :attr:`JsonlReport.skipped` so callers can tell the user.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -274,6 +275,22 @@ def row_problem(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text"), *, where: str = "") -> dict[str, Any]:
+    """A corpus row's metadata: its fields but ``exclude``; a ``metadata`` field holding an object (the shape of a
+    :class:`Document`, and of an index's own ``documents.jsonl``) gives its fields, not one nested field — nested,
+    a ``debiasrag_group`` label in it would be silently ignored. A field both inside and beside it is an error."""
+    skip = set(exclude)
+    metadata = {k: v for k, v in row.items() if k not in skip}
+    nested = metadata.get("metadata")
+    if isinstance(nested, Mapping):
+        del metadata["metadata"]
+        both = sorted(set(nested) & set(metadata), key=str)
+        if both:
+            raise InputError(f"{where}field {both[0]!r} is both in 'metadata' and beside it; keep one")
+        metadata.update(nested)
+    return metadata
+
+
 def read_documents(
     source: str | Path | IO[bytes] | IO[str] | Iterable[dict[str, Any]],
     *,
@@ -293,8 +310,7 @@ def read_documents(
         if doc_id in seen:
             raise InputError(f"line {number}: duplicate id {doc_id!r} (first seen on line {seen[doc_id]})")
         seen[doc_id] = number
-        metadata = {k: v for k, v in obj.items() if k not in ("id", "text")}
-        documents.append(Document(doc_id, obj["text"], metadata))
+        documents.append(Document(doc_id, obj["text"], row_metadata(obj, where=f"line {number}: ")))
     if not documents:
         raise InputError("the corpus is empty: no documents to index")
     return documents

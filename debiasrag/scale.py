@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from debiasrag.corpus import DOCUMENT_FIELDS, Document
+from debiasrag.corpus import DOCUMENT_FIELDS, Document, row_metadata
 from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
 from debiasrag.errors import DebiasragError, InputError, OutputError, check_int, check_number
 from debiasrag.extras import require
@@ -183,7 +183,15 @@ class ShardWriter:
             if problem is not None:
                 raise InputError(f"row {row} of the batch (id {doc_id!r}): {problem}")
         documents = [
-            Document(doc_id, text, {k: _plain(v[row]) for k, v in others.items() if v[row] is not None})
+            Document(
+                doc_id,
+                text,
+                row_metadata(
+                    {k: _plain(v[row]) for k, v in others.items() if v[row] is not None},
+                    (),
+                    where=f"row {row + 1} of the batch (id {doc_id!r}): ",
+                ),
+            )
             for row, (doc_id, text) in enumerate(zip(ids, texts))
         ]
         stored, mixed = {}, {}

@@ -303,3 +303,32 @@ def test_index_refuses_a_bad_group_label_before_writing(tmp_path):
         "(any case, or F, M, N)"
     ]
     assert not out.exists()
+
+
+def test_a_metadata_object_in_a_corpus_row_is_the_documents_metadata(tmp_path):
+    # {"id", "text", "metadata": {...}} (a Document's shape, an index's own documents.jsonl) nested its fields one
+    # level down, where a debiasrag_group label was ignored without a word
+    rows = [
+        {"id": "a", "text": "The pilot flew the plane.", "metadata": {"debiasrag_group": "female", "page": 3}},
+        {"id": "b", "text": "The pilot flew the jet.", "metadata": {"debiasrag_group": "male"}, "source": "x"},
+        {"id": "c", "text": "The pilot landed."},
+    ]
+    out = tmp_path / "ix"
+    proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "1 female, 1 male, 1 neutral" in proc.stderr.decode()
+    stored = [json.loads(line) for line in data_paths(out)["documents.jsonl"].read_text().splitlines()]
+    assert [row["metadata"] for row in stored] == [
+        {"debiasrag_group": "female", "page": 3},
+        {"debiasrag_group": "male", "source": "x"},
+        {},
+    ]
+    # re-indexing that file keeps the labels (its stored groups come back as a plain field)
+    again = run_cli("index", str(data_paths(out)["documents.jsonl"]), "--out", str(tmp_path / "ix2"))
+    assert again.returncode == 0 and "1 female, 1 male, 1 neutral" in again.stderr.decode()
+    rows[1]["metadata"]["source"] = "y"  # the same field inside and beside: which one?
+    proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(tmp_path / "ix3"))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == (
+        "debiasrag: error: line 2: field 'source' is both in 'metadata' and beside it; keep one"
+    )

@@ -198,6 +198,27 @@ def test_shard_writer_infers_groups_in_the_worker_and_the_index_reads_versions_a
     assert read_shard(list_shards(tmp_path / "none")[0]).groups == {}
 
 
+def test_shard_writer_reads_a_metadata_struct_column_as_the_documents_metadata(
+    tmp_path, embedder: SentenceTransformerEmbedder
+) -> None:
+    # a Ray / datasets struct column named "metadata" (a Document's shape) nested the user's label one level down
+    from debiasrag.shards import read_shard
+
+    writer = ShardWriter(tmp_path, embedder)
+    writer(
+        {
+            "id": ["a", "b"],
+            "text": ["The pilot flew.", "The pilot landed."],
+            "metadata": [{"debiasrag_group": "F"}, None],
+        }
+    )
+    shard = read_shard(list_shards(tmp_path)[0])
+    assert [d.metadata for d in shard.documents] == [{"debiasrag_group": "F"}, {}]
+    assert shard.groups["gender"].groups == ["female", "neutral"]
+    with pytest.raises(InputError, match=r"row 1 of the batch \(id 'a'\): field 'page' is both in 'metadata'"):
+        writer({"id": ["a"], "text": ["The pilot flew."], "metadata": [{"page": 1}], "page": [2]})
+
+
 def test_cli_index_builds_from_shards_without_embedding(
     tmp_path, embedder: SentenceTransformerEmbedder, capsys
 ) -> None:
