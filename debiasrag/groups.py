@@ -284,9 +284,9 @@ class GroupDetector:
             raise InputError(f"group_words.json: pronouns name unknown groups for {self.concept.name!r}")
         self._warn_without_evidence()
 
-    def _warn_without_evidence(self) -> None:
-        """Warn (once per concept) when a group has no evidence words: no document can be read as of that group,
-        so ``balanced`` and ``dynamic`` silently balance nothing (a user's concept without ``pairs``)."""
+    def evidence_note(self) -> str | None:
+        """Why no document can be read as of some group (it has no evidence words: a user's concept without
+        ``pairs``), so ``balanced`` and ``dynamic`` would balance nothing; None when every group has evidence."""
         found = {
             *self._words.values(),
             *self._phrases.values(),
@@ -296,18 +296,23 @@ class GroupDetector:
         }
         found.update(group for group, names in zip(self.groups, self._names or ()) if names)
         missing = [group for group in self.groups if group not in found]
+        if not missing:
+            return None
+        first, second = self.groups
+        return (
+            f"concept {self.concept.name!r} has no evidence words for group(s) {', '.join(map(repr, missing))}: "
+            f"no document is read as of {'that group' if len(missing) == 1 else 'those groups'}, so 'balanced' "
+            f"and 'dynamic' balance nothing; give the concept 'pairs' ([{first} word, {second} word] lists, "
+            f"phrases too) or label each document in metadata {GROUP_KEY!r}"
+        )
+
+    def _warn_without_evidence(self) -> None:
+        """Warn once per concept when :meth:`evidence_note` has something to say."""
+        note = self.evidence_note()
         key = (self.concept.name, self.groups, self.concept.pairs)
-        if missing and key not in _WARNED:
+        if note is not None and key not in _WARNED:
             _WARNED.add(key)
-            first, second = self.groups
-            warnings.warn(
-                f"concept {self.concept.name!r} has no evidence words for group(s) {', '.join(map(repr, missing))}: "
-                f"no document is read as of {'that group' if len(missing) == 1 else 'those groups'}, so 'balanced' "
-                f"and 'dynamic' balance nothing; give the concept 'pairs' ([{first} word, {second} word] lists, "
-                f"phrases too) or label each document in metadata {GROUP_KEY!r}",
-                UserWarning,
-                stacklevel=3,
-            )
+            warnings.warn(note, UserWarning, stacklevel=3)
 
     @cached_property
     def fingerprint(self) -> str:

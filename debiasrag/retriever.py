@@ -206,6 +206,11 @@ class DebiasedRetriever:
                     text, doc_id = index.texts[position], index.ids[position]
                     self._groups[position] = self._detector.group(text, metadata, doc_id=doc_id)
 
+    @property
+    def detector(self) -> GroupDetector:
+        """The detector that reads the documents' groups for :attr:`concept` (where no label or stored group is)."""
+        return self._detector
+
     def group_of(self, position: int) -> str:
         """The group of the document at ``position``: as stored by :meth:`FaissIndex.store_groups`, else its
         ``debiasrag_group`` metadata, else inferred and read against its versions in the index (memoized)."""

@@ -100,6 +100,19 @@ def test_query_table_shows_the_groups_it_balanced(index_dir, capsys, strategy):
     assert rows == {"f1": "female", "m1": "male", "n1": "neutral"}
 
 
+def test_query_says_when_a_concept_has_no_evidence_words(index_dir, capsys, tmp_path):
+    # the library warns; the CLI hides warnings, so `balanced` balanced nothing without a word on the command line
+    concept = tmp_path / "bare.json"
+    concept.write_text(json.dumps({"name": "bare", "groups": ["a", "b"], "variants": {"a": "A.", "b": "B."},
+                                   "debiasing": "Unknown."}))  # fmt: skip
+    argv = ["query", str(index_dir), "Who commanded the fleet?", "--concept", str(concept), "--k", "3"]
+    assert main([*argv, "--strategy", "balanced"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "warning: concept 'bare' has no evidence words for group(s) 'a', 'b'" in err
+    assert main([*argv, "--strategy", "topk"]) == 0  # balances nothing anyway: nothing to say
+    assert "evidence" not in capsys.readouterr().err
+
+
 def test_query_caption_says_when_the_bound_left_the_groups_unequal():
     from debiasrag.commands.query import _balance_caption
     from debiasrag.retriever import Hit, RetrievalResult

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from rich.table import Table
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
-from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json
+from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json, warn
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.errors import InputError
@@ -93,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         strategy=Dynamic(versions=True) if args.versions else args.strategy,
         query_transform=query_anonymizer(args, index),
     )
+    note = retriever.detector.evidence_note()
+    if note is not None and args.strategy in ("balanced", "dynamic"):  # the library's warning: the CLI hides warnings
+        warn(note)
     try:
         result = retriever.retrieve(args.query, k=args.k)
     except LlmSetupError as exc:  # unknown model / refused key: name the flag, not the library parameter
