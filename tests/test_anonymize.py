@@ -332,6 +332,20 @@ def test_batch_keeps_order_and_length(ner):
     assert [r.text for r in results] == [f"in row {i} we meet." if i % 2 else "" for i in range(9)]
 
 
+def test_batch_refuses_one_string_and_reads_any_iterable(ner):
+    # one str was anonymized character by character (8 results for "Bob ran.", names kept)
+    with pytest.raises(InputError, match=r"expected a list of texts, got one str \(wrap it in a list\)"):
+        ner.anonymize_batch("Bob ran.")
+    with pytest.raises(InputError, match="expected a list of texts, got int"):
+        ner.detect_batch(5)
+    with pytest.raises(InputError, match=r"texts to anonymize must be strings, got NoneType \(item 1\)"):
+        ner.anonymize_batch(["fine", None])
+    # a generator was consumed by detection and zipped with nothing: no result at all
+    texts = ["Kwame called.", "Tendai fixed the fence."]
+    assert [r.text for r in ner.anonymize_batch(t for t in texts)] == [r.text for r in ner.anonymize_batch(texts)]
+    assert [r.text for r in ner.anonymize_batch(texts)] == ["called.", "fixed the fence."]
+
+
 def test_n_process_gives_the_same_result():
     texts = ["Alice met Bob in Paris.", "Kwame called Ama.", "No names here.", "Tendai fixed the fence."]
     single = NerAnonymizer().anonymize_batch(texts)

@@ -122,6 +122,13 @@ def make(tmp_path, monkeypatch) -> Iterator[Callable[..., LlmAnonymizer]]:
     yield build
 
 
+def test_batch_refuses_one_string_before_any_request(make):
+    with FakeMessagesAPI(lambda doc, attempt: message(careful_removal(doc))) as server:
+        with pytest.raises(InputError, match="expected a list of texts, got one str"):
+            make(server).anonymize_batch("Bob ran.")
+        assert not server.calls
+
+
 def test_good_answers_become_entities_with_original_offsets(make):
     docs = list(NAMES)
     with FakeMessagesAPI(lambda doc, attempt: message(careful_removal(doc))) as server:

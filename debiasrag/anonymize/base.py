@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 
 # User-facing entity types -> the labels our detectors emit (spaCy / OntoNotes names).
 # FAC (buildings, bridges, monuments) is its own type and off by default: the seed's prompt keeps landmarks.
@@ -158,6 +158,17 @@ def check_text(text: object, position: int | None = None) -> str:
         where = f" (item {position})" if position is not None else ""
         raise InputError(f"texts to anonymize must be strings, got {type(text).__name__}{where}")
     return text
+
+
+def check_batch(texts: Any) -> list[str]:
+    """A batch of texts as a list, each checked by :func:`check_text`; one str (which would be anonymized
+    character by character) or a value that is not a collection is an :class:`InputError`."""
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable):
+        check_texts(texts)  # raises, in the words every batch method of the package uses
+    items = list(texts)
+    for position, text in enumerate(items):
+        check_text(text, position)
+    return items
 
 
 def filter_entities(

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 from debiasrag.anonymize.base import (
     AnonymizedText,
     Entity,
-    check_text,
+    check_batch,
     filter_entities,
     labels_for,
     parse_entity_types,
@@ -471,8 +471,7 @@ class LlmAnonymizer:
 
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
         """Several texts; each answer is checked, cached when accepted, NER-anonymized otherwise."""
-        for position, text in enumerate(texts):
-            check_text(text, position)
+        texts = check_batch(texts)
         if self._setup_error is not None:
             raise self._setup_error  # the model or key was refused earlier: the same answer would come back
         plans = [split_for_spacy(text, self.max_chars) if text.strip() else [] for text in texts]

@@ -33,7 +33,7 @@ from typing import Any
 from debiasrag.anonymize.base import (
     AnonymizedText,
     Entity,
-    check_text,
+    check_batch,
     filter_entities,
     labels_for,
     parse_entity_types,
@@ -405,6 +405,7 @@ class NerAnonymizer:
 
     def anonymize_batch(self, texts: Sequence[str]) -> list[AnonymizedText]:
         """Several texts: detect names in one spaCy pass, then apply the operator to each."""
+        texts = check_batch(texts)
         return [self.transform(text, ents) for text, ents in zip(texts, self.detect_batch(texts))]
 
     def transform(self, text: str, entities: Sequence[Entity]) -> AnonymizedText:
@@ -417,8 +418,7 @@ class NerAnonymizer:
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Entity]]:
         """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping."""
-        for position, text in enumerate(texts):
-            check_text(text, position)
+        texts = check_batch(texts)
         pieces: list[tuple[int, int, str]] = []  # (text index, offset, chunk)
         for index, text in enumerate(texts):
             if text.strip():
