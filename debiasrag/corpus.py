@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -316,8 +316,11 @@ def read_documents(
     return documents
 
 
-def write_jsonl_atomic(rows: Iterable[dict[str, Any]], target: str | Path) -> int:
+def write_jsonl_atomic(
+    rows: Iterable[dict[str, Any]], target: str | Path, *, before_replace: Callable[[], object] | None = None
+) -> int:
     """Write rows as strict JSON Lines to ``target`` (``-`` = stdout) atomically; returns the rows written.
+    ``before_replace``: see :func:`debiasrag.fileio.atomic_write` (with ``-``, called after the last row).
 
     A failure part-way — including an exception raised while producing the rows — leaves an existing
     ``target`` untouched (see :func:`debiasrag.fileio.atomic_write`). Non-finite floats are written as
@@ -335,6 +338,8 @@ def write_jsonl_atomic(rows: Iterable[dict[str, Any]], target: str | Path) -> in
         for line in lines():
             sys.stdout.write(terminal_safe_json(line))
         sys.stdout.flush()
+        if before_replace is not None:
+            before_replace()
         return count
-    atomic_write(target, lines())
+    atomic_write(target, lines(), before_replace=before_replace)
     return count

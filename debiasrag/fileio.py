@@ -25,7 +25,7 @@ import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -275,7 +275,13 @@ def _remove_dead_temps(path: Path) -> None:
                 logger.info("removed %s, left by an interrupted write", entry)
 
 
-def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes, *, encoding: str = "utf-8") -> Path:
+def atomic_write(
+    target: str | Path,
+    chunks: Iterable[str | bytes] | str | bytes,
+    *,
+    encoding: str = "utf-8",
+    before_replace: Callable[[], object] | None = None,
+) -> Path:
     """Write ``chunks`` (text is encoded with ``encoding``) to ``target`` atomically; returns the path written.
 
     The data goes to a temp file in the same folder, is flushed and fsynced, then replaces ``target``
@@ -285,6 +291,10 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
     Write failures raise :class:`OutputError`; exceptions of ``chunks`` propagate unchanged. A temp file
     that a killed earlier write of the same target left behind is removed first. A character device or FIFO
     (``/dev/null``, a named pipe) is written in place: replacing it would remove the device.
+
+    ``before_replace`` is called once the data is safely on disk, just before ``target`` is replaced: a companion
+    file written there (a mapping that belongs to this output) goes first, and if it fails ``target`` stays as it
+    was.
     """
     path = check_output_path(target)
     if isinstance(chunks, (str, bytes)):
@@ -306,6 +316,8 @@ def atomic_write(target: str | Path, chunks: Iterable[str | bytes] | str | bytes
             os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
             os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

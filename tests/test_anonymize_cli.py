@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 
 import pytest
@@ -64,6 +65,21 @@ def test_replace_with_corpus_ids_and_mapping_file(tmp_path):
     assert [r["text"] for r in out] == ["PERSON_1 met PERSON_2.", "PERSON_2 met PERSON_3."]
     assert out[1]["mapping"] == {"PERSON_2": "Ama", "PERSON_3": "Kofi"}
     assert json.loads(mapping.read_text()) == {"PERSON_1": "Kwame", "PERSON_2": "Ama", "PERSON_3": "Kofi"}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device whose writes fail)")
+def test_a_mapping_that_cannot_be_written_leaves_the_old_output(tmp_path, capsys):
+    # the output was replaced first, then the mapping failed: exit 2 with a new output and no mapping for it
+    src, dst, mapping = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "map.json"
+    write_rows(src, [{"id": 1, "text": "Kwame met Ama."}])
+    argv = ["anonymize", str(src), str(dst), "--strategy", "replace", "--entities", "person", "--mapping-out"]
+    assert main([*argv, str(mapping)]) == 0
+    before = dst.read_bytes(), mapping.read_bytes()
+    write_rows(src, [{"id": 1, "text": "Kofi met Zainab."}])
+    assert main([*argv, "/dev/full"]) == 2
+    assert "cannot write /dev/full" in capsys.readouterr().err
+    assert (dst.read_bytes(), mapping.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "map.json", "out.jsonl"]  # no temp left
 
 
 def test_stdin_to_stdout(monkeypatch, capsys):

@@ -231,17 +231,21 @@ def run(args: argparse.Namespace) -> int:
                 yield out
             advance(len(batch))
 
+    shared = getattr(getattr(anonymizer, "operator", None), "shared", None)
+
+    def write_mapping() -> None:
+        # Called once every row is on disk and before the output replaces the old one: if the mapping cannot
+        # be written, the old output stays with its old mapping (never a new output beside an old mapping).
+        if str(args.mapping_out) == "-" and shared is not None:  # '-' is standard output, as for the output file
+            print_json(shared.mapping, indent=2)
+        elif args.mapping_out and shared is not None:
+            atomic_write_json(args.mapping_out, shared.mapping)
+
     try:
         with progress_bar(f"anonymizing ({args.method})", _count_lines(args.input)) as advance:
-            write_jsonl_atomic(rows(advance), args.output)
+            write_jsonl_atomic(rows(advance), args.output, before_replace=write_mapping)
     except LlmSetupError as exc:  # unknown model / refused key: name the flag, not the library parameter
         raise exc.for_cli() from None
-    mapping = getattr(anonymizer, "operator", None)
-    shared = getattr(mapping, "shared", None)
-    if str(args.mapping_out) == "-" and shared is not None:  # '-' is standard output, as for the output file
-        print_json(shared.mapping, indent=2)
-    elif args.mapping_out and shared is not None:
-        atomic_write_json(args.mapping_out, shared.mapping)
     if report.skipped:
         warn(report.summary())
     if stats["fallbacks"]:
