@@ -31,7 +31,7 @@ import numpy as np
 from debiasrag.corpus import Document, check_storable_metadata, is_document_id, row_problem
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
-from debiasrag.groups import GroupDetector, detector
+from debiasrag.groups import NEUTRAL, GroupDetector, detector
 from debiasrag.index import FaissIndex, StoredGroups
 from debiasrag.storage import is_model_name
 
@@ -239,6 +239,10 @@ def _sidecar_groups(raw: Any, count: int, base: Path) -> tuple[dict[str, StoredG
             raise InputError(f"shard {base}: the sidecar's {concept!r} groups are corrupted")
         if len(groups) != count:
             raise InputError(f"shard {base}: {len(groups)} {concept!r} groups for {count} documents")
+        known = _current_detector(concept)
+        unknown = sorted(set(groups) - {*known.groups, NEUTRAL}) if known is not None else []
+        if unknown:
+            raise InputError(f"shard {base}: unknown {concept!r} group(s) {', '.join(map(repr, unknown))}")
         out[concept] = StoredGroups(fingerprint, groups)
         if "mixed" in entry:
             found = entry["mixed"]
@@ -268,9 +272,24 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
         if not item.exists():
             raise InputError(f"shard folder not found: {item}")
         paths = list_shards(item) if item.is_dir() else [item]
-        if item.is_dir() and not paths:
-            raise InputError(f"no complete shards in {item}")
+        if item.is_dir():
+            _refuse_unfinished(item, paths)
+            if not paths:
+                raise InputError(f"no complete shards in {item}")
         yield from paths
+
+
+def _refuse_unfinished(folder: Path, sidecars: list[Path]) -> None:
+    """A shard whose data files are there but whose sidecar (written last) is not was never finished: its worker
+    stopped. Left out, its documents would be missing from the index without a word."""
+    finished = {_shard_base(p) for p in sidecars}
+    for path in sorted(folder.glob("part-*")):
+        if path.suffix in (".npy", ".jsonl") and not path.name.startswith(".") and _shard_base(path) not in finished:
+            base = _shard_base(path)
+            raise InputError(
+                f"shard {base} is incomplete: {base.name}.json is missing (its worker stopped before finishing); "
+                f"re-run the batch that wrote it, or delete {base.name}.* to index without its documents"
+            )
 
 
 def _check_index_options(options: dict[str, Any]) -> None:

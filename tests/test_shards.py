@@ -128,10 +128,16 @@ def test_merge_refuses_indexes_preprocessed_differently(embedder) -> None:
     assert merge_indexes([a, b]).ids == ["d0", "d1", "d2", "d3"]
 
 
-def test_a_partly_written_shard_is_ignored_and_a_damaged_one_reported(tmp_path) -> None:
+def test_an_unfinished_shard_is_named_and_a_damaged_one_reported(tmp_path) -> None:
     write_shard(tmp_path, [Document("a", "x")], np.eye(1, 4), model_name="m", name="good")
     (tmp_path / "part-crashed.npy").write_bytes(b"half a file")  # worker died before its sidecar
-    assert [p.name for p in list_shards(tmp_path)] == ["part-good.json"]
+    (tmp_path / "part-crashed.jsonl").write_text('{"id": "c", "text": "z"}\n', encoding="utf-8")
+    assert [p.name for p in list_shards(tmp_path)] == ["part-good.json"]  # readers during a run skip it
+    # building the index does not: its documents would be missing without a word
+    with pytest.raises(InputError, match=r"part-crashed is incomplete: part-crashed.json is missing .*re-run"):
+        index_from_shards(tmp_path)
+    for path in tmp_path.glob("part-crashed.*"):
+        path.unlink()
     assert index_from_shards(tmp_path).ids == ["a"]
     write_shard(tmp_path, [Document("b", "y")], np.eye(1, 4), model_name="m", name="bad")
     (tmp_path / "part-bad.jsonl").write_text("", encoding="utf-8")
@@ -196,6 +202,16 @@ def test_groups_in_shards_are_stored_and_versions_across_shards_read_by_contrast
     (tmp_path / "part-a.json").write_text(json.dumps(sidecar))
     with pytest.raises(InputError, match="'gender' groups are corrupted"):
         read_shard(tmp_path / "part-a.json")
+
+
+def test_a_sidecar_group_the_concept_does_not_have_names_its_shard(tmp_path) -> None:
+    write_shard(tmp_path, docs(0, 2), np.eye(2, 4), model_name="m", name="g")
+    sidecar = tmp_path / "part-g.json"
+    meta = json.loads(sidecar.read_text())
+    meta["groups"] = {"gender": {"detector": "0" * 64, "groups": ["neutral", "zzz"]}}
+    sidecar.write_text(json.dumps(meta))
+    with pytest.raises(InputError, match=r"shard .*part-g: unknown 'gender' group\(s\) 'zzz'"):
+        index_from_shards(tmp_path)
 
 
 def test_mixed_documents_are_kept_in_the_sidecar_and_checked(tmp_path) -> None:
