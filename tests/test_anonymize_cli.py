@@ -181,6 +181,20 @@ def test_llm_method_through_a_fake_api(tmp_path, monkeypatch, capsys, failing):
         assert all("anonymize_fallback" not in r for r in out)
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [["--llm-model", "claude-x"], ["--base-url", "http://127.0.0.1:9"], ["--concurrency", "8"],
+     ["--cache-dir", "c"], ["--timeout", "5"]],
+)  # fmt: skip
+def test_llm_options_with_method_ner_are_refused(tmp_path, capsys, flags):
+    # accepted and ignored: a NER run that looked like an LLM run
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(src, ROWS)
+    assert main(["anonymize", str(src), str(dst), *flags]) == 2
+    assert f"{flags[0]} applies to --method llm only" in capsys.readouterr().err
+    assert not dst.exists()
+
+
 def test_a_users_own_entities_field_is_never_overwritten(tmp_path, capsys):
     src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     rows = [dict(ROWS[0]), {"id": 5, "text": "Alice came.", "entities": ["my", "own", "labels"]}]

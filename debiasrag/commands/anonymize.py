@@ -82,9 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--llm-model", default=None, help="Anthropic model for --method llm")
     parser.add_argument("--base-url", default=None, help="Anthropic API base URL for --method llm")
-    parser.add_argument("--concurrency", type=positive_int, default=4, help="parallel LLM requests")
-    parser.add_argument("--cache-dir", default="default", help="LLM answer cache folder ('none' disables)")
-    add_timeout_option(parser, "with --method llm", default=DEFAULT_TIMEOUT)
+    parser.add_argument("--concurrency", type=positive_int, default=None, help="parallel LLM requests (default 4)")
+    parser.add_argument("--cache-dir", default=None, help="LLM answer cache folder ('none' disables)")
+    add_timeout_option(parser, "with --method llm", default=None)
     parser.set_defaults(func=run)
 
 
@@ -133,6 +133,19 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
     if args.strategy == "replace" and (args.corpus_ids or args.mapping_out):
         options["mapping"] = PlaceholderMapping()
     if args.method == "ner":
+        given = [
+            flag
+            for flag, value in (
+                ("--llm-model", args.llm_model),
+                ("--base-url", args.base_url),
+                ("--concurrency", args.concurrency),
+                ("--cache-dir", args.cache_dir),
+                ("--timeout", args.timeout),
+            )
+            if value is not None
+        ]
+        if given:  # they would be ignored: the run would look like an LLM run that never was
+            raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --method llm only")
         if args.spacy_model:
             options["model"] = args.spacy_model
         options["n_process"] = args.n_process
@@ -145,9 +158,9 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
             options["ner_model"] = args.spacy_model
         options.update(
             base_url=args.base_url,
-            max_concurrency=args.concurrency,
-            cache_dir=None if args.cache_dir == "none" else args.cache_dir,
-            timeout=args.timeout,
+            max_concurrency=4 if args.concurrency is None else args.concurrency,
+            cache_dir=None if args.cache_dir == "none" else (args.cache_dir or "default"),
+            timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
         )
     return get_anonymizer(args.method, strategy=args.strategy, entities=args.entities, **options)
 
