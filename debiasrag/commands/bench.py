@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         parser, "retrieval: search a gender-blind index (as `debiasrag index --neutralize` builds it)"
     )
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
-    parser.add_argument("--seed", type=seed_int, default=0, help="seed for every random choice (default 0)")
+    parser.add_argument("--seed", type=seed_int, default=None, help="seed for every random choice (default 0)")
     parser.add_argument(
         "--data",
         type=Path,
@@ -149,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
     )
 
     if args.name == "list":
+        run_options = ("model", "out", "anonymize", "llm_model", "timeout", "neutralize", "cache_dir", "seed", "data")
+        given = [f"--{o.replace('_', '-')}" for o in (*run_options, "unknown_groups") if getattr(args, o) is not None]
+        if given:  # a user who typed `bench list --out report/` expected a run, not an exit 0 and no report
+            raise InputError(f"'bench list' runs nothing, so {', '.join(given)} would do nothing; name a benchmark")
         summaries = {}
         for name, module in discover_benchmarks().items():
             summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
@@ -174,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--neutralize applies to the retrieval benchmark only")
     if args.anonymize is not None and names == ["retrieval"]:  # it would run unchanged, a note its only trace
         raise InputError("--anonymize does not apply to the retrieval benchmark")
+    if args.seed is None:
+        args.seed = 0
     if args.out is not None:
         check_report_folder(args.out)  # before any model loads
     models = args.model or [None]

@@ -365,6 +365,13 @@ def test_bench_list_json_is_json(capsys):
     assert any(row["name"] == "retrieval" and row["summary"] for row in listed)
 
 
+@pytest.mark.parametrize("flags", [["--out", "report"], ["--model", "x", "--seed", "4"], ["--neutralize"]])
+def test_bench_list_refuses_run_options(capsys, tmp_path, flags):
+    # accepted with exit 0: `bench list --out report/` ran nothing and wrote no report
+    assert main(["bench", "list", *flags]) == 2
+    assert f"'bench list' runs nothing, so {flags[0]}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", [["query", "ix", "q"], ["bench", "retrieval"]], ids=["query", "bench"])
 def test_a_blank_model_name_is_refused_not_read_as_the_default(capsys, command):
     with pytest.raises(SystemExit) as stop:  # argparse's own exit, status 2
