@@ -7,6 +7,7 @@ fixture feeds most tests; the CLI tests then re-run on the same cache, which nev
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -303,6 +304,8 @@ def test_report_files(suite):
     row = next(r for r in record["seed_comparison"] if r["key"] == "gender.neutral.p_hat")
     assert row["seed"] == 0.48 and row["difference"] == pytest.approx(23 / 48 - 0.48)
     report = (out / "report.md").read_text()
+    # one id in both files: a report beside another run's results (a run killed between the two renames) shows
+    assert re.fullmatch(r"[0-9a-f]{12}", document["run_id"]) and f"Run: `{document['run_id']}`" in report
     expected_row = "| weat | gender.neutral.p_hat | 0.4800 | 0.4792 | -0.0008 | yes |"
     assert f"| {DEFAULT_MODEL} {expected_row}" in report
     for plot in ("concept_auc.png", "toy_similarity_heatmap.png", "wefe_before_after.png", "figure1_models.png"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -184,6 +185,8 @@ def render_markdown(document: dict[str, Any], out_dir: Path | None = None) -> st
         f"Models: {', '.join(f'`{m}`' for m in models)}; seed {document['seed']}.",
         "",
     ]
+    if document.get("run_id"):  # the same id in results.json: a pair with two ids is from two runs
+        lines[-1:-1] = ["", f"Run: `{document['run_id']}` (as in results.json)."]
     statuses = [results[m][n]["status"] for m in models for n in names]
     skipped = [f"{n} ({results[m][n].get('skipped', '')})" for m in models for n in names
                if results[m][n]["status"] == "skipped"]  # fmt: skip
@@ -300,6 +303,9 @@ def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, P
     if figure is not None:
         document["figure1_plot"] = str(figure)
     json_path, md_path = out / "results.json", out / "report.md"
+    # Each file is replaced atomically, but not the two together: a run killed between them would leave a
+    # report beside another run's results, which this shared id tells apart.
+    document.setdefault("run_id", secrets.token_hex(6))
     plain = json.loads(json.dumps(document, default=str))  # paths and other objects as strings
     _write_atomic(json_path, dumps_strict(plain, indent=1, sort_keys=True) + "\n")  # NaN/inf as null: strict JSON
     _write_atomic(md_path, render_markdown(document, out))
