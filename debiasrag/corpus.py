@@ -275,6 +275,23 @@ def row_problem(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def stored_row_problem(row: Any) -> str | None:
+    """What is wrong with one row of a stored ``documents.jsonl`` (an index's or a shard's: ``id``, ``text``,
+    optional ``metadata`` object), or None."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for name in ("id", "text"):
+        if name not in row:
+            return f"its {name!r} field is missing"
+    if not is_document_id(row["id"]):
+        return "'id' is not a string or an integer"
+    if not isinstance(row["text"], str):
+        return "'text' is not a string"
+    if not isinstance(row.get("metadata") or {}, dict):
+        return "'metadata' is not an object"
+    return None
+
+
 def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text"), *, where: str = "") -> dict[str, Any]:
     """A corpus row's metadata: its fields but ``exclude``; a ``metadata`` field holding an object (the shape of a
     :class:`Document`, and of an index's own ``documents.jsonl``) gives its fields, not one nested field — nested,

@@ -58,7 +58,8 @@ class CachedEmbedder:
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file where the folder should be, no permission
-            raise InputError(f"cannot use the embedding cache folder {self.cache_dir}: {exc.strerror or exc}") from None
+            reason = "it is a file" if self.cache_dir.is_file() else exc.strerror or exc
+            raise InputError(f"cannot use the embedding cache folder {self.cache_dir}: {reason}") from None
         model_key = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
         self.path = self.cache_dir / f"embeddings-{model_key}.sqlite"
         # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection

@@ -10,6 +10,7 @@ verified and reader-safe; :mod:`debiasrag.storage` holds the protocol.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,11 +22,13 @@ import numpy as np
 
 from debiasrag import storage
 from debiasrag.concepts import Concept
-from debiasrag.corpus import Document, check_storable_metadata, is_document_id
+from debiasrag.corpus import Document, check_storable_metadata, is_document_id, stored_row_problem
 from debiasrag.embedders import Embedder, embed_documents
 from debiasrag.errors import IndexLoadError, InputError, check_int
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
+
+logger = logging.getLogger(__name__)
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 FORMAT_VERSION = storage.FORMAT_VERSION
@@ -404,10 +407,14 @@ class FaissIndex:
             check_model(manifest, embedder, folder)
         index = cls(manifest["dimension"], model_name=manifest["model"], kind=manifest["kind"], **manifest["options"])
         index.preprocessing = dict(manifest["preprocessing"])
+        paths = storage.data_paths(folder, manifest)  # the version folder's files, for messages
         try:
             index._index = faiss.deserialize_index(np.frombuffer(files[_INDEX_FILE], dtype=np.uint8))
-        except RuntimeError as exc:
-            raise IndexLoadError(f"{folder}/{_INDEX_FILE} cannot be read: {str(exc).splitlines()[0]}") from exc
+        except RuntimeError as exc:  # FAISS's C++ message names its source file, not the problem
+            logger.debug("faiss could not read %s: %s", paths[_INDEX_FILE], exc)
+            raise IndexLoadError(
+                f"{paths[_INDEX_FILE]} cannot be read: FAISS finds it truncated or not a FAISS index; rebuild the index"
+            ) from exc
         expected_type: Any = {"flat": faiss.IndexFlat, "ivf": faiss.IndexIVF, "hnsw": faiss.IndexHNSW}[index.kind]
         if not isinstance(index._index, expected_type):
             raise IndexLoadError(
@@ -418,7 +425,7 @@ class FaissIndex:
                 f"{folder}: FAISS index has dimension {index._index.d}, manifest says {index.dimension}"
             )
         stored_groups: dict[str, list[str]] = {name: [] for name in manifest.get("groups", {})}
-        for doc, groups in _parse_documents(files[_DOCS_FILE], folder, tuple(stored_groups)):
+        for doc, groups in _parse_documents(files[_DOCS_FILE], paths[_DOCS_FILE], tuple(stored_groups)):
             if doc.id in index._position:
                 raise IndexLoadError(f"{folder}/{_DOCS_FILE} is corrupted: duplicate id {doc.id!r}")
             index._position[doc.id] = len(index.ids)
@@ -449,19 +456,27 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not strict JSON")
 
 
-def _parse_documents(data: bytes, folder: Path, concepts: tuple[str, ...]) -> Iterator[tuple[Document, dict[str, str]]]:
-    """Each row's document and its stored group for every concept in ``concepts`` (the manifest's)."""
+def _parse_documents(data: bytes, path: Path, concepts: tuple[str, ...]) -> Iterator[tuple[Document, dict[str, str]]]:
+    """Each row's document and its stored group for every concept in ``concepts`` (the manifest's); a bad row is an
+    :class:`IndexLoadError` naming ``path``, its line and what is wrong."""
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         try:
             row = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
-            doc_id, text, metadata = row["id"], row["text"], row.get("metadata", {})
-            if not (is_document_id(doc_id) and isinstance(text, str) and isinstance(metadata, dict)):
-                raise TypeError("wrong field types")
+            problem = stored_row_problem(row)
+            if problem is not None:
+                raise TypeError(problem)
+            doc_id, text, metadata = row["id"], row["text"], row.get("metadata") or {}
             groups = {name: row["groups"][name] for name in concepts}
             if not all(isinstance(group, str) for group in groups.values()):
                 raise TypeError("a stored group is not a string")
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-            raise IndexLoadError(f"{folder}/{_DOCS_FILE} line {number} is corrupted") from None
+        except KeyError as exc:
+            field = exc.args[0]
+            what = "its 'groups' field" if field == "groups" else f"its stored {field!r} group"
+            raise IndexLoadError(f"{path} line {number} is corrupted: {what} is missing") from None
+        except TypeError as exc:
+            raise IndexLoadError(f"{path} line {number} is corrupted: {exc}") from None
+        except (ValueError, AttributeError, RecursionError):
+            raise IndexLoadError(f"{path} line {number} is corrupted: not valid JSON") from None
         yield Document(doc_id, text, metadata), groups
 
 

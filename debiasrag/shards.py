@@ -28,7 +28,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from debiasrag.corpus import Document, check_storable_metadata, is_document_id, row_problem
+from debiasrag.corpus import Document, check_storable_metadata, is_document_id, row_problem, stored_row_problem
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import NEUTRAL, GroupDetector, detector
@@ -200,11 +200,10 @@ def read_shard(path: str | Path) -> Shard:
     groups, mixed = _sidecar_groups(meta.get("groups") or {}, meta["count"], base)
     documents = []
     for number, row in enumerate(rows, start=1):
-        doc_id = row.get("id") if isinstance(row, dict) else None
-        if not (
-            is_document_id(doc_id) and isinstance(row.get("text"), str) and isinstance(row.get("metadata") or {}, dict)
-        ):
-            raise InputError(f"shard {base}.jsonl line {number} is corrupted")
+        problem = stored_row_problem(row)
+        if problem is not None:
+            raise InputError(f"shard {base}.jsonl line {number} is corrupted: {problem}")
+        doc_id = row["id"]
         problem = row_problem(row)  # a blank text, which write_shard and `debiasrag index` refuse
         if problem is not None:
             raise InputError(f"shard {base}.jsonl line {number} (document {doc_id!r}): {problem}")

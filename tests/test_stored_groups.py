@@ -127,7 +127,7 @@ def test_a_row_without_its_stored_group_is_a_corrupted_line(tmp_path, index):
     index.store_groups()
     index.save(tmp_path / "ix")
     _rewrite(tmp_path / "ix", edit_rows=lambda rows: rows[2].pop("groups"))
-    with pytest.raises(IndexLoadError, match="documents.jsonl line 3 is corrupted"):
+    with pytest.raises(IndexLoadError, match="documents.jsonl line 3 is corrupted: its 'groups' field is missing"):
         FaissIndex.load(tmp_path / "ix")
 
 

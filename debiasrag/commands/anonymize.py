@@ -202,12 +202,12 @@ def run(args: argparse.Namespace) -> int:
             if clash is not None:  # never overwrite a user's own field, whatever --on-error says
                 if clash == args.entities_field:
                     raise InputError(
-                        f"line {number}: the row already has an {clash!r} field, which would be overwritten",
+                        f"line {number}: the row already has a field {clash!r}, which would be overwritten",
                         hint="to write the found entities to another field",
                         option="entities_field",
                         value=f"anonymized_{clash}",
                     )
-                raise InputError(f"line {number}: the row already has an {clash!r} field, which would be overwritten")
+                raise InputError(f"line {number}: the row already has a field {clash!r}, which would be overwritten")
             if problem:
                 if args.on_error == "stop":
                     raise InputError(

@@ -457,7 +457,9 @@ def test_documents_with_nan_are_not_strict_json(tmp_path):
         len(bad),
     )
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(IndexLoadError, match="documents.jsonl line 1 is corrupted"):
+    with pytest.raises(
+        IndexLoadError, match="debiasrag-data-[^/]*/documents.jsonl line 1 is corrupted: not valid JSON"
+    ):
         FaissIndex.load(folder)
 
 

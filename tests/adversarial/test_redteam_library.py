@@ -337,8 +337,13 @@ def test_shards_round_trip_lone_surrogates_and_refuse_edits(tmp_path):
         ("json", json.dumps({**meta, "model": ""}).encode(), "'model' must be a model name"),
         ("json", b"[" * 100_000, "nested too deeply"),
         ("json", b'{"format": NaN}', "NaN is not valid JSON"),
-        ("jsonl", b'{"id": [1], "text": "a"}\n{"id": 2, "text": "b"}\n', "line 1 is corrupted"),
-        ("jsonl", b'{"id": 1, "text": "a", "metadata": [1]}\n{"id": 2, "text": "b"}\n', "line 1 is corrupted"),
+        ("jsonl", b'{"id": [1], "text": "a"}\n{"id": 2, "text": "b"}\n', "line 1 is corrupted: 'id' is not a string"),
+        (
+            "jsonl",
+            b'{"id": 1, "text": "a", "metadata": [1]}\n{"id": 2, "text": "b"}\n',
+            "line 1 is corrupted: 'metadata' is not",
+        ),
+        ("jsonl", b'{"id": 1}\n{"id": 2, "text": "b"}\n', "line 1 is corrupted: its 'text' field is missing"),
         ("jsonl", b'{"id": 1, "text": "\xff"}\n{"id": 2, "text": "b"}\n', "not valid UTF-8"),
     ]
     for suffix, data, fragment in edits:
