@@ -146,6 +146,12 @@ class ShardWriter:
                 words = getattr(anonymize, key, None)
                 if words and all(isinstance(word, str) for word in words):
                     settings[key] = sorted(words)
+            if settings["method"] == "ner":  # and the same detection; recorded only off their defaults
+                from debiasrag.anonymize import RECORDED_NER_SWITCHES
+
+                for key in RECORDED_NER_SWITCHES:
+                    if getattr(anonymize, key, True) is False:
+                        settings[key] = False
             self.preprocessing = {"anonymize": settings}
         from debiasrag.counterfactual.neutralize import neutralizer_for
 

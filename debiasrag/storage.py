@@ -463,6 +463,9 @@ def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None
     llm_model = settings.get("llm_model")  # which LLM anonymized the corpus: a record, never used to call it
     if llm_model is not None and not (isinstance(llm_model, str) and llm_model.strip()):
         raise _fail(folder, "preprocessing.anonymize.llm_model", "a model name (a non-empty string)", llm_model)
+    for key in ("use_ner", "lower_case_names"):  # NerAnonymizer switches queries are rebuilt with
+        if key in settings and not isinstance(settings[key], bool):
+            raise _fail(folder, f"preprocessing.anonymize.{key}", "true or false", settings[key])
     for key, value in settings.items():
         if not (value is None or isinstance(value, (str, int, float, bool, list))):
             raise _fail(folder, f"preprocessing.anonymize.{key}", "a plain value", value)

@@ -534,3 +534,18 @@ def test_dictionary_names_are_rebuilt_from_their_sources(maintainer_script):
     ]
     assert build.dictionary_names() == [line for line in shipped if line and not line.startswith("#")]
     assert {"Maria", "Rebecca", "Joel"} <= set(shipped) and not {"Dawn", "Will", "Hunter", "Amber"} & set(shipped)
+
+
+@pytest.mark.parametrize("options", [{"strategy": "replace"}, {"full_ner": True}, {"entities": "person"}])
+def test_a_known_given_name_the_full_ner_pass_types_as_a_nationality_is_still_a_person(options):
+    # spaCy types a sentence-initial "Maria" as NORP; every full-NER path (replace, full_ner, an entity subset) kept it
+    anonymizer = NerAnonymizer(**options)
+    for text in ("Maria leads the team.", "Maria met John in Paris."):
+        result = anonymizer.anonymize(text)
+        assert "Maria" not in result.text and ("Maria", "PERSON") in [(e.text, e.label) for e in result.entities]
+    assert "American" in anonymizer.anonymize("The American team won.").text  # nationalities stay nationalities
+
+
+def test_an_address_confirms_a_sentence_start_word_name(ner):
+    assert ner.anonymize("Hope, can you send the report?").text == "can you send the report?"
+    assert ner.anonymize("Hope you can send the report.").text == "Hope you can send the report."

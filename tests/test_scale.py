@@ -149,6 +149,23 @@ def test_shard_writer_records_anonymization_and_embeds_the_anonymized_text(tmp_p
     assert len(list_shards(tmp_path)) == 1
 
 
+def test_a_tagger_only_corpus_gets_tagger_only_queries(tmp_path, embedder: SentenceTransformerEmbedder) -> None:
+    # use_ner=False (the README's Ray example) was not recorded, so queries got the full NER pass
+    from debiasrag import DebiasedRetriever
+
+    options = {"use_ner": False, "lower_case_names": False}
+    ShardWriter(tmp_path, embedder, anonymize="ner", anonymize_options=options)({"id": ["a"], "text": TEXTS[:1]})
+    index = index_from_shards(tmp_path)
+    assert index.preprocessing["anonymize"]["use_ner"] is False
+    assert index.preprocessing["anonymize"]["lower_case_names"] is False
+    index.save(tmp_path / "ix")
+    loaded = FaissIndex.load(tmp_path / "ix")
+    transform = DebiasedRetriever(loaded, embedder).query_transform
+    assert transform.anonymizer.use_ner is False and transform.anonymizer.lower_case_names is False
+    default = ShardWriter(tmp_path / "d", embedder, anonymize="ner")
+    assert "use_ner" not in default.preprocessing["anonymize"]  # defaults are not recorded: manifests still merge
+
+
 def test_shard_writer_neutralizes_like_the_index_command(tmp_path, embedder: SentenceTransformerEmbedder) -> None:
     from debiasrag import DebiasedRetriever
     from debiasrag.counterfactual import GenderNeutralizer
@@ -235,7 +252,8 @@ def test_cli_index_builds_from_shards_without_embedding(
     ShardWriter(tmp_path / "s3", embedder)({"id": ["x"], "text": ["Mr Hale met Dana at the gate; she thanked him."]})
     shards = [str(tmp_path / name) for name in ("s1", "s2", "s3")]
     assert main(["index", "--shards", *shards, "--out", str(tmp_path / "ix3")]) == 0
-    assert "; 1 (25%) name both women and men" in capsys.readouterr().err  # "x" has no version anywhere
+    err = " ".join(capsys.readouterr().err.split())
+    assert "; 1 (25%) name both women and men" in err and "(ids 'x')" in err  # "x" has no version anywhere
     index = FaissIndex.load(tmp_path / "ix")
     assert index.ids == ["f", "m", "n"] and index.groups["gender"].groups == ["female", "male", "neutral"]
     np.testing.assert_allclose(index.vectors_at([0]), embedder.encode_documents(texts[:1]), atol=1e-6)

@@ -31,6 +31,8 @@ from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, r
 from debiasrag.errors import InputError, shown
 
 METHODS = ("ner", "llm")
+# NerAnonymizer switches an index records (when off) so that its queries are anonymized with the same detection
+RECORDED_NER_SWITCHES = ("use_ner", "lower_case_names")
 
 
 def get_anonymizer(
@@ -131,8 +133,10 @@ def recorded_query_transform(preprocessing: Mapping[str, Any]) -> tuple[Callable
         )
     # Name lists the corpus was anonymized with (ShardWriter records them) apply to the queries too.
     lists = {key: settings[key] for key in ("allow_list", "deny_list") if settings.get(key)}
+    # so are the NER switches it recorded (the tagger-only pass of use_ner=False, lower_case_names=False)
+    switches = {key: settings[key] for key in RECORDED_NER_SWITCHES if settings.get(key) is False}
     strategy = settings.get("strategy", "remove")
-    anonymizer = get_anonymizer(method, strategy=strategy, entities=settings.get("entities"), **lists)
+    anonymizer = get_anonymizer(method, strategy=strategy, entities=settings.get("entities"), **lists, **switches)
     return as_query_transform(anonymizer), note
 
 

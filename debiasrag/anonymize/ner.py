@@ -458,6 +458,17 @@ class NerAnonymizer:
                 undecided.append((span.start, span.end))
         return every, undecided
 
+    def _subject_name(self, doc: Any, i: int) -> bool:
+        """Whether token ``i`` opens its sentence, is followed by a verb or "and", and is a given name the lists
+        know."""
+        token = doc[i]
+        if not token.is_sent_start or i + 1 >= len(doc):
+            return False
+        following = doc[i + 1]
+        return (following.tag_.startswith("VB") or following.lower_ == "and") and self._guess_label(
+            token.text
+        ) == "PERSON"
+
     def _capitalised_neighbour(self, doc: Any, i: int) -> bool:
         """A capitalised non-stop word next to a candidate makes it part of a longer phrase whose type only the
         NER knows ("Christmas Eve" is a date, not the person Eve)."""
@@ -617,6 +628,10 @@ class NerAnonymizer:
             if label is None:
                 continue
             tokens = list(ent)
+            # A known given name opening a sentence as its subject is a person, whatever the NER says ("Maria
+            # leads the team" -> NORP in a full pass; "Irish", "Danish" are listed names too, but not as subjects).
+            if label == "NORP" and len(ent) == 1 and self._subject_name(doc, ent.start):
+                label = "PERSON"
             # Trim "the", titles and a trailing possessive so only the name itself is a span.
             if label == "NORP":
                 while tokens and tokens[0].lower_ in _LEADING_DROP:

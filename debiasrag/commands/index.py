@@ -240,8 +240,11 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     index.save(args.out, lock_timeout=args.lock_timeout)
     # found by the workers; those with versions in other shards are settled (older shards recorded none)
     mixed = [index.position_of(doc_id) for doc_id in shards_mixed(args.shards) or []]
-    unsettled = sum(not versions for versions in index.versions(positions=mixed)) if mixed else 0
-    say(describe_groups({**summary, "mixed": unsettled}, len(index)))
+    # those whose versions landed in another shard are settled by them; the others are named, as for a corpus
+    unsettled = (
+        [index.ids[p] for p, versions in zip(mixed, index.versions(positions=mixed)) if not versions] if mixed else []
+    )
+    say(describe_groups({**summary, "mixed": len(unsettled)}, len(index), unsettled))
     say_replaced(args.out, replaced, index)
     say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
     return 0

@@ -159,6 +159,11 @@ def _summary_line(summary: dict[str, Any]) -> str:
             f"; mean |cos(w, {summary['direction']})| of the debiased words {summary['mean_abs_cos_before']:.4f}"
             f" -> {summary['mean_abs_cos_after']:.4f}"
         )
+    if "mean_abs_cos_fitted_before" in summary:  # what the algorithm itself removed (RAN's axis is not she - he)
+        line += (
+            f", along its own fitted bias direction {summary['mean_abs_cos_fitted_before']:.4f}"
+            f" -> {summary['mean_abs_cos_fitted_after']:.4f}"
+        )
     return line
 
 

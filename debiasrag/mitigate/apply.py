@@ -239,7 +239,9 @@ def debias(
     definitional pairs, placed symmetrically about the bias direction), ``rescaled`` (vectors only made unit length:
     HD, RAN and MHD with ``normalization="keep"``; with ``"reverse"`` those words keep their input vectors) and
     ``unchanged`` (bit-identical), plus the mean |cos(w, d)| over the debiased words before and after, ``d`` being
-    the unit difference of the first definitional pair both of whose words are known. With ``target``, the target
+    the unit difference of the first definitional pair both of whose words are known, and the same along the
+    estimator's own fitted ``bias_direction_`` where it has one (``mean_abs_cos_fitted_before`` / ``_after``).
+    With ``target``, the target
     words not debiased because the model lacks them (``target_not_in_vocabulary``), they are gender-specific
     (``target_gender_specific``) or definitional words the algorithm keeps or equalizes (``target_definitional``).
     """
@@ -276,4 +278,11 @@ def debias(
         summary["direction"] = f"{pair[0]} - {pair[1]}"
         summary["mean_abs_cos_before"] = _mean_abs_cos(model.vectors[rows], d)
         summary["mean_abs_cos_after"] = _mean_abs_cos(result.vectors[rows], d)
+    # The pair's axis is not what every algorithm removes (RAN fits its own direction and may move words along
+    # she - he while taking them off it): the same measure along the estimator's own fitted direction, where it has one.
+    fitted = getattr(estimator, "bias_direction_", None)
+    if isinstance(fitted, np.ndarray) and fitted.ndim == 1 and fitted.shape[0] == model.vectors.shape[1]:
+        unit = fitted.astype(np.float64) / (np.linalg.norm(fitted) or 1.0)
+        summary["mean_abs_cos_fitted_before"] = _mean_abs_cos(model.vectors[rows], unit)
+        summary["mean_abs_cos_fitted_after"] = _mean_abs_cos(result.vectors[rows], unit)
     return DebiasResult(result, estimator, summary, report)

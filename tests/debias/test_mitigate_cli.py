@@ -78,6 +78,9 @@ def test_all_five_algorithms_from_the_cli_write_what_the_library_computes(tmp_pa
         else:
             assert summary["mean_abs_cos_after"] < summary["mean_abs_cos_before"] * 0.7, (name, summary)
         assert f"{name}: debiased {summary['debiased']} of 3000 words" in line
+        if name in ("HD", "DHD", "RAN"):  # along what the algorithm itself removed (RAN's axis is not she - he)
+            assert summary["mean_abs_cos_fitted_after"] < summary["mean_abs_cos_fitted_before"] * 0.5, (name, summary)
+            assert "along its own fitted bias direction" in line
         if name == "RAN":  # the target words left as they are, and why
             assert (summary["target_not_in_vocabulary"], summary["target_gender_specific"]) == (["zzzz"], ["she"])
             assert "not debiased: 1 target word(s) not in the vocabulary (zzzz)" in line
