@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -355,6 +356,23 @@ def test_cli_rerun_from_cache_writes_report(suite, cache_dir, tmp_path, capsys):
     assert json.loads((out / "results.json").read_text())["results"] == printed["results"]
     assert (out / "report.md").read_text().startswith("# debiasrag benchmark report")
     assert printed["command"] == f"debiasrag bench weat --out {out} --cache-dir {cache_dir} --json"
+
+
+def test_a_report_written_over_an_earlier_one_says_so_and_drops_its_plots(cache_dir, tmp_path, capsys):
+    # the earlier report was replaced without a word and its plots stayed behind, referenced by nothing
+    out = tmp_path / "out"
+    assert main(["bench", "concept-auc", "--out", str(out), "--cache-dir", str(cache_dir)]) == 0
+    first = json.loads((out / "results.json").read_text())
+    old_plots = [Path(p) for p in first["results"][DEFAULT_MODEL]["concept-auc"]["plots"]]
+    assert old_plots and all(p.is_file() for p in old_plots)
+    (out / "plots" / "mine.png").write_bytes(b"not named by any report")
+    capsys.readouterr()
+    assert main(["bench", "weat", "--out", str(out), "--cache-dir", str(cache_dir)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"replaced the earlier report in {out} (run {first['run_id']}): concept-auc; removed" in err
+    assert not any(p.exists() for p in old_plots) and (out / "plots" / "mine.png").exists()
+    second = json.loads((out / "results.json").read_text())
+    assert all(Path(p).is_file() for p in second["results"][DEFAULT_MODEL]["weat"]["plots"])
 
 
 def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_path, capsys):

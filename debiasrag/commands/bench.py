@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 from debiasrag.anonymize.llm import API_KEY_VARIABLE, DEFAULT_TIMEOUT
 from debiasrag.commands._common import add_neutralize_option, model_name, print_json, progress_bar, say, seed_int
@@ -73,6 +75,41 @@ def _is_report(path: Path) -> bool:
         and str(document.get("command", "")).startswith("debiasrag bench ")
         and isinstance(document.get("results"), dict)
     )
+
+
+def _report_plots(document: dict[str, Any]) -> set[str]:
+    """The plot files a report document names (each benchmark's plots and the cross-model figure)."""
+    plots = {str(document["figure1_plot"])} if document.get("figure1_plot") else set()
+    for by_name in (document.get("results") or {}).values():
+        for record in (by_name or {}).values() if isinstance(by_name, dict) else ():
+            plots.update(str(p) for p in (record.get("plots") or []) if isinstance(record, dict))
+    return plots
+
+
+def earlier_report(folder: Path) -> dict[str, Any] | None:
+    """The results.json of the report ``folder`` holds (one ``debiasrag bench`` wrote), or None."""
+    path = folder / "results.json"
+    if not _is_report(path):
+        return None
+    document = loads_strict(path.read_bytes())
+    return document if isinstance(document, dict) else None
+
+
+def replace_note(folder: Path, earlier: dict[str, Any], document: dict[str, Any]) -> str:
+    """Say which report the new one replaced, and remove the earlier report's plots the new one does not use
+    (only files the earlier results.json names, inside ``folder/plots``)."""
+    plots = folder.resolve() / "plots"
+    stale = 0
+    for name in sorted(_report_plots(earlier) - _report_plots(document)):
+        path = Path(name).resolve()
+        if path.suffix == ".png" and plots in path.parents and path.is_file():
+            with contextlib.suppress(OSError):
+                path.unlink()
+                stale += 1
+    benchmarks = ", ".join(map(str, earlier.get("benchmarks") or [])) or "none"
+    run = f" (run {earlier['run_id']})" if earlier.get("run_id") else ""
+    removed = f"; removed {stale} plot(s) only it used" if stale else ""
+    return f"replaced the earlier report in {folder}{run}: {benchmarks}{removed}"
 
 
 def check_report_folder(folder: Path) -> None:
@@ -212,7 +249,10 @@ def run(args: argparse.Namespace) -> int:
     command = _command_line(args)
     document = suite_document(results, names, command=command, seed=args.seed)
     if args.out is not None:
+        earlier = earlier_report(args.out)
         md_path, json_path = write_report(document, args.out)
+        if earlier is not None:
+            say(replace_note(args.out, earlier, document))
         say(f"wrote {md_path} and {json_path}")
     if args.json:
         print_json(json.loads(json.dumps(document, default=str)), indent=1, sort_keys=True)
