@@ -578,6 +578,10 @@ class GroupDetector:
             return True
         return before_surname and any(word in names for names in self._before_surname)
 
+    def name_group(self, word: str) -> str | None:
+        """The group a gendered first name belongs to ("Fatima" -> "female"), None for any other word."""
+        return next((group for group, names in zip(self.groups, self._names or ()) if word in names), None)
+
     def _known_first_name(self, word: str) -> bool:
         """Whether ``word`` is in the name table: gendered, unisex or a word-name ("Holly")."""
         return word in self._unisex or any(word in names for names in (*(self._names or ()), *self._before_surname))

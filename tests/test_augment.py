@@ -42,6 +42,15 @@ def swapper() -> GenderSwapper:
         ("Her dog bit him.", "His dog bit her."),
         ("His car is red and the red one is his.", "Her car is red and the red one is hers."),
         ("Hers is better than his.", "His is better than hers."),
+        # a "his" the tagger calls PRP$ but that determines no noun stands alone (was "her")
+        ("She said the bag was hers, not his.", "He said the bag was his, not hers."),
+        ("Is that car his or yours?", "Is that car hers or yours?"),
+        ("He sold his well-known bakery.", "She sold her well-known bakery."),
+        ("He and his two dogs left.", "She and her two dogs left."),
+        # a plural's possessive ending follows the new word ("gentlemen' lounge", "ladies's club" before)
+        ("The ladies' room is upstairs.", "The gentlemen's room is upstairs."),
+        ("The gentlemen's club is closed.", "The ladies' club is closed."),
+        ("The girls' school.", "The boys' school."),
         ("He hurt himself.", "She hurt herself."),
         # given names, to the equally ranked name of the other gender (names-dataset US ranks)
         ("Patrick is going to the supermarket.", "Hannah is going to the supermarket."),

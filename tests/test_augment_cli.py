@@ -170,3 +170,14 @@ def test_field_id_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
         capsys.readouterr().err.strip()
         == "debiasrag: error: --field id: ids are never gender-swapped; name a text field"
     )
+
+
+def test_given_names_the_swap_table_cannot_swap_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # "Fatima told Ahmed that Priya called." came out with only Priya swapped, counted as changed, without a word
+    rows = [{"id": 1, "text": "Fatima told Ahmed that Priya called."}, {"id": 2, "text": "She met Patrick."}]
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(write_rows(tmp_path / "in.jsonl", rows)), str(out)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "2 given name(s) the swap table does not hold were kept in the counterparts (Ahmed, Fatima)" in err
+    assert main(["augment", str(write_rows(tmp_path / "in.jsonl", rows[1:])), str(out)]) == 0
+    assert "swap table" not in capsys.readouterr().err  # every name swapped: nothing to say

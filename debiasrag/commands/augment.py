@@ -18,7 +18,8 @@ reported with ``--on-error skip``. The output may not be the input file.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.table import Table
@@ -178,6 +179,8 @@ def run_augment(args: argparse.Namespace) -> int:
     selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove")
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
+    kept_names: dict[str, int] = {}  # gendered given names the swap table does not hold -> rows keeping them
+    unswappable = None if args.no_names else _unswappable_names(swapper)
 
     def generate() -> Iterator[dict[str, Any]]:
         with progress_bar("gender-swapping", len(rows)) as advance:
@@ -194,6 +197,9 @@ def run_augment(args: argparse.Namespace) -> int:
                         counterpart[name] = swapped[name][i]
                     changed = counterpart != obj
                     stats["changed"] += changed
+                    if changed and unswappable is not None:
+                        for word in {w for name in fields for w in unswappable(counterpart[name])}:
+                            kept_names[word] = kept_names.get(word, 0) + 1
                     if not args.keep_original:
                         yield counterpart
                         continue
@@ -212,12 +218,34 @@ def run_augment(args: argparse.Namespace) -> int:
                 advance(len(batch))
 
     written = write_jsonl_atomic(generate(), args.output)
+    if kept_names:  # a counterpart that swaps "she" but keeps "Fatima" still names the same woman
+        common = sorted(kept_names, key=lambda w: (-kept_names[w], w))
+        shown = ", ".join(common[:5]) + (f" and {len(common) - 5} more" if len(common) > 5 else "")
+        warn(
+            f"{len(common)} given name(s) the swap table does not hold were kept in the counterparts ({shown}): "
+            "those counterparts still name the same people (the table pairs the 2,500 most common US female and "
+            "male first names, data/names/gender_swap_names.json); edit those rows' names before augmenting"
+        )
     chosen = "" if selected is None else f", {len(selected)} above the {args.bias_percentile:g}th bias percentile"
     say(
         f"augment: {len(rows)} row(s) read{chosen}, {stats['changed']} changed by gender swapping, {written} written"
         + (f" to {args.output}" if args.output != "-" else "")
     )
     return 0
+
+
+def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
+    """A function giving the capitalised gendered first names of a text that ``swapper``'s table cannot swap
+    (names the group detector knows, from more cultures than the swap table)."""
+    from debiasrag.groups import detector
+
+    found = detector("gender")
+    capitalised = re.compile(r"\b[A-Z][a-z]+\b")
+
+    def names(text: str) -> list[str]:
+        return [w for w in capitalised.findall(text) if found.name_group(w) and not swapper.is_gendered(w)]
+
+    return names
 
 
 BIAS_SIGNS = (

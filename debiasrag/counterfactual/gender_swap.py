@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +260,20 @@ class GenderSwapper:
     def _swap_doc(self, doc: Any, offset: int) -> tuple[str, list[Replacement]]:
         parts: list[str] = []
         found: list[Replacement] = []
+        swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
         for token in doc:
+            suffix = _possessive_after(swapped_before, token)
+            swapped_before = None
+            if suffix is not None:  # "ladies'" -> "gentlemen's", "gentlemen's" -> "ladies'": one replacement
+                parts.append(suffix + token.whitespace_)
+                last = found[-1]
+                found[-1] = replace(
+                    last,
+                    end=offset + token.idx + len(token.text),
+                    original=last.original + token.text,
+                    replacement=last.replacement + suffix,
+                )
+                continue
             new = self._swap_token(token)
             if new is None:
                 parts.append(token.text_with_ws)
@@ -270,6 +283,7 @@ class GenderSwapper:
             parts.append(replacement + token.whitespace_)
             start = offset + token.idx
             found.append(Replacement(start, start + len(token.text), token.text, replacement, direction, kind))
+            swapped_before = replacement if not token.whitespace_ else None
         return "".join(parts), found
 
     def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
@@ -297,6 +311,10 @@ class GenderSwapper:
     def _pronoun(token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
             return target
+        if "standalone" in target and token.tag_ == "PRP$" and not _determines(token):
+            # the tagger calls every "his" PRP$: one that determines no noun stands alone ("hers, not his",
+            # "a friend of his", "is it his or yours")
+            return target["standalone"]
         if "possessive" in target and token.tag_ == "PRP$":
             return target["possessive"]
         # her (not PRP$) -> him; his (not PRP$) -> hers: "the book is his"
@@ -304,6 +322,37 @@ class GenderSwapper:
 
     def __repr__(self) -> str:
         return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
+
+
+def _possessive_after(replacement: str | None, token: Any) -> str | None:
+    """The possessive ending that fits a swapped plural: a word in -s takes a bare apostrophe ("ladies'"), any
+    other word 's ("gentlemen's"); None when ``token`` is no possessive ending of a swapped word or already fits."""
+    if replacement is None or token.tag_ != "POS" or token.text not in ("'", "'s", "\u2019", "\u2019s"):
+        return None
+    mark = token.text[0]
+    wanted = mark if replacement.lower().endswith("s") else mark + ("S" if replacement.isupper() else "s")
+    return None if wanted == token.text else wanted
+
+
+def _determines(token: Any) -> bool:
+    """Whether a possessive pronoun is followed by what it determines (a noun, with any adjectives, participles
+    or numbers between, or a gerund: "his old car", "his well-known bakery", "his two dogs", "his running"), rather
+    than standing alone. Read from the tags only (the parser is not loaded), so a verb the tagger calls a noun
+    ("a friend of his called") still reads as determined."""
+    doc = token.doc
+    for following in doc[token.i + 1 : token.i + 6]:
+        if following.pos_ in ("NOUN", "PROPN") or following.tag_ == "VBG":
+            return True
+        if following.pos_ not in ("ADJ", "NUM", "ADV") and following.tag_ not in (
+            "JJ",
+            "JJR",
+            "JJS",
+            "CD",
+            "HYPH",
+            "VBN",
+        ):
+            return False
+    return False
 
 
 def _load_spacy(nlp: Any) -> Any:
