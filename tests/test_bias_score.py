@@ -236,7 +236,8 @@ def test_select_and_augment_by_bias_score():
 
     scores = [0.01, 0.5, 0.02, 0.9, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08]
     assert select_by_bias_score(scores, 80) == [1, 3]  # above the 80th percentile (0.164)
-    assert select_by_bias_score(scores, 0) == [i for i in range(10) if i != 0]
+    assert select_by_bias_score(scores, 0) == list(range(10))  # 0: every entry (strictly above left out the minimum)
+    assert select_by_bias_score(scores, 1e-9) == [i for i in range(10) if i != 0]
     texts = [f"plain sentence {i}" for i in range(10)]
     texts[1], texts[3] = "She is a nurse.", "The pink dress is pretty."  # the second has no gendered word
     duplicates = augment_by_bias_score(texts, scores, percentile=80)

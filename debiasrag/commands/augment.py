@@ -83,6 +83,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fit the gender direction on the corpus's own gendered sentences (default: the packaged sentences)",
     )
+    score.add_argument(
+        "--scorer",
+        choices=["transformer", "glove"],
+        default="transformer",
+        help="transformer: the sentence model of --model (default); glove: GloVe word vectors, the score augment "
+        "--bias-percentile uses by default",
+    )
     score.add_argument("--seed", type=seed_int, default=0, help="random seed for fitting (default 0)")
     score.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
     score.set_defaults(func=run_bias_score)
@@ -257,7 +264,7 @@ BIAS_SIGNS = (
 
 def run_bias_score(args: argparse.Namespace) -> int:
     """Run ``debiasrag bias-score``; returns the exit status."""
-    from debiasrag.counterfactual.bias_score import BiasScorer, rank_scores
+    from debiasrag.counterfactual.bias_score import BiasScorer, GloveBiasScorer, rank_scores
 
     report = JsonlReport()
     rows = _read_rows(args.input, [Field(args.field, nonempty=True)], args.on_error, report)
@@ -265,12 +272,21 @@ def run_bias_score(args: argparse.Namespace) -> int:
     if not rows:
         raise InputError(no_rows(args.input, report, "sentences to score"))
     texts = [obj[args.field] for _, obj in rows]
-    scorer = BiasScorer(args.model, seed=args.seed)
-    scorer.fit(texts if args.fit_on_corpus else None)
+    if args.scorer == "glove":
+        if args.model or args.fit_on_corpus:  # they would be ignored
+            raise InputError("--model and --fit-on-corpus apply to --scorer transformer only")
+        scorer: Any = GloveBiasScorer().fit()
+        model_name, fit_pairs, batch_size = "GloVe 6B 50d", scorer.n_pairs_, 256
+        fit_note = f"{fit_pairs} word pairs (seed 001 §3.2)"
+    else:
+        scorer = BiasScorer(args.model, seed=args.seed)
+        scorer.fit(texts if args.fit_on_corpus else None)
+        model_name, fit_pairs, batch_size = scorer.embedder.name, scorer.n_fit_pairs_, scorer.batch_size
+        fit_note = f"{fit_pairs} sentence pairs"
     scores = []
     with progress_bar("bias score", len(texts)) as advance:
-        for start in range(0, len(texts), scorer.batch_size):
-            batch = texts[start : start + scorer.batch_size]
+        for start in range(0, len(texts), batch_size):
+            batch = texts[start : start + batch_size]
             scores.extend(scorer.score(batch))
             advance(len(batch))
     ranking = rank_scores(scores, args.top)
@@ -286,9 +302,10 @@ def run_bias_score(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                "model": scorer.embedder.name,
+                "model": model_name,
+                "scorer": args.scorer,
                 "sentences": len(texts),
-                "fit_pairs": scorer.n_fit_pairs_,
+                "fit_pairs": fit_pairs,
                 "explained_variance": float(scorer.explained_variance_ratio_[0]),
                 "signs": BIAS_SIGNS,
                 "female": [entry(i, r) for i, r in ranking.female],
@@ -301,6 +318,9 @@ def run_bias_score(args: argparse.Namespace) -> int:
         ("female-leaning (Eq. 1)", "female", ranking.female),
         ("male-leaning (Eq. 2)", "male", ranking.male),
     ):
+        if not items:  # an empty table says nothing: say it
+            say(f"no sentence leans {column} ({title}) among {len(texts)}")
+            continue
         table = Table(title=cell(f"most {title}: top {len(items)} of {len(texts)}"))
         for name in ("rank", "line", "id", column, "top words", "text"):
             table.add_column(name, overflow="fold")
@@ -318,7 +338,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
         out_console.print(table)
     say(f"signs: {BIAS_SIGNS}")
     say(
-        f"gender direction: {scorer.n_fit_pairs_} sentence pairs, top component explains "
-        f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({scorer.embedder.name})"
+        f"gender direction: {fit_note}, top component explains "
+        f"{scorer.explained_variance_ratio_[0]:.0%} of the variance ({model_name})"
     )
     return 0

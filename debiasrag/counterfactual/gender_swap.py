@@ -398,7 +398,8 @@ def _chunks(text: str, size: int) -> Iterator[tuple[int, str]]:
 
 
 def select_by_bias_score(scores: Sequence[float], percentile: float = 95.0) -> list[int]:
-    """Indices of the entries whose bias score lies above the ``percentile``-th percentile (seed 001 §4.2).
+    """Indices of the entries whose bias score lies above the ``percentile``-th percentile (seed 001 §4.2); 0 keeps
+    every entry.
 
     Seed 001 builds Aug90/93/95/97 (and Sub90..97) by thresholding the absolute bias score (Eq. 3; for a premise /
     hypothesis pair, the larger of the two) at the 90th, 93rd, 95th and 97th percentile. Scores must be finite.
@@ -414,6 +415,8 @@ def select_by_bias_score(scores: Sequence[float], percentile: float = 95.0) -> l
         values = np.array([np.nan])  # text, None, nested lists: refused below
     if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
         raise InputError("bias scores must be a non-empty list of finite numbers")
+    if percentile == 0:  # the 0th percentile is the minimum: "above" it would leave the lowest entry out
+        return list(range(values.size))
     threshold = float(np.percentile(values, percentile))
     return [int(i) for i in np.flatnonzero(values > threshold)]
 
