@@ -134,8 +134,11 @@ def write_vectors(model: WordEmbeddings, path: str | Path, *, header: bool = Fal
 
 def default_sets(name: str = "seed003") -> WordSets:
     """Gender word sets: ``"seed003"`` (Table 2's 12 bias-definition pairs; gender-specific = Bolukbasi's list
-    plus Table 2's 48 words) or ``"bolukbasi"`` (his 10 definitional pairs and gender-specific list). Words are
-    given as published and lower-cased (words a model lacks are skipped)."""
+    plus Table 2's 48 words) or ``"bolukbasi"`` (his 10 definitional pairs and gender-specific list). Pairs are
+    lower-cased; Bolukbasi's gender-specific list is used as published, case and all, as WEFE uses it: its
+    word2vec-cased entries ("Handsome", "NeW", "COUPLE") are other words than GloVe's lower-case ones, and
+    lower-cased they kept "handsome", "muscular", "new" and "couple" from being debiased (words a model lacks
+    are skipped)."""
     data = seed003_wordsets()
     if name == "seed003":
         pairs = data["bias_definition_pairs"]
@@ -146,8 +149,7 @@ def default_sets(name: str = "seed003") -> WordSets:
     else:
         raise InputError(f"word sets must be one of {', '.join(SET_CHOICES)}, got {name!r}")
     lowered = [[w.lower() for w in p] for p in pairs]
-    specific = [*bolukbasi_gender_specific(), *extra]
-    return WordSets(lowered, list(dict.fromkeys([*specific, *(w.lower() for w in specific)])))
+    return WordSets(lowered, list(dict.fromkeys([*bolukbasi_gender_specific(), *(w.lower() for w in extra)])))
 
 
 def estimator_for(

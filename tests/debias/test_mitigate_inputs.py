@@ -325,3 +325,12 @@ def test_only_debiased_writes_just_the_changed_words(capsys, files):
     assert code == 0 and json.loads(out)["written"] == len(read_vectors(files["out"])) == len(
         read_vectors(files["vec"])
     )
+
+
+def test_default_gender_specific_words_are_bolukbasis_list_as_published(small):
+    # lower-cased, its word2vec-cased entries ("Handsome", "NeW", "COUPLE") kept these words from being debiased
+    sets = default_sets()
+    assert "Handsome" in sets.gender_specific and not {"handsome", "new", "couple", "muscular"} & set(
+        sets.gender_specific
+    )
+    assert {"actress", "she", "he", "miss"} <= set(sets.gender_specific)  # still every lower-case entry and Table 2
