@@ -44,6 +44,7 @@ class Concept:
     attributes: dict[str, float] = field(default_factory=dict)
     attribute_kind: str = ""
     weat: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    label_aliases: dict[str, str] = field(default_factory=dict)  # other label spellings -> group ("woman")
 
     def variant_queries(self, query: str) -> list[tuple[str, str]]:
         """``[(group, query + that group's sentence), ...]`` in the concept's group order."""
@@ -60,6 +61,9 @@ class Concept:
         if not isinstance(label, str):
             return None
         wanted = label.strip().casefold()
+        aliases = {alias.casefold(): group for alias, group in self.label_aliases.items()}
+        if wanted in aliases:
+            return aliases[wanted]
         names = (*self.groups, NEUTRAL_LABEL)
         initials = [name[:1].casefold() for name in names]
         for name, initial in zip(names, initials):
@@ -72,7 +76,8 @@ class Concept:
         names = (*self.groups, NEUTRAL_LABEL)
         initials = [name[:1].upper() for name in names]
         letters = f", or {', '.join(initials)}" if len(set(initials)) == len(initials) else ""
-        return f"{', '.join(names[:-1])} or {names[-1]} (any case{letters})"
+        aliases = f", or {' / '.join(self.label_aliases)}" if self.label_aliases else ""
+        return f"{', '.join(names[:-1])} or {names[-1]} (any case{letters}{aliases})"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "concept") -> Concept:
@@ -92,6 +97,7 @@ _KNOWN_FIELDS = (
     "attributes",
     "templates",
     "weat",
+    "label_aliases",
 )
 
 
@@ -177,6 +183,12 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'weat' must map each set name to a list of non-empty words",
     )
+    aliases = data.get("label_aliases", {})
+    _check(
+        isinstance(aliases, dict) and all(_is_text(k) and v in (*groups, NEUTRAL_LABEL) for k, v in aliases.items()),
+        source,
+        f"'label_aliases' must map each other spelling of a label to one of {[*groups, NEUTRAL_LABEL]}",
+    )
     return {
         "name": data["name"],
         "groups": (groups[0], groups[1]),
@@ -188,6 +200,7 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         "attributes": {k: float(v) for k, v in attributes.items()},
         "attribute_kind": data.get("attribute_kind", ""),
         "weat": {k: tuple(v) for k, v in weat.items()},
+        "label_aliases": dict(aliases),
     }
 
 

@@ -549,3 +549,12 @@ def test_a_known_given_name_the_full_ner_pass_types_as_a_nationality_is_still_a_
 def test_an_address_confirms_a_sentence_start_word_name(ner):
     assert ner.anonymize("Hope, can you send the report?").text == "can you send the report?"
     assert ner.anonymize("Hope you can send the report.").text == "Hope you can send the report."
+
+
+def test_an_acronym_in_mixed_case_text_is_no_person():
+    # "AWS" is in a name list, so it was typed PERSON and entities="person" removed it with "to"
+    person = NerAnonymizer(entities="person")
+    assert person.anonymize("Priya deployed the API to AWS with the SDK.").text == (
+        "deployed the API to AWS with the SDK."
+    )
+    assert "JOHN" not in NerAnonymizer().anonymize("MEETING NOTES: JOHN SMITH AND ANNA LEE").text  # a heading in caps

@@ -313,7 +313,7 @@ def test_index_refuses_a_bad_group_label_before_writing(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.decode().strip().splitlines() == [
         "debiasrag: error: document 'a': metadata 'debiasrag_group' is 'robot'; expected female, male or neutral "
-        "(any case, or F, M, N)"
+        "(any case, or F, M, N, or woman / women / man / men)"
     ]
     assert not out.exists()
 

@@ -233,6 +233,16 @@ def is_dictionary_word(word: str, english: frozenset[str]) -> bool:
     return word in english or (word.endswith("s") and (word[:-1] in english or word[:-2] in english))
 
 
+def _acronym(doc: Any, i: int) -> bool:
+    """Whether token ``i`` is an acronym: 2 to 6 capitals in text that is not itself typed in capitals (the tokens
+    within 12 of it: the pipeline sets no sentence boundaries)."""
+    token = doc[i]
+    if not (2 <= len(token.text) <= 6 and token.text.isalpha() and token.text.isupper()):
+        return False
+    words = [t.text for t in doc[max(0, i - 12) : i + 13] if t.is_alpha and len(t.text) > 1]
+    return sum(w.isupper() for w in words) * 2 < len(words)
+
+
 def _listens(component: Any) -> bool:
     """Whether a spaCy component reads a shared upstream tok2vec (then it cannot run on a document alone)."""
     try:  # spaCy's Tok2VecListener is named "tok2vec-listener", spacy-transformers' "transformer-listener"
@@ -703,6 +713,8 @@ class NerAnonymizer:
             label = "PERSON" if brand is None and self._after_title(doc, i) else None
             if label is None and i == j and self._weak_sentence_start(doc, i):
                 label = _WEAK
+            if label is None and i == j and _acronym(doc, i):  # "AWS" (some name lists hold "Aws"): what
+                label = "ORG"  # spaCy calls the acronyms it finds, so entities="person" keeps it
             spans.append((offset + start, offset + end, text[start:end], label))
             i = j + 1
         return spans
