@@ -254,6 +254,13 @@ def test_cli_index_builds_from_shards_without_embedding(
     assert main(["index", "--shards", *shards, "--out", str(tmp_path / "ix3")]) == 0
     err = " ".join(capsys.readouterr().err.split())
     assert "; 1 (25%) name both women and men" in err and "(ids 'x')" in err  # "x" has no version anywhere
+    for sidecar in (tmp_path / "s3").glob("part-*.json"):  # shards of an older detector: read again, still said
+        meta = json.loads(sidecar.read_text())
+        meta["groups"]["gender"]["detector"] = "0" * 64
+        sidecar.write_text(json.dumps(meta))
+    assert main(["index", "--shards", *shards, "--out", str(tmp_path / "ix4")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "; 1 (25%) name both women and men" in err and "(ids 'x')" in err
     index = FaissIndex.load(tmp_path / "ix")
     assert index.ids == ["f", "m", "n"] and index.groups["gender"].groups == ["female", "male", "neutral"]
     np.testing.assert_allclose(index.vectors_at([0]), embedder.encode_documents(texts[:1]), atol=1e-6)

@@ -238,12 +238,14 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
     replaced = previous_manifest(args.out)
     index.save(args.out, lock_timeout=args.lock_timeout)
-    # found by the workers; those with versions in other shards are settled (older shards recorded none)
-    mixed = [index.position_of(doc_id) for doc_id in shards_mixed(args.shards) or []]
-    # those whose versions landed in another shard are settled by them; the others are named, as for a corpus
-    unsettled = (
-        [index.ids[p] for p, versions in zip(mixed, index.versions(positions=mixed)) if not versions] if mixed else []
-    )
+    recorded = shards_mixed(args.shards)  # found by the workers, if their detector is this one
+    if recorded is None:  # shards of an older debiasrag or another detector: read here, as for a corpus
+        _, flags = mixed_census(index.document(p) for p in range(len(index)))
+        unsettled = [doc_id for doc_id, named_both in zip(index.ids, flags) if named_both]
+    else:  # those whose versions landed in another shard are settled by them; the others are named
+        mixed = [index.position_of(doc_id) for doc_id in recorded]
+        versions = index.versions(positions=mixed) if mixed else []
+        unsettled = [index.ids[p] for p, found in zip(mixed, versions) if not found]
     say(describe_groups({**summary, "mixed": len(unsettled)}, len(index), unsettled))
     say_replaced(args.out, replaced, index)
     say(f"indexed {len(index)} documents with {index.model_name} into {args.out} (from shards, nothing embedded)")
