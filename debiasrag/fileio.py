@@ -362,8 +362,14 @@ def read_text(path: str | Path, *, what: str = "file") -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"{what} {path}: line {line}: not valid UTF-8") from None
+        packed = next((kind for magic, kind in _PACKED if data.startswith(magic)), None)
+        if packed is not None:  # GloVe and word2vec downloads come compressed: say so, not "line 1"
+            raise InputError(f"{what} {path} is a {packed} file, not text: unpack it first") from None
+        raise InputError(f"{what} {path}: line {line}: not valid UTF-8 (a binary file? only text is read)") from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+_PACKED = ((b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"BZh", "bzip2"), (b"\xfd7zXZ", "xz"))
 
 
 __all__ = [

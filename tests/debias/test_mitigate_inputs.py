@@ -334,3 +334,12 @@ def test_default_gender_specific_words_are_bolukbasis_list_as_published(small):
         sets.gender_specific
     )
     assert {"actress", "she", "he", "miss"} <= set(sets.gender_specific)  # still every lower-case entry and Table 2
+
+
+def test_a_compressed_vector_file_is_named_as_such(tmp_path):
+    import gzip
+
+    path = tmp_path / "vectors.txt.gz"
+    path.write_bytes(gzip.compress(b"she 0.1 0.2\nhe 0.2 0.1\n"))
+    with pytest.raises(InputError, match=r"vectors.txt.gz is a gzip file, not text: unpack it first"):
+        read_vectors(path)
