@@ -224,7 +224,9 @@ def run_augment(args: argparse.Namespace) -> int:
                         yield counterpart
                 advance(len(batch))
 
-    written = write_jsonl_atomic(generate(), args.output)
+    # stdout cannot be rolled back: there, every row is made (and every id checked) before the first is printed
+    produced = list(generate()) if args.output == "-" else generate()
+    written = write_jsonl_atomic(produced, args.output)
     if kept_names:  # a counterpart that swaps "she" but keeps "Fatima" still names the same woman
         common = sorted(kept_names, key=lambda w: (-kept_names[w], w))
         shown = ", ".join(common[:5]) + (f" and {len(common) - 5} more" if len(common) > 5 else "")

@@ -198,6 +198,8 @@ def test_augment_keep_original_id_collision_keeps_old_output(tmp_path):
         "line 1: the counterpart of id 'a' would get id 'a-swapped', which the row on line 2 already has",
     )
     assert snapshot(tmp_path) == before
+    to_stdout = run("augment", source, "-", "--keep-original")  # printed row 'a' before the error
+    assert to_stdout.returncode == 2 and to_stdout.stdout == b""
 
 
 def test_augment_hostile_output_path_and_text(tmp_path):
