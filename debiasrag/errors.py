@@ -97,15 +97,25 @@ def check_number(name: str, value: Any, low: float = 0.0) -> float:
     return number
 
 
+def as_list(value: Any, *, one_string: str, not_a_collection: str) -> list[Any]:
+    """``value``'s items as a list; a string or bytes (which would be read item by item, letter by letter) is an
+    :class:`InputError` saying ``one_string``, a value that is no collection one saying ``not_a_collection``."""
+    if isinstance(value, (str, bytes)):
+        raise InputError(one_string)
+    try:
+        return list(value)
+    except TypeError:
+        raise InputError(not_a_collection) from None
+
+
 def check_names(option: str, names: Any) -> list[str]:
     """``names`` (an anonymizer's ``allow_list``, ``deny_list``, ...) as a list of strings; a string (which would
     read as its letters), a number or a list holding a non-string is a one-line :class:`InputError`."""
-    if isinstance(names, (str, bytes)):
-        raise InputError(f"{option} must be a list of names, got a string: write [{shown(names)}]")
-    try:
-        items = list(names)
-    except TypeError:
-        raise InputError(f"{option} must be a list of names, got {shown(names)}") from None
+    items = as_list(
+        names,
+        one_string=f"{option} must be a list of names, got a string: write [{shown(names)}]",
+        not_a_collection=f"{option} must be a list of names, got {shown(names)}",
+    )
     for item in items:
         if not isinstance(item, str):
             raise InputError(f"{option} must be a list of names, got {shown(item)} among them")
@@ -115,12 +125,11 @@ def check_names(option: str, names: Any) -> list[str]:
 def check_texts(texts: Any, what: str = "text") -> list[str]:
     """``texts`` as a list of strings; one string (which would be read character by character), a value that is not
     a collection, or an item that is not a string is an InputError naming its position."""
-    if isinstance(texts, (str, bytes)):
-        raise InputError(f"expected a list of {what}s, got one {type(texts).__name__} (wrap it in a list)")
-    try:
-        items = list(texts)
-    except TypeError:
-        raise InputError(f"expected a list of {what}s, got {type(texts).__name__}") from None
+    items = as_list(
+        texts,
+        one_string=f"expected a list of {what}s, got one {type(texts).__name__} (wrap it in a list)",
+        not_a_collection=f"expected a list of {what}s, got {type(texts).__name__}",
+    )
     for position, item in enumerate(items):
         if not isinstance(item, str):
             raise InputError(f"{what} {position} is {type(item).__name__}, not a string")

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from debiasrag.errors import InputError, check_int, check_texts, shown
+from debiasrag.errors import InputError, as_list, check_int, check_texts, shown
 
 NORMALIZATION = ("keep", "reverse")
 
@@ -292,12 +292,11 @@ class BaseDebias(BaseEstimator):
     @staticmethod
     def _pairs(sets: Iterable[Iterable[str]], label: str, size: int | None = 2) -> list[list[str]]:
         """``sets`` as lists of words: each a list of ``size`` words (any size >= 2 if ``None``) with no word twice."""
-        if isinstance(sets, (str, bytes)):
-            raise InputError(f"{label}: expected a non-empty list of word sets, got one string")
-        try:
-            groups = list(sets)
-        except TypeError:
-            raise InputError(f"{label}: expected a non-empty list of word sets, got {type(sets).__name__}") from None
+        groups = as_list(
+            sets,
+            one_string=f"{label}: expected a non-empty list of word sets, got one string",
+            not_a_collection=f"{label}: expected a non-empty list of word sets, got {type(sets).__name__}",
+        )
         if not groups:
             raise InputError(f"{label}: expected a non-empty list of word sets")
         out = []
