@@ -64,35 +64,29 @@ _REPORT_FILES = {"report.md", "results.json", "plots"}
 _REPORT_TEMP = re.compile(r"^\.(report\.md|results\.json)\..*tmp$")
 
 
-def _is_report(path: Path) -> bool:
-    """Whether ``path`` is a ``results.json`` written by ``debiasrag bench`` (not a user's file of that name)."""
+def _earlier_report(folder: Path) -> dict[str, Any] | None:
+    """The ``results.json`` in ``folder`` if ``debiasrag bench`` wrote it (not a user's file of that name), else
+    None."""
     try:
-        document = loads_strict(path.read_bytes())
+        document = loads_strict((folder / "results.json").read_bytes())
     except (OSError, InputError):
-        return False
-    return (
+        return None
+    is_report = (
         isinstance(document, dict)
         and str(document.get("command", "")).startswith("debiasrag bench ")
         and isinstance(document.get("results"), dict)
     )
+    return document if is_report else None
 
 
 def _report_plots(document: dict[str, Any]) -> set[str]:
     """The plot files a report document names (each benchmark's plots and the cross-model figure)."""
     plots = {str(document["figure1_plot"])} if document.get("figure1_plot") else set()
-    for by_name in (document.get("results") or {}).values():
-        for record in (by_name or {}).values() if isinstance(by_name, dict) else ():
-            plots.update(str(p) for p in (record.get("plots") or []) if isinstance(record, dict))
+    for by_name in document["results"].values():
+        for record in by_name.values() if isinstance(by_name, dict) else ():
+            if isinstance(record, dict):
+                plots.update(str(p) for p in record.get("plots") or [])
     return plots
-
-
-def earlier_report(folder: Path) -> dict[str, Any] | None:
-    """The results.json of the report ``folder`` holds (one ``debiasrag bench`` wrote), or None."""
-    path = folder / "results.json"
-    if not _is_report(path):
-        return None
-    document = loads_strict(path.read_bytes())
-    return document if isinstance(document, dict) else None
 
 
 def replace_note(folder: Path, earlier: dict[str, Any], document: dict[str, Any]) -> str:
@@ -112,18 +106,21 @@ def replace_note(folder: Path, earlier: dict[str, Any], document: dict[str, Any]
     return f"replaced the earlier report in {folder}{run}: {benchmarks}{removed}"
 
 
-def check_report_folder(folder: Path) -> None:
-    """Refuse an ``--out`` holding anything but an earlier report: the report replaces those files."""
+def check_report_folder(folder: Path) -> dict[str, Any] | None:
+    """Refuse an ``--out`` holding anything but an earlier report: the report replaces those files. Returns the
+    earlier report's ``results.json`` (None for a new or empty folder)."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} exists and is not a folder; the report needs a folder")
     entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
     foreign = sorted(name for name in entries - _REPORT_FILES if not _REPORT_TEMP.match(name))
-    if entries and (foreign or not _is_report(folder / "results.json")):
+    earlier = _earlier_report(folder) if entries else None
+    if entries and (foreign or earlier is None):
         shown = f" (it holds {foreign[0]!r}{' and more' if len(foreign) > 1 else ''})" if foreign else ""
         raise InputError(
             f"--out {folder} is not empty and is not an earlier benchmark report{shown}; "
             "refusing to write the report into it (choose a new folder)"
         )
+    return earlier
 
 
 def llm_options(args: argparse.Namespace) -> dict[str, object]:
@@ -217,8 +214,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--anonymize does not apply to the retrieval benchmark")
     if args.seed is None:
         args.seed = 0
-    if args.out is not None:
-        check_report_folder(args.out)  # before any model loads
+    earlier = check_report_folder(args.out) if args.out is not None else None  # before any model loads
     models = args.model or [None]
     contexts = [
         make_context(
@@ -249,7 +245,6 @@ def run(args: argparse.Namespace) -> int:
     command = _command_line(args)
     document = suite_document(results, names, command=command, seed=args.seed)
     if args.out is not None:
-        earlier = earlier_report(args.out)
         md_path, json_path = write_report(document, args.out)
         if earlier is not None:
             say(replace_note(args.out, earlier, document))
