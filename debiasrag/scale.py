@@ -45,6 +45,7 @@ from debiasrag.extras import require
 from debiasrag.groups import detector, mixed_census
 from debiasrag.index import StoredGroups
 from debiasrag.shards import list_shards, write_shard
+from debiasrag.storage import RECORDED_NER_SWITCHES
 
 _SHARD_SUFFIXES = (".npy", ".jsonl", ".json")  # a shard's three files (debiasrag.shards)
 
@@ -147,8 +148,6 @@ class ShardWriter:
                 if words and all(isinstance(word, str) for word in words):
                     settings[key] = sorted(words)
             if settings["method"] == "ner":  # and the same detection; recorded only off their defaults
-                from debiasrag.anonymize import RECORDED_NER_SWITCHES
-
                 for key in RECORDED_NER_SWITCHES:
                     if getattr(anonymize, key, True) is False:
                         settings[key] = False

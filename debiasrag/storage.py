@@ -54,6 +54,9 @@ MANIFEST = "manifest.json"
 INDEX_FILE, DOCS_FILE = "index.faiss", "documents.jsonl"
 DATA_FILES = (INDEX_FILE, DOCS_FILE)
 LOCK_FILE = ".debiasrag.lock"
+# NerAnonymizer switches a manifest's preprocessing.anonymize may record (only when off), so that the index's queries
+# are anonymized with the same detection as its corpus
+RECORDED_NER_SWITCHES = ("use_ner", "lower_case_names")
 _VERSION_RE = re.compile(r"^debiasrag-data-\d{8}T\d{6}-[0-9a-f]{8}$")
 _MANIFEST_TMP_RE = re.compile(r"^\.manifest-\d{8}T\d{6}-[0-9a-f]{8}\.tmp$")
 # Leftovers of format 1 (before versioned folders): sibling temp/old folders of an interrupted swap.
@@ -463,7 +466,7 @@ def _validate_preprocessing(preprocessing: dict[str, Any], folder: Path) -> None
     llm_model = settings.get("llm_model")  # which LLM anonymized the corpus: a record, never used to call it
     if llm_model is not None and not (isinstance(llm_model, str) and llm_model.strip()):
         raise _fail(folder, "preprocessing.anonymize.llm_model", "a model name (a non-empty string)", llm_model)
-    for key in ("use_ner", "lower_case_names"):  # NerAnonymizer switches queries are rebuilt with
+    for key in RECORDED_NER_SWITCHES:
         if key in settings and not isinstance(settings[key], bool):
             raise _fail(folder, f"preprocessing.anonymize.{key}", "true or false", settings[key])
     for key, value in settings.items():

@@ -29,10 +29,9 @@ from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer, LlmSetupEr
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer
 from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, reverse_placeholders
 from debiasrag.errors import InputError, shown
+from debiasrag.storage import RECORDED_NER_SWITCHES
 
 METHODS = ("ner", "llm")
-# NerAnonymizer switches an index records (when off) so that its queries are anonymized with the same detection
-RECORDED_NER_SWITCHES = ("use_ner", "lower_case_names")
 
 
 def get_anonymizer(
