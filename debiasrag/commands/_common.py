@@ -119,6 +119,12 @@ def add_neutralize_option(parser: argparse.ArgumentParser, help_text: str) -> No
     )
 
 
+def flags_given(args: argparse.Namespace, *dests: str) -> list[str]:
+    """The options among ``dests`` (argparse dests) the user gave, as flags: ``llm_model`` -> ``--llm-model``.
+    Only for options whose default is None, so that "not given" can be told from a value."""
+    return [f"--{dest.replace('_', '-')}" for dest in dests if getattr(args, dest) is not None]
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer above zero."""
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
-from debiasrag.commands._common import no_rows, positive_int, print_json, progress_bar, say, warn
+from debiasrag.commands._common import flags_given, no_rows, positive_int, print_json, progress_bar, say, warn
 from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
@@ -133,17 +133,7 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
     if args.strategy == "replace" and (args.corpus_ids or args.mapping_out):
         options["mapping"] = PlaceholderMapping()
     if args.method == "ner":
-        given = [
-            flag
-            for flag, value in (
-                ("--llm-model", args.llm_model),
-                ("--base-url", args.base_url),
-                ("--concurrency", args.concurrency),
-                ("--cache-dir", args.cache_dir),
-                ("--timeout", args.timeout),
-            )
-            if value is not None
-        ]
+        given = flags_given(args, "llm_model", "base_url", "concurrency", "cache_dir", "timeout")
         if given:  # they would be ignored: the run would look like an LLM run that never was
             raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --method llm only")
         if args.spacy_model:

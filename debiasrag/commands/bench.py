@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import API_KEY_VARIABLE, DEFAULT_TIMEOUT
-from debiasrag.commands._common import add_neutralize_option, model_name, print_json, progress_bar, say, seed_int
+from debiasrag.commands._common import (
+    add_neutralize_option,
+    flags_given,
+    model_name,
+    print_json,
+    progress_bar,
+    say,
+    seed_int,
+)
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
@@ -184,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.name == "list":
         run_options = ("model", "out", "anonymize", "llm_model", "timeout", "neutralize", "cache_dir", "seed", "data")
-        given = [f"--{o.replace('_', '-')}" for o in (*run_options, "unknown_groups") if getattr(args, o) is not None]
+        given = flags_given(args, *run_options, "unknown_groups")
         if given:  # a user who typed `bench list --out report/` expected a run, not an exit 0 and no report
             raise InputError(f"'bench list' runs nothing, so {', '.join(given)} would do nothing; name a benchmark")
         summaries = {}

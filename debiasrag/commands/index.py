@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL
-from debiasrag.commands._common import add_model_option, add_neutralize_option, positive_int, progress_bar, say, warn
+from debiasrag.commands._common import (
+    add_model_option,
+    add_neutralize_option,
+    flags_given,
+    positive_int,
+    progress_bar,
+    say,
+    warn,
+)
 from debiasrag.commands.anonymize import add_timeout_option, positive_float, refuse_llm_flags_without_llm
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
@@ -100,11 +108,7 @@ def anonymize_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """
     refuse_llm_flags_without_llm(args.anonymize, args.llm_model, args.anonymize_timeout)
     if not args.anonymize:
-        given = [
-            flag
-            for flag, value in (("--entities", args.entities), ("--anonymize-strategy", args.anonymize_strategy))
-            if value is not None
-        ]
+        given = flags_given(args, "entities", "anonymize_strategy")
         if given:  # would be ignored, and the names embedded
             raise InputError(f"{' and '.join(given)} {'need' if len(given) > 1 else 'needs'} --anonymize ner|llm")
         return None
