@@ -567,11 +567,12 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = Fal
     relevant texts — 3 to 18 relevant documents — and 2 close non-relevant texts each, every text in three
     wordings; 321 documents). Report only: nothing may be chosen on it. ``report=2``: the second report set of that
     shape, written blind in session 30 (24 topics with 1 to 6 relevant texts, 2 close non-relevant texts each;
-    396 documents). Report only.
+    396 documents). Report only. ``report=3``: the third, written blind in session 31 (30 topics with 1 to 5 relevant
+    texts of 65–134 words; 450 documents), registered in session 32 before its first run. Report only.
     """
-    folders = {0: "wide_topics", 1: "wide_topics_report", 2: "wide_topics_report2"}  # True == 1, False == 0
-    if not isinstance(report, int) or report not in folders:
-        raise InputError(f"report must be False, True (1) or 2, not {report!r}")
+    folders = {0: "wide_topics", 1: "wide_topics_report", 2: "wide_topics_report2", 3: "wide_topics_report3"}
+    if not isinstance(report, int) or report not in folders:  # True == 1, False == 0
+        raise InputError(f"report must be False, True (1), 2 or 3, not {report!r}")
     folder = folders[int(report)]
     builder = _SetBuilder(folder.replace("_", "-"))
     with as_file("retrieval", folder) as local:

@@ -129,6 +129,24 @@ def test_the_swap_closing_a_gap_of_one_has_its_own_bound():
     assert [p.key for p in Balanced(delta=0.0, odd_delta=100.0).select([ranking], 3, labels)] == ["n1", "f1", "n2"]
 
 
+def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
+    # One female chosen, no male: the female has no neutral stand-in within the bound, but the chosen neutral
+    # text at 0.78 has its male wording among the candidates (0.3): swapping it trades no relevance.
+    scores, groups = [0.9, 0.8, 0.78, 0.3, 0.29], ["female", "neutral", "neutral", "male", "neutral"]
+    versions = [[], [], [3], [2], []]
+    pair = ("female", "male")
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, pair, versions, odd_delta=0.0) == [0, 1, 2]
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, pair, versions, odd_delta=0.0, neutral_out=True) == [0, 1, 3]
+    # Without versions the male document must score within the bound below the lowest chosen neutral one (0.78).
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, pair, None, odd_delta=0.5, neutral_out=True) == [0, 1, 3]
+    assert balance_swaps(scores, groups, [0, 1, 2], 1.0, pair, None, odd_delta=0.1, neutral_out=True) == [0, 1, 2]
+    texts = {"f1": "Her plan won.", "n1": "A plan won.", "n2": "Their child slept.", "m2": "His child slept."}
+    ranking = Ranking("neutral", ["f1", "n1", "n2", "m2", "n3"], scores)
+    labels = GroupOf(pair, lambda key: dict(zip(ranking.keys, groups))[key], lambda key: texts.get(key, "Rain."))
+    assert [p.key for p in Balanced().select([ranking], 3, labels)] == ["f1", "n1", "m2"]
+    assert [p.key for p in Balanced(neutral_out=False).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
+
+
 def test_balance_swaps_takes_a_chosen_documents_own_version_first():
     scores = [0.9, 0.85, 0.8, 0.75, 0.3]
     groups = ["male", "male", "male", "female", "female"]
