@@ -2,13 +2,14 @@
 
     .venv/bin/python benchmarks/wide_widths.py [--report 2] [--models default PATH ...]
 
-For every query of a wide-topics set (``load_wide_topics``; ``--report 0`` the design set, ``1`` / ``2`` the report
-sets written blind) the shipped ``dynamic`` (cap 10), ``topk`` at k = 10 and ``balanced`` at k = 6 and 10 run on
+For every query of a wide-topics set (``load_wide_topics``; ``--report 0`` the design set, ``1`` / ``2`` / ``3`` the
+report sets written blind) the shipped ``dynamic`` (cap 10), ``topk`` at k = 10 and ``balanced`` at k = 6 and 10 run on
 an index of the whole set, as ``debiasrag bench retrieval`` runs them (groups stored at index time). Printed per
 width (how many relevant documents a query has): F1 and the number returned for ``dynamic`` and ``topk``, and for
 ``balanced`` the mean |#F − #M| by the gold labels and the share of its lists with an odd number of gendered
 documents (those cannot reach |#F − #M| = 0 without trading a neutral document for a gendered one, which
-``balanced`` does only within its ``odd_delta`` bound). Chooses nothing: the report sets are for reporting only.
+``balanced`` does only within its ``odd_delta`` bound, or since session 32 for the neutral document's own
+version). Chooses nothing: the report sets are for reporting only.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def per_width(report: int, model: str) -> tuple[str, dict[int, dict[str, float]]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", type=int, default=2, choices=(0, 1, 2), help="0: design set; 1, 2: report sets")
+    parser.add_argument("--report", type=int, default=2, choices=(0, 1, 2, 3), help="0: design set; 1-3: report sets")
     parser.add_argument("--models", nargs="+", default=MODELS, help="'default' = packaged all-MiniLM-L6-v2")
     args = parser.parse_args(argv)
     head = [
