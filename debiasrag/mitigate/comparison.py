@@ -103,7 +103,10 @@ def settings(attributes: Attributes) -> dict[str, Setting]:
     garg = lower_pairs(data["garg_pairs"])
     table2 = lower_pairs(data["table2_pairs"])
     definition, targets = lower_pairs(data["bias_definition_pairs"]), lower_pairs(data["target_pairs"])
-    gs_bolukbasi = _lower(bolukbasi_gender_specific())
+    # Bolukbasi's list as published, as WEFE's fetch_debiaswe() gives it and debias() uses it: lower-cased, its
+    # word2vec-cased entries ("Handsome", "NeW") kept handsome, new, ... from debiasing, and the list shared 12
+    # words with the attributes (seed 003 Table 1: 5) and made 1,290 with Table 2's words (Table 1: 1,449)
+    gs_bolukbasi = frozenset(bolukbasi_gender_specific())
     attr = set(attributes.words())
     # baseline (§5.1): each algorithm's original sets; HSR's own 223+223 words are not bundled, so it uses
     # Bolukbasi's gender-specific words as definitional words (the same role: words gendered by definition)

@@ -73,3 +73,18 @@ def test_table4_pattern_on_glove_normalising_changes_rnd_rnsb_ripa_not_weat():
         assert normalised[metric] < original[metric] / 2, metric
     assert normalised["rnsb"] != pytest.approx(original["rnsb"], abs=1e-6)
     assert np.isfinite(list(original.values())).all()
+
+
+def test_bolukbasi_list_read_as_published_as_debias_reads_it():
+    """Bolukbasi's gender-specific list is used as published, as WEFE and ``debias()`` use it: its word2vec-cased
+    entries ("Handsome", "Muscular", "NeW", "COUPLE") are not GloVe's lower-case words, so those are debiased
+    (lower-cased, the list kept them out). The baseline's HD sets are exactly ``debias()``'s "bolukbasi" sets."""
+    from debiasrag.mitigate.apply import default_sets
+
+    all_settings = settings(Attributes.bundled())
+    published = default_sets("bolukbasi")
+    assert all_settings["baseline"].algorithms["HD"].gender_specific == set(published.gender_specific)
+    for name in ("baseline", "proposed_reverse", "standardize", "overlap"):
+        specific = all_settings[name].algorithms["HD"].gender_specific
+        assert {"Handsome", "Muscular", "NeW", "COUPLE"} <= specific, name
+        assert not {"handsome", "muscular", "new", "couple"} & specific, name
