@@ -19,7 +19,6 @@ from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
     BLIND_INDEX_DELTA,
     Balanced,
-    Dynamic,
     DynamicCutoff,
     GroupOf,
     Pick,
@@ -112,11 +111,12 @@ def validate_query(query: object) -> str:
     return query.strip()
 
 
-def validate_k(k: object) -> int:
+def validate_k(k: object, name: str = "k") -> int:
+    """``k`` as an int; the error names the parameter as the caller calls it (``similarity_top_k`` in LlamaIndex)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k must be a positive integer, got {k!r}")
+        raise InputError(f"{name} must be a positive integer, got {k!r}")
     if k <= 0:
-        raise InputError(f"k must be a positive integer, got {k}")
+        raise InputError(f"{name} must be a positive integer, got {k}")
     return int(k)
 
 
@@ -130,7 +130,7 @@ class DebiasedRetriever:
             machine only; pass the name or an embedder to allow a download).
         concept: bundled concept name, path to a concept JSON, or a :class:`Concept`.
         strategy: default strategy name or instance.
-        k: default number of results; for ``dynamic`` it is a cap and defaults to ``max_k``.
+        k: default number of results (10); for ``dynamic`` a cap, as ``retrieve(k=)``, the CLI and the wrappers take it.
         query_transform: applied to every query first (e.g. an anonymizer, so queries match the corpus). The
             default, ``"index"``, is the anonymization the index's corpus got (``debiasrag index --anonymize``,
             recorded in its manifest; an LLM-anonymized corpus gets local NER, with a warning), none for an index
@@ -243,9 +243,7 @@ class DebiasedRetriever:
         if self._neutralizer is not None:
             query = self._neutralizer.query_transform(query)
         chosen = self.strategy if strategy is None else self._strategy(strategy)
-        if k is None:
-            k = chosen.cutoff.max_k if isinstance(chosen, Dynamic) else self.k
-        k = validate_k(k)
+        k = self.k if k is None else validate_k(k)  # for dynamic a cap: the constructor's k is one too
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
         groups = (

@@ -172,9 +172,10 @@ def balance_swaps(
     relevance (the lowest-scored such document first); the bounded swap above only where no version is there.
     ``odd_delta`` (default ``delta``): the bound for the bounded swap that closes a gap of one, which can only bring
     in a neutral document.
-    ``neutral_out``: where no such swap is found, bring in a document of the smaller group in place of a chosen
-    *neutral* one instead — its own version first (any score; with ``versions``), else the best unchosen one within
-    the same bound below the lowest chosen neutral document — which also closes a gap of one.
+    ``neutral_out``: where a gap of one remains and no such swap closes it, bring in a document of the smaller group
+    in place of a chosen *neutral* one instead — its own version first (any score; with ``versions``), else the best
+    unchosen one within ``odd_delta`` below the lowest chosen neutral document. (At a gap of two or more it would
+    close only one, pre-empting a swap that closes both.)
     Returns the new selection as candidate indices in score order.
     """
     picked = set(chosen)
@@ -191,7 +192,7 @@ def balance_swaps(
                 ((o, j) for g in wanted for o in overs for j in versions[o] if j not in picked and groups[j] == g),
                 None,
             )
-            if pair_found is None and neutral_out:  # a chosen neutral text's version in the smaller group
+            if pair_found is None and neutral_out and abs(diff) == 1:  # a neutral text's version, smaller group
                 neutrals = sorted((i for i in picked if groups[i] == "neutral"), key=lambda i: (scores[i], -i))
                 pair_found = next(
                     ((o, j) for o in neutrals for j in versions[o] if j not in picked and groups[j] == under), None
@@ -207,7 +208,7 @@ def balance_swaps(
             swap = _best_unchosen(scores, groups, picked, group, scores[out] - reach)
             if swap is not None:
                 break
-        if swap is None and neutral_out:
+        if swap is None and neutral_out and abs(diff) == 1:
             neutral = min((i for i in picked if groups[i] == "neutral"), key=lambda i: (scores[i], -i), default=None)
             if neutral is not None:
                 out, swap = neutral, _best_unchosen(scores, groups, picked, under, scores[neutral] - reach)

@@ -119,7 +119,8 @@ def test_query_caption_says_when_the_bound_left_the_groups_unequal():
 
     hits = [Hit(i, "t", 1.0, i + 1, "plain", group=g) for i, g in enumerate(["male", "neutral", "male", "female"])]
     result = RetrievalResult("q", "dynamic", hits, {}, balanced_groups=("female", "male"))
-    assert _balance_caption(result) == "balanced groups: female 1, male 2 (not equal: no swap within the bound)"
+    unequal = "(not equal: no candidate within the swap bound closes the gap)"
+    assert _balance_caption(result) == f"balanced groups: female 1, male 2 {unequal}"
     assert result.group_counts == {"female": 1, "male": 2} and result.groups_equal is False  # the library says so too
     even = RetrievalResult("q", "dynamic", hits[1:], {}, balanced_groups=("female", "male"))
     assert even.groups_equal is True and RetrievalResult("q", "topk", hits, {}).groups_equal is None

@@ -147,6 +147,15 @@ def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     assert [p.key for p in Balanced(neutral_out=False).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
 
 
+def test_neutral_out_waits_for_a_gap_of_one():
+    # Two male documents too many: the bounded male -> female swap closes both; a neutral document giving way to
+    # its female wording first would close one and leave a gap of one no bound allows closing (red-team, session 32).
+    scores, groups = [0.90, 0.85, 0.80, 0.75, 0.50], ["male", "male", "neutral", "female", "female"]
+    versions = [[], [], [4], [], [2]]
+    chosen = balance_swaps(scores, groups, [0, 1, 2], 0.3, ("female", "male"), versions, 0.0, neutral_out=True)
+    assert chosen == [0, 2, 3]
+
+
 def test_balance_swaps_takes_a_chosen_documents_own_version_first():
     scores = [0.9, 0.85, 0.8, 0.75, 0.3]
     groups = ["male", "male", "male", "female", "female"]
@@ -275,7 +284,7 @@ def test_dynamic_is_adaptive_on_held_out_queries(holdout):
 
 
 def test_dynamic_on_toy_returns_only_relevant_chunks_with_parity(toy_retriever, toy_task):
-    result = toy_retriever.retrieve(toy_task.queries["army"], strategy="dynamic")
+    result = toy_retriever.retrieve(toy_task.queries["army"], strategy="dynamic", k=100)  # a cap above 15
     assert all(hit.id in toy_task.relevant["army"] for hit in result)
     groups = [hit.group for hit in result]
     assert groups.count("female") == groups.count("male")
@@ -290,7 +299,7 @@ def single_topic_results(embedder):
     for topic in task.queries:
         docs = [d for d in task.documents if d.metadata["topic"] in (topic, "distractor")]
         retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder)
-        result = retriever.retrieve(task.queries[topic], strategy="dynamic")
+        result = retriever.retrieve(task.queries[topic], strategy="dynamic", k=100)  # a cap above 15
         out[topic] = (sum(h.id in task.relevant[topic] for h in result), len(result))
     return out
 
@@ -316,6 +325,9 @@ def test_dynamic_k_is_a_cap(toy_retriever, toy_task):
     result = toy_retriever.retrieve(toy_task.queries["army"], strategy="dynamic", k=4)
     assert len(result) == 4
     assert all(hit.id in toy_task.relevant["army"] for hit in result)
+    # The constructor's k is the same cap (it was ignored for dynamic, which then returned up to 100).
+    capped = DebiasedRetriever(toy_retriever.index, toy_retriever.embedder, k=4, strategy="dynamic")
+    assert [h.id for h in capped.retrieve(toy_task.queries["army"])] == [h.id for h in result]
 
 
 def test_dynamic_cutoff_rule_on_hand_made_scores():

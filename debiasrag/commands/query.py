@@ -122,4 +122,5 @@ def run(args: argparse.Namespace) -> int:
 def _balance_caption(result: RetrievalResult) -> str:
     """The groups balanced and how many of each were returned; says so when the swap bound left them unequal."""
     shown = ", ".join(f"{group} {n}" for group, n in result.group_counts.items())
-    return f"balanced groups: {shown}" + ("" if result.groups_equal else " (not equal: no swap within the bound)")
+    unequal = " (not equal: no candidate within the swap bound closes the gap)"
+    return f"balanced groups: {shown}" + ("" if result.groups_equal else unequal)

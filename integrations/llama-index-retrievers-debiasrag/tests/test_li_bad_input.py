@@ -94,7 +94,7 @@ async def test_empty_query_async() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"similarity_top_k": 0}, "k must be a positive integer, got 0"),
+        ({"similarity_top_k": 0}, "^similarity_top_k must be a positive integer, got 0"),
         ({"strategy": "mmr"}, "unknown strategy 'mmr'"),
         ({"concept": "height"}, "unknown concept 'height'"),
         ({"score_direction": "down"}, "score_direction must be 'higher' or 'lower'"),

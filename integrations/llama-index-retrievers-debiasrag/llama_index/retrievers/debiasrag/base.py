@@ -123,7 +123,7 @@ class DebiasedRetriever(BaseRetriever):
         self.source = source
         self.concept = load_concept(concept)
         self.strategy = get_strategy(strategy)
-        self.similarity_top_k = validate_k(similarity_top_k)
+        self.similarity_top_k = validate_k(similarity_top_k, "similarity_top_k")
         self.score_direction = score_direction
         self.relevance_fn = relevance_fn
         self.query_transform = query_transform
