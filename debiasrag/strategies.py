@@ -172,50 +172,56 @@ def balance_swaps(
     relevance (the lowest-scored such document first); the bounded swap above only where no version is there.
     ``odd_delta`` (default ``delta``): the bound for the bounded swap that closes a gap of one, which can only bring
     in a neutral document.
-    ``neutral_out``: where a gap of one remains and no such swap closes it, bring in a document of the smaller group
-    in place of a chosen *neutral* one instead — its own version first (any score; with ``versions``), else the best
-    unchosen one within ``odd_delta`` below the lowest chosen neutral document. (At a gap of two or more it would
-    close only one, pre-empting a swap that closes both.)
+    ``neutral_out``: a chosen *neutral* document may also make room for one of the smaller group — for its own
+    version (any score; with ``versions``) where the larger group has no version to swap for; at an even gap only
+    where no bounded swap closes two (it closes one, leaving an odd gap); and, at a gap of one, for the best unchosen
+    one within ``odd_delta`` below the lowest chosen neutral document where no neutral document can come in.
     Returns the new selection as candidate indices in score order.
     """
     picked = set(chosen)
     first, second = pair
+
+    def lowest(group: str) -> list[int]:
+        return sorted((i for i in picked if groups[i] == group), key=lambda i: (scores[i], -i))
+
+    def own_version(outs: list[int], wanted: list[str]) -> tuple[int, int] | None:  # any score: same text
+        if versions is None:
+            return None
+        return next(
+            ((o, j) for g in wanted for o in outs for j in versions[o] if j not in picked and groups[j] == g), None
+        )
+
+    def bounded(out: int | None, group: str, reach: float) -> tuple[int, int] | None:
+        if out is None:
+            return None
+        swap = _best_unchosen(scores, groups, picked, group, scores[out] - reach)
+        return None if swap is None else (out, swap)
+
     while True:
         diff = sum(groups[i] == first for i in picked) - sum(groups[i] == second for i in picked)
         if diff == 0:
             break
         over, under = (first, second) if diff > 0 else (second, first)
-        wanted = ([under] if abs(diff) >= 2 else []) + ["neutral"]
-        overs = sorted((i for i in picked if groups[i] == over), key=lambda i: (scores[i], -i))  # lowest first
-        if versions is not None:
-            pair_found = next(
-                ((o, j) for g in wanted for o in overs for j in versions[o] if j not in picked and groups[j] == g),
-                None,
-            )
-            if pair_found is None and neutral_out and abs(diff) == 1:  # a neutral text's version, smaller group
-                neutrals = sorted((i for i in picked if groups[i] == "neutral"), key=lambda i: (scores[i], -i))
-                pair_found = next(
-                    ((o, j) for o in neutrals for j in versions[o] if j not in picked and groups[j] == under), None
-                )
-            if pair_found is not None:
-                picked.discard(pair_found[0])
-                picked.add(pair_found[1])
-                continue
-        out = overs[0]
-        reach = delta if odd_delta is None or abs(diff) >= 2 else odd_delta
-        swap = None
-        for group in wanted:
-            swap = _best_unchosen(scores, groups, picked, group, scores[out] - reach)
-            if swap is not None:
-                break
-        if swap is None and neutral_out and abs(diff) == 1:
-            neutral = min((i for i in picked if groups[i] == "neutral"), key=lambda i: (scores[i], -i), default=None)
-            if neutral is not None:
-                out, swap = neutral, _best_unchosen(scores, groups, picked, under, scores[neutral] - reach)
-        if swap is None:
+        gap_one = abs(diff) == 1
+        overs, neutrals = lowest(over), lowest("neutral")
+        reach = odd_delta if gap_one and odd_delta is not None else delta
+        # A version first (no relevance traded). A neutral document's version closes one: at an odd gap that is
+        # the step only a version or a neutral document can take, at an even gap a bounded swap closing two first.
+        found = own_version(overs, ["neutral"] if gap_one else [under, "neutral"])
+        if found is None and neutral_out and diff % 2:
+            found = own_version(neutrals, [under])
+        if found is None and not gap_one:
+            found = bounded(overs[0], under, reach)
+        if found is None and neutral_out and not diff % 2:
+            found = own_version(neutrals, [under])
+        if found is None:
+            found = bounded(overs[0], "neutral", reach)
+        if found is None and neutral_out and gap_one:
+            found = bounded(neutrals[0] if neutrals else None, under, reach)
+        if found is None:
             break
-        picked.discard(out)
-        picked.add(swap)
+        picked.discard(found[0])
+        picked.add(found[1])
     return sorted(picked, key=lambda i: (-scores[i], i))
 
 

@@ -147,7 +147,7 @@ def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     assert [p.key for p in Balanced(neutral_out=False).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
 
 
-def test_neutral_out_waits_for_a_gap_of_one():
+def test_neutral_out_at_an_even_gap_comes_after_the_swap_closing_two():
     # Two male documents too many: the bounded male -> female swap closes both; a neutral document giving way to
     # its female wording first would close one and leave a gap of one no bound allows closing (red-team, session 32).
     scores, groups = [0.90, 0.85, 0.80, 0.75, 0.50], ["male", "male", "neutral", "female", "female"]
