@@ -218,6 +218,8 @@ class GroupDetector:
         for group in self.groups:
             for word in data.get(group, []):
                 add(word, group)
+        for word in data.get("not_evidence", []):  # "hosts", "master": pair-list words mostly used of no one
+            words[word.lower()] = ""
         self._words = {w: g for w, g in words.items() if g and " " not in w}
         self._phrases = {w: g for w, g in words.items() if g and " " in w}
         alternatives = (r"\s+".join(map(re.escape, p.split())) for p in sorted(self._phrases, key=len, reverse=True))

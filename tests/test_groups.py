@@ -80,6 +80,12 @@ from debiasrag.resources import read_json
         ("The tall person's coat and his hat hung by the door.", "neutral"),
         ("She and her sister told him.", "female"),
         ("Her daughter\u2019s bike broke.", "female"),  # typographic apostrophe
+        # session 32's red-team, technical texts about no one: compounds and words used of no one
+        ("Our sister company ships the orders; the mother board failed.", "neutral"),
+        ("The server hosts our website and the queen bee video.", "neutral"),
+        ("Merge the fix into the master branch.", "neutral"),
+        ("The sister of the host thanked him.", "female"),  # a person's sister is still evidence
+        ("The host thanked his guests.", "male"),  # the pronoun decides, not 'host'
     ],
 )
 def test_group_from_evidence_words_and_names(text, group):
