@@ -32,7 +32,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import balanced_odd_gap as og  # noqa: E402
 import balanced_versions as bv  # noqa: E402  (this folder's study: its loader and protocol constants)
+from balanced_odd_gap import units_of  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -44,7 +46,6 @@ from debiasrag.datasets import (  # noqa: E402
     load_labelled_set,
     load_wide_topics,
 )
-from debiasrag.strategies import balance_swaps  # noqa: E402
 
 ODD_DELTAS = (0.0, 0.25, 0.5, 1.0)
 SHIPPED = (0.5, False)  # Balanced() when this study ran: odd_delta 0.5 σ (session 28); it chose (0, True), now shipped
@@ -77,31 +78,7 @@ def loaders(blind: bool) -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
 
 def evaluate(queries: list[bv.Query], k: int, rule: Rule | None) -> tuple[float, float]:
     """Mean |#F − #M| and recall of top-k (``rule`` None) or balanced with that (odd_delta, neutral_out)."""
-    fm, recall = [], []
-    for q in queries:
-        kept = list(range(min(k, len(q.scores))))
-        if rule is not None:
-            sigma = float(np.std(q.scores[: bv.POOL]))
-            odd, neutral_out = rule
-            kept = balance_swaps(
-                q.scores,
-                q.stored,
-                kept,
-                DELTA * sigma,
-                ("female", "male"),
-                q.versions,
-                odd_delta=odd * sigma,
-                neutral_out=neutral_out,
-            )
-        fm.append(abs(sum(q.gold[i] == "female" for i in kept) - sum(q.gold[i] == "male" for i in kept)))
-        recall.append(sum(q.relevant[i] for i in kept) / q.n_relevant)
-    return float(np.mean(fm)), float(np.mean(recall))
-
-
-def units_of(names: list[str]) -> list[list[str]]:
-    """Report units: each named set alone, passage parts in pairs (as the README reports them)."""
-    parts = [n for n in names if n.isdigit()]
-    return [[n] for n in names if not n.isdigit()] + [parts[i : i + 2] for i in range(0, len(parts), 2)]
+    return og.evaluate(queries, k, None) if rule is None else og.evaluate(queries, k, *rule)
 
 
 def name(rule: Rule | None) -> str:
@@ -150,12 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         pooled = [s for unit in units for s in unit]
         for rule in rules[1:] if label.startswith(("design", "read")) else dict.fromkeys([SHIPPED, pick]):
             recall, fm, cells = violations(rule, units)
-            cols = [
-                " / ".join(f"{mean(rule, m, k, pooled, 0):.2f}" for m in models)
-                + " | "
-                + " / ".join(f"{mean(rule, m, k, pooled, 1) - mean(None, m, k, pooled, 1):+.3f}" for m in models)
-                for k in bv.KS
-            ]
+            cols = og.gap_recall_cells(mean, rule, models, pooled)
             rows.append([label, name(rule), f"{recall} / {fm} of {cells}", *cols])
         topk = [" / ".join(f"{mean(None, m, k, pooled, 0):.2f}" for m in models) for k in bv.KS]
         rows.append([label, "topk", "", *topk])

@@ -23,6 +23,7 @@ import argparse
 import itertools
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -44,19 +45,31 @@ def load_set(name: str):  # noqa: ANN201
     return load_fairness_set(name) if not name.isdigit() else load_fairness_passages(int(name))
 
 
-def evaluate(queries: list[bv.Query], k: int, odd: float | None) -> tuple[float, float]:
-    """Mean |#F − #M| and recall of top-k (``odd`` None) or balanced with that odd-gap bound."""
+def evaluate(queries: list[bv.Query], k: int, odd: float | None, neutral_out: bool = False) -> tuple[float, float]:
+    """Mean |#F − #M| and recall of top-k (``odd`` None) or balanced with that odd-gap bound (and ``neutral_out``)."""
     fm, recall = [], []
     for q in queries:
         kept = list(range(min(k, len(q.scores))))
         if odd is not None:
             sigma = float(np.std(q.scores[: bv.POOL]))
+            pair = ("female", "male")
             kept = balance_swaps(
-                q.scores, q.stored, kept, DELTA * sigma, ("female", "male"), q.versions, odd_delta=odd * sigma
+                q.scores, q.stored, kept, DELTA * sigma, pair, q.versions, odd * sigma, neutral_out=neutral_out
             )
-        fm.append(abs(sum(q.gold[i] == "female" for i in kept) - sum(q.gold[i] == "male" for i in kept)))
-        recall.append(sum(q.relevant[i] for i in kept) / q.n_relevant)
+        gap, found = bv.gap_and_recall(q, kept)
+        fm.append(gap)
+        recall.append(found)
     return float(np.mean(fm)), float(np.mean(recall))
+
+
+def gap_recall_cells(mean: Callable[..., float], rule: object, models: list[str], pooled: list[str]) -> list[str]:
+    """Per k: each model's |#F − #M|, then its recall minus `topk`'s (``mean(rule, model, k, sets, 0 | 1)``)."""
+    return [
+        " / ".join(f"{mean(rule, m, k, pooled, 0):.2f}" for m in models)
+        + " | "
+        + " / ".join(f"{mean(rule, m, k, pooled, 1) - mean(None, m, k, pooled, 1):+.3f}" for m in models)
+        for k in bv.KS
+    ]
 
 
 def units_of(names: list[str]) -> list[list[str]]:
@@ -104,12 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         pooled = [s for unit in units for s in unit]
         for rule in rules[1:]:
             recall, fm, cells = violations(rule, units)
-            cols = [
-                " / ".join(f"{mean(rule, m, k, pooled, 0):.2f}" for m in models)
-                + " | "
-                + " / ".join(f"{mean(rule, m, k, pooled, 1) - mean(None, m, k, pooled, 1):+.3f}" for m in models)
-                for k in bv.KS
-            ]
+            cols = gap_recall_cells(mean, rule, models, pooled)
             rows.append([label, f"odd_delta = {rule:g}", f"{recall} / {fm} of {cells}", *cols])
         topk = [" / ".join(f"{mean(None, m, k, pooled, 0):.2f}" for m in models) for k in bv.KS]
         rows.append([label, "topk", "", *topk])

@@ -94,6 +94,12 @@ def load(embedder, task: RetrievalTask) -> list[Query]:
     return out
 
 
+def gap_and_recall(q: Query, kept: list[int]) -> tuple[int, float]:
+    """|#F − #M| by the gold labels and recall of one returned list (candidate indices)."""
+    gap = abs(sum(q.gold[i] == "female" for i in kept) - sum(q.gold[i] == "male" for i in kept))
+    return gap, sum(q.relevant[i] for i in kept) / q.n_relevant
+
+
 def evaluate(queries: list[Query], k: int, rule: tuple[float, bool] | None) -> tuple[float, float]:
     """Mean |#F − #M| and recall of top-k (``rule`` None) or balanced (δ, version-first)."""
     fm, recall = [], []
@@ -104,8 +110,9 @@ def evaluate(queries: list[Query], k: int, rule: tuple[float, bool] | None) -> t
             sigma = float(np.std(q.scores[:POOL]))
             versions = q.versions if first else None
             kept = balance_swaps(q.scores, q.stored, kept, delta * sigma, ("female", "male"), versions)
-        fm.append(abs(sum(q.gold[i] == "female" for i in kept) - sum(q.gold[i] == "male" for i in kept)))
-        recall.append(sum(q.relevant[i] for i in kept) / q.n_relevant)
+        gap, found = gap_and_recall(q, kept)
+        fm.append(gap)
+        recall.append(found)
     return float(np.mean(fm)), float(np.mean(recall))
 
 
