@@ -13,7 +13,7 @@ from debiasrag.embedders import Embedder
 from debiasrag.fileio import atomic_write_text
 from debiasrag.index import FaissIndex
 from debiasrag.markdown import md_table
-from debiasrag.retriever import DebiasedRetriever
+from debiasrag.retriever import DebiasedRetriever, DynamicCutoff
 from debiasrag.strategies import STRATEGIES
 
 GROUPS = ("female", "male", "neutral")
@@ -50,7 +50,9 @@ def evaluate(
     for name, query in task.queries.items():
         relevant = task.relevant[name]
         for strategy, row in rows.items():
-            result = retriever.retrieve(query, strategy=strategy, k=None if strategy == "dynamic" else k)
+            result = retriever.retrieve(
+                query, strategy=strategy, k=DynamicCutoff().max_k if strategy == "dynamic" else k
+            )
             row.returned += result.m
             row.relevant_total += len(relevant)
             for hit in result:
