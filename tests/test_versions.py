@@ -129,8 +129,8 @@ def test_store_groups_finds_versions_among_the_index_neighbours(embedder):
 
 
 def test_versions_raise_the_stored_groups_accuracy_on_a_set_with_side_people(embedder):
-    # fairness_passages27: side people in every chunk, the detector alone 0.68
-    # (benchmarks/RESULTS.md, "Groups by contrast between versions")
+    # fairness_passages27: side people in every chunk, the detector alone 0.68 (0.701 since session 32's words used
+    # of no one; benchmarks/RESULTS.md, "Groups by contrast between versions", "Session 32: words used of no one")
     task = load_fairness_passages(27)
     index = FaissIndex.from_documents(task.documents, embedder)
     gold = [doc.metadata["group"] for doc in task.documents]
@@ -139,7 +139,7 @@ def test_versions_raise_the_stored_groups_accuracy_on_a_set_with_side_people(emb
         return sum(g == x for g, x in zip(gold, groups)) / len(gold)
 
     alone = accuracy(index.store_groups(versions=False).groups)
-    assert alone < 0.7
+    assert alone < 0.71
     assert accuracy(index.store_groups().groups) > alone + 0.2
 
 
