@@ -96,6 +96,20 @@ def _for_command(exc: DebiasragError, parser: argparse.ArgumentParser | None) ->
     return for_cli("use --anonymize ner; this command has no --llm-model")
 
 
+def _refuse_repeated(parser: argparse.ArgumentParser | None, argv: list[str]) -> None:
+    """An option that takes one value given twice (``--data A --data B``) is refused: argparse keeps the last and the
+    first would be dropped without a word. Options meant to repeat (``--model``) append and are not checked."""
+    if parser is None:
+        return
+    tokens = argv[: argv.index("--")] if "--" in argv else argv
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public list of a parser's options
+        if type(action) is not argparse._StoreAction or not action.option_strings:  # noqa: SLF001
+            continue
+        given = [t.split("=", 1)[0] for t in tokens if t.split("=", 1)[0] in action.option_strings]
+        if len(given) > 1:
+            parser.error(f"{given[0]} given {len(given)} times; it takes one value (the earlier ones would be ignored)")
+
+
 def _fail(line: str) -> int:
     print(line, file=sys.stderr)
     return 2
@@ -121,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("cannot build the command line: %s", exc)
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     args = parser.parse_args(argv)
+    command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
+    _refuse_repeated(command_parser, list(sys.argv[1:] if argv is None else argv))
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_PrintableFormatter("debiasrag: %(name)s: %(message)s"))
@@ -128,7 +144,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         package_logger.addHandler(handler)
         package_logger.setLevel(logging.INFO)
         warnings.simplefilter("default")
-    command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     try:
         return int(args.func(args) or 0)
     except ModuleNotFoundError as exc:

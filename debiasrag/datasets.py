@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.concepts import Concept
-from debiasrag.corpus import Document, Field
+from debiasrag.corpus import Document, Field, row_metadata
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict
+from debiasrag.groups import GROUP_KEY
 from debiasrag.resources import as_file, read_json
 
 
@@ -236,7 +237,7 @@ def _id_list(where: str, value: Any) -> list[str]:
     if isinstance(value, int) and not isinstance(value, bool):  # one integer query id
         return [str(value)]
     if isinstance(value, list) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
-        return [str(v) for v in value]
+        return [str(v).strip() for v in value]  # ids are read without their outer whitespace everywhere
     raise InputError(f"{where}: 'relevant_to' must be a list of query ids or a ';'-separated string")
 
 
@@ -310,14 +311,18 @@ class _SetBuilder:
                 self.judge(where, query_id, doc_id, True)  # may be left with no relevant document (see task)
             if group is None:
                 return
-            extra = {k: v for k, v in row.items() if k not in _DOCUMENT_FIELDS}
+            extra = row_metadata(row, _DOCUMENT_FIELDS, where=f"{where}: ")  # a "metadata" object: its fields
+            if isinstance(extra.get(GROUP_KEY), str) and not extra[GROUP_KEY].strip():
+                del extra[GROUP_KEY]  # an empty CSV cell: this document is not labelled, its group is inferred
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
             _refuse_misspelt_fields(where, row, _QREL_FIELDS)  # a misspelt 'relevance': 0 would read as 1
             value = row.get("relevance")
-            blank = value is None or (isinstance(value, str) and not value.strip())
-            relevance = True if blank else _judgement(where, "relevance", value)  # a qrels row without one: 1
+            if "relevance" in row and (value is None or (isinstance(value, str) and not value.strip())):
+                # an empty cell of a present column is a missing judgement, not a relevant one
+                raise InputError(f"{where}: 'relevance' is empty (write 1 or 0, or leave the column out: every row 1)")
+            relevance = True if value is None else _judgement(where, "relevance", value)  # a qrels row without one: 1
             self.judge(where, _field(where, row, "query_id"), _field(where, row, "doc_id"), relevance)
         else:
             raise InputError(f"{where}: 'kind' must be query, document or qrel, got {kind!r}")
@@ -470,6 +475,27 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             builder.judge(where, query_id, doc_id, relevant)  # a document left out goes with every judgement of it
 
 
+_SET_FILE_STEMS = ("queries", "documents", "qrel", _ROWS_PREFIX)  # names a user would give the set's files
+
+
+def _refuse_unread_files(folder: Path, read: list[Path]) -> None:
+    """A file (or folder) in ``folder`` named like one of the set's files but not read — ``qrels.txt`` (TREC),
+    ``qrels.tsv``, ``Qrels.csv``, ``queries-documents_x.tsv`` — is an :class:`InputError`: skipped, its judgements
+    or documents would silently be missing from every number."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot list the folder ({exc.strerror or exc})") from None
+    names = {p.name for p in read}
+    for entry in entries:
+        if entry.name not in names and entry.name.lower().startswith(_SET_FILE_STEMS):
+            raise InputError(
+                f"{entry}: not read — a labelled set reads queries, documents and qrels as .jsonl or .csv (these "
+                "names, lower case; qrels rows: query_id, doc_id, relevance 1/0) or queries-documents*.jsonl|csv; "
+                "convert, rename or move it"
+            )
+
+
 def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_groups: str = "error") -> RetrievalTask:
     """Read a labelled fairness set: a folder or a single file, JSONL or CSV (format: data/retrieval/README.md).
 
@@ -511,6 +537,7 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
             sources = [("query", queries), ("document", documents)]
         qrels = _find(path, "qrels")
         sources += [("qrel", qrels)] if qrels is not None else []
+        _refuse_unread_files(path, [queries, *judgements, *(file for _, file in sources)])
         for kind, file in sources:
             for where, row in _read_rows(file):
                 builder.add(kind, where, row)

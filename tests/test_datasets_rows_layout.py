@@ -421,3 +421,33 @@ def test_a_qrels_file_contradicting_a_judgement_row_is_refused(tmp_path):
         str(err.value)
         == "qrels.csv:2: query '1' and document 'd1F' were judged otherwise at queries-documents_household.csv:2"
     )
+
+
+@pytest.mark.parametrize("name", ["qrels.txt", "qrels.tsv", "Qrels.csv", "queries-documents_more.tsv", "qrels"])
+def test_a_set_file_that_would_not_be_read_is_refused(tmp_path, name):
+    # session 32's red-team: TREC's qrels.txt, a .tsv category file, a capitalised name were skipped without a word
+    folder = write_rows_layout(tmp_path / "set")
+    (folder / name).mkdir() if name == "qrels" else (folder / name).write_text("1 0 d2x 1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=f"{name}: not read"):
+        load_labelled_set(folder)
+    (folder / "README.md").write_text("notes\n", encoding="utf-8")  # other files are fine
+
+
+def test_native_layout_details_from_the_red_team(tmp_path):
+    folder = tmp_path / "set"
+    folder.mkdir()
+    write_jsonl(folder / "queries.jsonl", [{"id": "q1", "text": "who cooks?"}])
+    docs = [
+        {"id": "d1", "text": "She cooks.", "group": "F", "relevant_to": [" q1 "]},  # ids read without whitespace
+        {"id": "d2", "text": "He cooks.", "group": "M", "metadata": {"debiasrag_group": "female"}},
+        {"id": "d3", "text": "They cook.", "group": "N", "debiasrag_group": " "},  # an empty cell: not labelled
+    ]
+    write_jsonl(folder / "documents.jsonl", docs)
+    task = load_labelled_set(folder)
+    assert task.relevant == {"q1": {"d1"}}
+    by_id = {d.id: d.metadata for d in task.documents}
+    assert by_id["d2"] == {"debiasrag_group": "female", "group": "male"}  # a "metadata" object gives its fields
+    assert by_id["d3"] == {"group": "neutral"}
+    (folder / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,d2,\n", encoding="utf-8")
+    with pytest.raises(InputError, match="qrels.csv:2: 'relevance' is empty"):  # it counted as relevant
+        load_labelled_set(folder)

@@ -117,13 +117,20 @@ def replace_note(folder: Path, earlier: dict[str, Any], document: dict[str, Any]
 def check_report_folder(folder: Path) -> dict[str, Any] | None:
     """Refuse an ``--out`` holding anything but an earlier report: the report replaces those files. Returns the
     earlier report's ``results.json`` (None for a new or empty folder)."""
+    if folder.is_symlink() and not folder.exists():
+        raise InputError(f"--out {folder} is a broken symbolic link; the report needs a folder")
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} exists and is not a folder; the report needs a folder")
+    parent = next((p for p in folder.parents if p.exists()), None)  # checked now, not after a long run
+    if parent is not None and not parent.is_dir():
+        raise InputError(f"--out {folder}: {parent} is a file, not a folder")
     entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
     foreign = sorted(name for name in entries - _REPORT_FILES if not _REPORT_TEMP.match(name))
     earlier = _earlier_report(folder) if entries else None
     if entries and (foreign or earlier is None):
         shown = f" (it holds {foreign[0]!r}{' and more' if len(foreign) > 1 else ''})" if foreign else ""
+        if not foreign and "plots" in entries and earlier is None:  # plots are written first, results.json last
+            shown = " (it holds only plots/, as a run interrupted before its results.json leaves it: delete it)"
         raise InputError(
             f"--out {folder} is not empty and is not an earlier benchmark report{shown}; "
             "refusing to write the report into it (choose a new folder)"

@@ -79,6 +79,14 @@ CASES = {
     ),
     "query-timeout-zero": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "0"], TIMEOUT),
     "query-timeout-nan": (lambda t: ["query", t, "q", "--anonymize", "llm", "--timeout", "nan"], TIMEOUT),
+    # session 32's round on bench with users' data: each found before any model loads
+    "bench-data-twice": (lambda t: ["bench", "retrieval", "--data", "a", "--data", "b"], "--data given 2 times"),
+    "bench-out-twice": (lambda t: ["bench", "weat", "--out=a", "--out", "b"], "--out given 2 times"),
+    "bench-out-under-a-file": (
+        lambda t: ["bench", "weat", "--out", _file(t, "f", b"x") / "sub"],
+        "is a file, not a folder",
+    ),
+    "bench-out-plots-only": (lambda t: ["bench", "weat", "--out", _plots_only(t)], "it holds only plots/"),
 }
 GOOD = rows({"id": 1, "text": "A fine sentence."})
 MINE = rows({"id": 1, "text": "Alice ran.", "anonymized_text": "my own field"})
@@ -102,6 +110,12 @@ def _link(tmp_path: Path) -> Path:
     return link
 
 
+def _plots_only(tmp_path: Path) -> Path:
+    (tmp_path / "out" / "plots" / "m").mkdir(parents=True)  # a run interrupted before its results.json
+    (tmp_path / "out" / "plots" / "m" / "weat.png").write_bytes(b"png")
+    return tmp_path / "out"
+
+
 def _file(tmp_path: Path, name: str, data: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(data)
@@ -116,6 +130,13 @@ def test_refused_before_any_work_and_nothing_changed(tmp_path, run_cli, one_line
     result = run_cli(*args, cwd=tmp_path)
     one_line_error(result, fragment)
     assert snapshot(tmp_path) == before
+
+
+def test_bench_out_a_broken_link_is_refused_before_the_run(tmp_path, run_cli, one_line_error):
+    link = tmp_path / "broken"
+    link.symlink_to(tmp_path / "nowhere")  # (the snapshot of the cases above cannot read a broken link)
+    one_line_error(run_cli("bench", "weat", "--out", link, cwd=tmp_path), "is a broken symbolic link")
+    assert link.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
 class _Recorder(BaseHTTPRequestHandler):
