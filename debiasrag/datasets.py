@@ -520,7 +520,8 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)
-    builder = _SetBuilder(name or path.stem, unknown_groups)
+    # a folder's whole name ("grep-biasir-v1.2", and "." as the folder it means); a file's without its suffix
+    builder = _SetBuilder(name or (path.resolve().name if path.is_dir() else path.stem), unknown_groups)
     if path.is_dir():
         queries, documents, judgements = _find(path, "queries"), _find(path, "documents"), _judgement_files(path)
         if documents is not None and judgements:

@@ -451,3 +451,9 @@ def test_native_layout_details_from_the_red_team(tmp_path):
     (folder / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,d2,\n", encoding="utf-8")
     with pytest.raises(InputError, match="qrels.csv:2: 'relevance' is empty"):  # it counted as relevant
         load_labelled_set(folder)
+
+
+def test_a_folder_keeps_its_whole_name(tmp_path, monkeypatch):
+    assert load_labelled_set(write_rows_layout(tmp_path / "grep-biasir-v1.2")).name == "grep-biasir-v1.2"
+    monkeypatch.chdir(tmp_path / "grep-biasir-v1.2")
+    assert load_labelled_set(".").name == "grep-biasir-v1.2"  # it was "", and "grep-biasir-v1" above

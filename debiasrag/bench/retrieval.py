@@ -337,7 +337,8 @@ def run(ctx: BenchContext) -> BenchResult:
                     "exposure count one side only here, so they say nothing about balance"
                 )
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
-            result.tables.append(render(f"{task.name}: {len(task.queries)} queries, {n_docs} documents{blind}", scores))
+            queries = f"{len(task.queries)} quer{'y' if len(task.queries) == 1 else 'ies'}"
+            result.tables.append(render(f"{task.name}: {queries}, {n_docs} documents{blind}", scores))
             stored = retriever.index.groups[retriever.concept.name].groups
             agreement = group_agreement(task, stored)
             result.metrics.update({f"{key}.groups.{m}": round(v, 6) for m, v in agreement.items()})
