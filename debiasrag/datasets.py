@@ -185,7 +185,12 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
 
 def _missing(row: dict[str, Any], key: str) -> str:
     """What is wrong with a required ``key`` that holds nothing: absent, or present and null / blank."""
-    return f"row has no {key!r}" if key not in row else f"{key!r} is empty"
+    if key in row:
+        return f"{key!r} is empty"
+    other = next((k for k in row if isinstance(k, str) and k.strip().lower() == key), None)
+    if other is not None:  # "ID", "Q_ID": names are case-sensitive
+        return f"row has no {key!r} (it has {other!r}; column and field names are lower case)"
+    return f"row has no {key!r}"
 
 
 UNKNOWN_GROUPS = ("error", "neutral", "skip")

@@ -457,3 +457,9 @@ def test_a_folder_keeps_its_whole_name(tmp_path, monkeypatch):
     assert load_labelled_set(write_rows_layout(tmp_path / "grep-biasir-v1.2")).name == "grep-biasir-v1.2"
     monkeypatch.chdir(tmp_path / "grep-biasir-v1.2")
     assert load_labelled_set(".").name == "grep-biasir-v1.2"  # it was "", and "grep-biasir-v1" above
+
+
+def test_a_capitalised_column_is_named_in_the_error(tmp_path):
+    folder = write_rows_layout(tmp_path / "set", queries=[{"Q_ID": "1", "category": "c", "query": "q"}])
+    with pytest.raises(InputError, match="row has no 'q_id' \\(it has 'Q_ID'; column and field names are lower case"):
+        load_labelled_set(folder)
