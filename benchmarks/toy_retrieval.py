@@ -16,6 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from debiasrag import DebiasedRetriever, FaissIndex, SentenceTransformerEmbedder  # noqa: E402
 from debiasrag.datasets import load_toy_task, toy_data  # noqa: E402
+from debiasrag.strategies import DynamicCutoff  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     retriever = DebiasedRetriever(index, embedder, concept=task.concept)
     relevant = task.relevant["army"]
     query = task.queries["army"]
-    print(f"model: {embedder.name}   query: {query!r}   k = {args.k} (dynamic: no k, cap 100)")
+    print(f"model: {embedder.name}   query: {query!r}   k = {args.k} (dynamic: cap 100)")
     print(
         f"{'strategy':10s} {'returned':>8s} {'relevant':>9s} {'random':>7s} {'recall':>7s} {'precision':>9s}"
         f"   paper ({paper['model']})"
@@ -40,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         "paper": f"{paper['algorithm1_k10_relevant']}/15 relevant, {paper['algorithm1_k10_random']}/5 random",
     }
     for strategy in ("topk", "context", "paper", "balanced", "dynamic"):
-        result = retriever.retrieve(query, strategy=strategy, k=None if strategy == "dynamic" else args.k)
+        result = retriever.retrieve(
+            query, strategy=strategy, k=DynamicCutoff().max_k if strategy == "dynamic" else args.k
+        )
         found = sum(hit.id in relevant for hit in result)
         random = result.m - found
         print(
