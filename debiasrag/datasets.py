@@ -149,6 +149,11 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         # quoted fields keep their line breaks; strict: an unclosed quote is an error, not the rest of the file
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         header = [name.strip() for name in reader.fieldnames or []]
+        if not any(header) and text.strip():
+            raise InputError(f"{path.name}:1: the first line is empty; the header must be the first line")
+        if len(header) <= 2 and header and header[0].lower().startswith("sep="):  # Excel's delimiter hint
+            first = text.split("\n", 1)[0].strip()
+            raise InputError(f"{path.name}:1: {first!r} is Excel's delimiter line; delete it (the header first)")
         other = next((sep for sep in (";", "\t", "|") if len(header) == 1 and sep in header[0]), None)
         if other is not None:  # every layout needs two or more columns: a spreadsheet saved with another delimiter
             raise InputError(

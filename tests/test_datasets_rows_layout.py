@@ -463,3 +463,15 @@ def test_a_capitalised_column_is_named_in_the_error(tmp_path):
     folder = write_rows_layout(tmp_path / "set", queries=[{"Q_ID": "1", "category": "c", "query": "q"}])
     with pytest.raises(InputError, match="row has no 'q_id' \\(it has 'Q_ID'; column and field names are lower case"):
         load_labelled_set(folder)
+
+
+@pytest.mark.parametrize(
+    ("first_line", "message"),
+    [("sep=,", "queries.csv:1: 'sep=,' is Excel's delimiter line"), ("", "queries.csv:1: the first line is empty")],
+)
+def test_a_line_before_the_header_is_named(tmp_path, first_line, message):
+    folder = write_rows_layout(tmp_path / "set")
+    queries = folder / "queries.csv"
+    queries.write_text(first_line + "\n" + queries.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(InputError, match=message):  # it said "more cells than columns in the header" at line 2
+        load_labelled_set(folder)
