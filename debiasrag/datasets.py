@@ -550,13 +550,18 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
         sources += [("qrel", qrels)] if qrels is not None else []
         _refuse_unread_files(path, [queries, *judgements, *(file for _, file in sources)])
         for kind, file in sources:
+            rows = 0
             for where, row in _read_rows(file):
                 builder.add(kind, where, row)
+                rows += 1
+            if not rows and kind != "qrel":  # named here: the set-level error would not say which file
+                raise InputError(f"{file}: no rows (the file is empty or holds only a header)")
     elif path.is_file():
         for where, row in _read_rows(path):
             builder.add(_field(where, row, "kind").lower(), where, row)
     else:
-        raise InputError(f"{path}: no such file or folder")
+        what = "is neither a file nor a folder" if path.exists() else "no such file or folder"  # /dev/null, a FIFO
+        raise InputError(f"{path}: {what}")
     return builder.task()
 
 

@@ -475,3 +475,14 @@ def test_a_line_before_the_header_is_named(tmp_path, first_line, message):
     queries.write_text(first_line + "\n" + queries.read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(InputError, match=message):  # it said "more cells than columns in the header" at line 2
         load_labelled_set(folder)
+
+
+def test_an_empty_file_and_a_path_that_is_no_file_are_named(tmp_path):
+    folder = tmp_path / "set"
+    folder.mkdir()
+    write_jsonl(folder / "queries.jsonl", [{"id": "q1", "text": "who cooks?"}])
+    (folder / "documents.csv").write_text("id,text,group,relevant_to\n", encoding="utf-8")  # a header only
+    with pytest.raises(InputError, match="documents.csv: no rows"):  # was "needs at least one query and one document"
+        load_labelled_set(folder)
+    with pytest.raises(InputError, match="/dev/null: is neither a file nor a folder"):
+        load_labelled_set("/dev/null")
