@@ -178,7 +178,7 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
     """``row[key]`` as a string with its outer whitespace removed (an integer as its digits); ``""`` for a missing,
     null or blank optional field. A required one that is missing, null or blank is an :class:`InputError`."""
     value = row.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         if required:
             raise InputError(f"{where}: {_missing(row, key)}")
         return ""
@@ -186,6 +186,11 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
     if problem is not None:
         raise InputError(f"{where}: {problem}")
     return str(value).strip()
+
+
+def _blank(value: Any) -> bool:
+    """A field that holds nothing: missing or null, or a string of only whitespace (an empty CSV cell)."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _missing(row: dict[str, Any], key: str) -> str:
@@ -329,7 +334,7 @@ class _SetBuilder:
         elif kind == "qrel":
             _refuse_misspelt_fields(where, row, _QREL_FIELDS)  # a misspelt 'relevance': 0 would read as 1
             value = row.get("relevance")
-            if "relevance" in row and (value is None or (isinstance(value, str) and not value.strip())):
+            if "relevance" in row and _blank(value):
                 # an empty cell of a present column is a missing judgement, not a relevant one
                 raise InputError(f"{where}: 'relevance' is empty (write 1 or 0, or leave the column out: every row 1)")
             relevance = True if value is None else _judgement(where, "relevance", value)  # a qrels row without one: 1
@@ -447,7 +452,7 @@ def _judgement(where: str, key: str, value: Any) -> bool:
 def _relevance(where: str, row: dict[str, Any]) -> bool:
     """A judgement row's ``relevant`` (required)."""
     value = row.get("relevant")
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         raise InputError(f"{where}: {_missing(row, 'relevant')}")
     return _judgement(where, "relevant", value)
 

@@ -203,7 +203,7 @@ def balance_swaps(
             break
         over, under = (first, second) if diff > 0 else (second, first)
         gap_one = abs(diff) == 1
-        overs, neutrals = lowest(over), lowest("neutral")
+        overs, neutrals = lowest(over), (lowest("neutral") if neutral_out else [])
         reach = odd_delta if gap_one and odd_delta is not None else delta
         # A version first (no relevance traded). A neutral document's version closes one: at an odd gap that is
         # the step only a version or a neutral document can take, at an even gap a bounded swap closing two first.
