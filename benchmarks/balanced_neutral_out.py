@@ -35,17 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import balanced_odd_gap as og  # noqa: E402
 import balanced_versions as bv  # noqa: E402  (this folder's study: its loader and protocol constants)
 from balanced_odd_gap import units_of  # noqa: E402
+from study_sets import study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
-from debiasrag.datasets import (  # noqa: E402
-    RetrievalTask,
-    load_fairness_passages,
-    load_fairness_set,
-    load_gendered_topics,
-    load_labelled_set,
-    load_wide_topics,
-)
+from debiasrag.datasets import RetrievalTask  # noqa: E402
 
 ODD_DELTAS = (0.0, 0.25, 0.5, 1.0)
 SHIPPED = (0.5, False)  # Balanced() when this study ran: odd_delta 0.5 σ (session 28); it chose (0, True), now shipped
@@ -55,24 +49,19 @@ Rule = tuple[float, bool]  # (odd_delta, neutral_out)
 
 def loaders(blind: bool) -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
     """Role -> {set name: loader}; the roles are design, read (reported once before), blind."""
-    design2 = bv.ROOT / "debiasrag/data/retrieval/wide_topics_design2"
-    design: dict[str, Callable[[], RetrievalTask]] = {
-        "main": lambda: load_fairness_set("main"),
-        "holdout": lambda: load_fairness_set("holdout"),
-        **{str(p): (lambda p=p: load_fairness_passages(p)) for p in range(1, 37)},
-        "topics": load_gendered_topics,
-        "wide": load_wide_topics,
-        "wide_design2": lambda: load_labelled_set(design2),
+    design = {
+        "main": study_set("main"),
+        "holdout": study_set("holdout"),
+        **{str(p): study_set(f"passages{p}") for p in range(1, 37)},
+        **{name: study_set(name) for name in ("topics", "wide", "wide_design2")},
     }
-    read: dict[str, Callable[[], RetrievalTask]] = {
-        **{str(p): (lambda p=p: load_fairness_passages(p)) for p in range(37, 49)},
-        **{f"report{i}": (lambda i=i: load_fairness_set(f"report{i}")) for i in range(1, 6)},
-        "wide_report": lambda: load_wide_topics(report=True),
-        "wide_report2": lambda: load_wide_topics(report=2),
+    read = {
+        **{str(p): study_set(f"passages{p}") for p in range(37, 49)},
+        **{name: study_set(name) for name in (*(f"report{i}" for i in range(1, 6)), "wide_report", "wide_report2")},
     }
     out = {"design": design, "read": read}
     if blind:
-        out["blind"] = {"wide_report3": lambda: load_wide_topics(report=3)}
+        out["blind"] = {"wide_report3": study_set("wide_report3")}
     return out
 
 

@@ -68,17 +68,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dynamic_score_model as sm  # noqa: E402
 import dynamic_versions as dv  # noqa: E402
 import dynamic_width as dw  # noqa: E402
+from study_sets import study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
-from debiasrag.datasets import (  # noqa: E402
-    RetrievalTask,
-    load_fairness_passages,
-    load_fairness_set,
-    load_gendered_topics,
-    load_labelled_set,
-    load_wide_topics,
-)
+from debiasrag.datasets import RetrievalTask  # noqa: E402
 
 BASE = sm.BASE
 KINDS = {
@@ -87,25 +81,21 @@ KINDS = {
 }
 GROUPS = [g for kind in KINDS.values() for g in kind]
 KIND_OF = {g: kind for kind, groups in KINDS.items() for g in groups}
-DESIGN2 = dv.ROOT / "debiasrag/data/retrieval/wide_topics_design2"
 FAMILIES = ("window", "knee", "cliff", "regime", "versions", "NE", "GG", "LR", "LRb", "LRm", "LRmb")
 LR_SOURCES = ("LR", "LRb", "LRm", "LRmb")
 
 
 def group_tasks() -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
     """Design group -> {set name: loader}."""
-    return {
-        "main": {"main": lambda: load_fairness_set("main")},
-        "holdout": {"holdout": lambda: load_fairness_set("holdout")},
-        "passages": {f"passages{p}": (lambda p=p: load_fairness_passages(p)) for p in range(1, 37)},
-        "passages_late": {f"passages{p}": (lambda p=p: load_fairness_passages(p)) for p in range(37, 49)},
-        "reports": {f"report{r}": (lambda r=r: load_fairness_set(f"report{r}")) for r in range(1, 6)},
-        "topics": {"topics": load_gendered_topics},
-        "wide": {"wide": load_wide_topics},
-        "wide_report": {"wide_report": lambda: load_wide_topics(report=True)},
-        "wide_report2": {"wide_report2": lambda: load_wide_topics(report=2)},
-        "wide_design2": {"wide_design2": lambda: load_labelled_set(DESIGN2, name="wide-topics-design2")},
+    sets = {
+        "main": ["main"],
+        "holdout": ["holdout"],
+        "passages": [f"passages{p}" for p in range(1, 37)],
+        "passages_late": [f"passages{p}" for p in range(37, 49)],
+        "reports": [f"report{r}" for r in range(1, 6)],
+        **{group: [group] for group in ("topics", "wide", "wide_report", "wide_report2", "wide_design2")},
     }
+    return {group: {name: study_set(name) for name in names} for group, names in sets.items()}
 
 
 def load_all(models: list[str], cache: Path) -> dict[str, dict[str, list[dv.Query]]]:
@@ -196,7 +186,7 @@ def print_blind(models: list[str], cache: Path, rules: dict[str, tuple[dv.Rule, 
         file = cache / Path(model).name / "wide_report3.pkl"
         if not file.exists():
             embedder = make_context(None if model == "default" else model, load_now=True).embedder
-            file.write_bytes(pickle.dumps(dv.load(embedder, load_wide_topics(report=3))))
+            file.write_bytes(pickle.dumps(dv.load(embedder, study_set("wide_report3")())))
         data[Path(model).name] = {"wide_report3": pickle.loads(file.read_bytes())}
     table = dv.score_groups(data, rules, ["blind"])
     rows = [

@@ -1,0 +1,42 @@
+"""The labelled sets the retrieval studies load, each under one name (a study picks its design and report sets).
+
+Names: ``main``, ``holdout``, ``report1`` … ``report5`` (``load_fairness_set``), ``passages1`` … ``passages48``
+(``load_fairness_passages``), ``topics`` (``load_gendered_topics``), ``wide``, ``wide_report``, ``wide_report2``,
+``wide_report3`` (``load_wide_topics``) and ``wide_design2`` (the unregistered design set, read by
+``load_labelled_set``). Report sets are listed here too: which of them a study may choose on is the study's protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from debiasrag.datasets import (
+    RetrievalTask,
+    load_fairness_passages,
+    load_fairness_set,
+    load_gendered_topics,
+    load_labelled_set,
+    load_wide_topics,
+)
+
+DESIGN2 = Path(__file__).resolve().parents[1] / "debiasrag/data/retrieval/wide_topics_design2"
+_NAMED: dict[str, Callable[[], RetrievalTask]] = {
+    "topics": load_gendered_topics,
+    "wide": load_wide_topics,
+    "wide_report": lambda: load_wide_topics(report=True),
+    "wide_report2": lambda: load_wide_topics(report=2),
+    "wide_report3": lambda: load_wide_topics(report=3),
+    "wide_design2": lambda: load_labelled_set(DESIGN2, name="wide-topics-design2"),
+}
+
+
+def study_set(name: str) -> Callable[[], RetrievalTask]:
+    """The loader of the set called ``name`` (see the module docstring)."""
+    if name in _NAMED:
+        return _NAMED[name]
+    if name in ("main", "holdout") or (name.startswith("report") and name[6:].isdigit()):
+        return lambda: load_fairness_set(name)
+    if name.startswith("passages") and name[8:].isdigit():
+        return lambda: load_fairness_passages(int(name[8:]))
+    raise KeyError(f"no study set called {name!r}")
