@@ -114,7 +114,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report3",
     "report4",
     "report5",
-)  # written blind (sessions 28-29), report only
+    "report6",
+)  # written blind (sessions 28-32), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -576,7 +577,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     (``"report1"``: appearance, childcare, domestic, relationships; ``"report2"``: career, cognitive, physical,
     leadership; ``"report3"``: health, emotions, money, education; ``"report4"``: technology, sports, safety,
     hobbies; 32 queries and 192 documents each; ``"report5"``: parenting_teens, workplace, grooming, caregiving,
-    sport_fitness, 40 queries and 240 documents; not in ``"all"``).
+    sport_fitness, 40 queries and 240 documents; ``"report6"``: home_finance, medical_care, outdoor_work, social_life,
+    learning_skills, 40 queries and 240 documents, written blind in session 32, registered in session 33 before its
+    first run; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

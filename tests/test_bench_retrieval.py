@@ -80,7 +80,14 @@ def test_fairness_set_shape():
 
 @pytest.mark.parametrize(
     "split, queries, areas",
-    [("report1", 32, 4), ("report2", 32, 4), ("report3", 32, 4), ("report4", 32, 4), ("report5", 40, 5)],
+    [
+        ("report1", 32, 4),
+        ("report2", 32, 4),
+        ("report3", 32, 4),
+        ("report4", 32, 4),
+        ("report5", 40, 5),
+        ("report6", 40, 5),
+    ],
 )
 def test_blind_report_sets_shape(split, queries, areas):
     task = load_fairness_set(split)
