@@ -18,7 +18,7 @@ import sqlite3
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from debiasrag.errors import DebiasragError
 from debiasrag.extras import EXTRA_OF_MODULE, missing_extra
@@ -27,7 +27,40 @@ from debiasrag.fileio import printable
 logger = logging.getLogger(__name__)
 
 
+class _StoreOnce(argparse.Action):
+    """argparse's ``store``, refusing an option that takes one value when it is given twice (``--data A --data B``):
+    argparse would keep the last and drop the first without a word. Options meant to repeat (``--model``) append."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if option_string is not None and isinstance(parser, _Parser):
+            parser.given[self.dest] = parser.given.get(self.dest, 0) + 1
+            if parser.given[self.dest] > 1:
+                parser.error(
+                    f"{option_string} given {parser.given[self.dest]} times; it takes one value (the earlier "
+                    "ones would be ignored)"
+                )
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)  # the default action, and "store" by name
+        self.register("action", "store", _StoreOnce)
+        self.given: dict[str, int] = {}  # how often each one-value option came in this parse
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.given = {}
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage first otherwise)
         # Every error line starts with "debiasrag: error:", a subcommand's too; its --help is named instead.
         help_hint = f" (see {self.prog} --help)" if self.prog != "debiasrag" else ""
@@ -96,20 +129,6 @@ def _for_command(exc: DebiasragError, parser: argparse.ArgumentParser | None) ->
     return for_cli("use --anonymize ner; this command has no --llm-model")
 
 
-def _refuse_repeated(parser: argparse.ArgumentParser | None, argv: list[str]) -> None:
-    """An option that takes one value given twice (``--data A --data B``) is refused: argparse keeps the last and the
-    first would be dropped without a word. Options meant to repeat (``--model``) append and are not checked."""
-    if parser is None:
-        return
-    tokens = argv[: argv.index("--")] if "--" in argv else argv
-    for action in parser._actions:  # noqa: SLF001 - argparse has no public list of a parser's options
-        if type(action) is not argparse._StoreAction or not action.option_strings:  # noqa: SLF001
-            continue
-        given = [t.split("=", 1)[0] for t in tokens if t.split("=", 1)[0] in action.option_strings]
-        if len(given) > 1:
-            parser.error(f"{given[0]} given {len(given)} times; it takes one value (the earlier ones would be ignored)")
-
-
 def _fail(line: str) -> int:
     print(line, file=sys.stderr)
     return 2
@@ -136,7 +155,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     args = parser.parse_args(argv)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
-    _refuse_repeated(command_parser, list(sys.argv[1:] if argv is None else argv))
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_PrintableFormatter("debiasrag: %(name)s: %(message)s"))

@@ -364,6 +364,20 @@ def test_cli_runs_on_user_data(tmp_path, capsys):
     assert "--data" in document["command"]
     # the detector agrees with every label of the tiny set ("She", "He", "The parent")
     assert metrics["data.groups.accuracy"] == pytest.approx(1.0) and metrics["data.groups.documents"] == 12
+    notes = document["results"][DEFAULT_MODEL]["retrieval"]["notes"]
+    assert not any("say nothing about the strategies" in note for note in notes)  # k = 10 < 12 documents
+
+
+def test_k_at_least_the_corpus_is_named_not_shown_as_a_finding(tmp_path, capsys):
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES[:1])
+    write_jsonl(tmp_path, "documents.jsonl", [row for row in tiny_rows() if row["id"].startswith("q1-")])
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["results"][DEFAULT_MODEL]["retrieval"]
+    assert result["metrics"]["data.topk.k6.returned"] == result["metrics"]["data.topk.k10.returned"] == 6
+    assert any(
+        "k = 6 and k = 10 are at least the corpus's 6 documents, so those rows return every document" in note
+        for note in result["notes"]
+    )
 
 
 def test_a_set_without_female_documents_says_its_fairness_columns_measure_nothing(tmp_path, capsys):

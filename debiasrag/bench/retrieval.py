@@ -336,6 +336,13 @@ def run(ctx: BenchContext) -> BenchResult:
                     f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
                     "exposure count one side only here, so they say nothing about balance"
                 )
+            whole = [k for k in FAIRNESS_K if k >= n_docs]
+            if whole:  # the rows for those k all return the whole corpus: equal, not a finding
+                ks = " and ".join(f"k = {k}" for k in whole)
+                result.notes.append(
+                    f"{task.name}: {ks} {'is' if len(whole) == 1 else 'are'} at least the corpus's {n_docs} "
+                    "documents, so those rows return every document and say nothing about the strategies"
+                )
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             queries = f"{len(task.queries)} quer{'y' if len(task.queries) == 1 else 'ies'}"
             result.tables.append(render(f"{task.name}: {queries}, {n_docs} documents{blind}", scores))

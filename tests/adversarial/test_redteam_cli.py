@@ -71,7 +71,7 @@ CASES = {
     ),
     "bench-corrupt-embedding-cache": (lambda t: ["bench", "weat", "--cache-dir", _corrupt_cache(t)], "embedding cache"),
     "bias-score-seed-negative": (lambda t: ["bias-score", _file(t, "c.jsonl", GOOD), "--seed", "-1"], SEED),
-    "mitigate-seed-huge": (lambda t: [*MITIGATE, "--algorithm", "dhd", "--seed", str(10**25)], SEED),
+    "mitigate-seed-huge": (lambda t: [*MITIGATE[:3], "--algorithm", "dhd", "--seed", str(10**25)], SEED),
     "bench-seed-negative": (lambda t: ["bench", "weat", "--seed", "-5"], SEED),
     "anonymize-bad-base-url": (
         lambda t: ["anonymize", _file(t, "c.jsonl", GOOD), "o.jsonl", "--method", "llm", "--base-url", "http://[::1"],
@@ -82,6 +82,10 @@ CASES = {
     # session 32's round on bench with users' data: each found before any model loads
     "bench-data-twice": (lambda t: ["bench", "retrieval", "--data", "a", "--data", "b"], "--data given 2 times"),
     "bench-out-twice": (lambda t: ["bench", "weat", "--out=a", "--out", "b"], "--out given 2 times"),
+    "bench-data-abbreviated-twice": (
+        lambda t: ["bench", "retrieval", "--dat", "a", "--data", "b"],
+        "--data given 2 times",
+    ),
     "bench-out-under-a-file": (
         lambda t: ["bench", "weat", "--out", _file(t, "f", b"x") / "sub"],
         "is a file, not a folder",
