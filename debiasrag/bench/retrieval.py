@@ -304,6 +304,25 @@ def add_toy_plot(result: BenchResult, ctx: BenchContext, embedder: Embedder) -> 
             result.metrics[f"toy.similarity.{query}_query.{group}_chunks"] = round(value, 6)
 
 
+def shape_notes(task: RetrievalTask) -> list[str]:
+    """Notes on a set whose shape makes some numbers say nothing: a missing group, k that reaches the corpus."""
+    notes = []
+    missing = [g for g in ("female", "male") if not any(d.metadata.get("group") == g for d in task.documents)]
+    if missing:  # every fairness column compares female with male documents
+        notes.append(
+            f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
+            "exposure count one side only here, so they say nothing about balance"
+        )
+    whole = [k for k in FAIRNESS_K if k >= len(task.documents)]
+    if whole:  # the rows for those k all return the whole corpus: equal, not a finding
+        ks = " and ".join(f"k = {k}" for k in whole)
+        notes.append(
+            f"{task.name}: {ks} {'is' if len(whole) == 1 else 'are'} at least the corpus's {len(task.documents)} "
+            "documents, so those rows return every document and say nothing about the strategies"
+        )
+    return notes
+
+
 def run(ctx: BenchContext) -> BenchResult:
     """Measure every strategy at every k on the fairness sets (or ``ctx.data``), compare, render tables.
 
@@ -330,19 +349,7 @@ def run(ctx: BenchContext) -> BenchResult:
                 result.metrics.update({f"{key}.{strategy}.{k_label}.{m}": round(v, 6) for m, v in row.items()})
             n_docs = len(task.documents)
             result.notes += [f"{task.name}: {note}" for note in task.notes]
-            missing = [g for g in ("female", "male") if not any(d.metadata.get("group") == g for d in task.documents)]
-            if missing:  # every fairness column compares female with male documents
-                result.notes.append(
-                    f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
-                    "exposure count one side only here, so they say nothing about balance"
-                )
-            whole = [k for k in FAIRNESS_K if k >= n_docs]
-            if whole:  # the rows for those k all return the whole corpus: equal, not a finding
-                ks = " and ".join(f"k = {k}" for k in whole)
-                result.notes.append(
-                    f"{task.name}: {ks} {'is' if len(whole) == 1 else 'are'} at least the corpus's {n_docs} "
-                    "documents, so those rows return every document and say nothing about the strategies"
-                )
+            result.notes += shape_notes(task)
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             queries = f"{len(task.queries)} quer{'y' if len(task.queries) == 1 else 'ies'}"
             result.tables.append(render(f"{task.name}: {queries}, {n_docs} documents{blind}", scores))
