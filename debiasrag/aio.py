@@ -67,7 +67,10 @@ async def gather_cancelling(awaitables: Sequence[Awaitable[T]]) -> list[T]:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-    for task in tasks:  # raise the first failure in variant order
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]
+    # Every finished task's exception is read, not only the first: asyncio logs "Task exception was never
+    # retrieved" with a traceback for each one left unread (a store that is down fails every variant).
+    failures = [task.exception() for task in tasks if task.done() and not task.cancelled()]
+    first = next((failure for failure in failures if failure is not None), None)
+    if first is not None:  # the first failure in variant order
+        raise first
     return [task.result() for task in tasks]

@@ -23,7 +23,7 @@ import numpy as np
 from debiasrag import storage
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document, check_storable_metadata, is_document_id, stored_row_problem
-from debiasrag.embedders import Embedder, embed_documents
+from debiasrag.embedders import Embedder, embed_documents, load_embedder
 from debiasrag.errors import IndexLoadError, InputError, check_int
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
@@ -394,16 +394,19 @@ class FaissIndex:
         return storage.publish(directory, payload, self._manifest(), lock_timeout=lock_timeout)
 
     @classmethod
-    def load(cls, directory: str | Path, *, embedder: Embedder | None = None) -> FaissIndex:
+    def load(cls, directory: str | Path, *, embedder: Embedder | str | None = None) -> FaissIndex:
         """Load the current version of an index folder, verified against its manifest's checksums.
 
-        With ``embedder``, also check it is the model (and dimension) the index was built with.
+        With ``embedder`` (an embedder, or a model name or path as the retriever takes), also check it is the model
+        (and dimension) the index was built with.
         """
         manifest, files = storage.read_current(directory)  # a bad path is an InputError there
         folder = Path(directory)
         if embedder is not None:
+            if isinstance(embedder, str):
+                embedder = load_embedder(embedder)
             if not isinstance(embedder, Embedder):
-                raise InputError(f"embedder must be an Embedder, got {type(embedder).__name__}")
+                raise InputError(f"embedder must be an Embedder or a model name or path, got {type(embedder).__name__}")
             check_model(manifest, embedder, folder)
         index = cls(manifest["dimension"], model_name=manifest["model"], kind=manifest["kind"], **manifest["options"])
         index.preprocessing = dict(manifest["preprocessing"])

@@ -372,6 +372,8 @@ def test_query_transform_for_the_retriever(ner, toy_index, embedder):
     assert transform("Which nurse did Alejandro meet in Madrid?") == "Which nurse did meet?"
     with pytest.raises(InputError, match="the query holds only names"):  # not searched by the name's gender
         transform("Alejandro")
+    with pytest.raises(InputError, match="the query holds only names"):  # "?" was searched
+        transform("Alejandro?")
     retriever = DebiasedRetriever(toy_index, embedder, query_transform=transform, strategy="topk", k=2)
     result = retriever.retrieve("Alejandro asked about a nurse")
     assert result.query == "asked about a nurse" and len(result.hits) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -68,6 +69,27 @@ def test_gather_cancelling_cancels_siblings_on_failure():
     with pytest.raises(RuntimeError, match="store down"):
         asyncio.run(main())
     assert cancelled == [True]
+
+
+def test_gather_cancelling_reads_every_failure():
+    """Only the first failure was read: asyncio then logged "Task exception was never retrieved" with a traceback
+    for every other variant whose search failed too (a store that is down)."""
+    unread = []
+
+    async def failing(name):
+        raise RuntimeError(f"store down ({name})")
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: unread.append(context["message"]))
+        try:
+            await gather_cancelling([failing("female"), failing("male")])
+        except RuntimeError as exc:
+            message = str(exc)
+        gc.collect()  # the tasks are gone: an unread exception is reported now
+        return message
+
+    assert asyncio.run(main()) == "store down (female)"
+    assert unread == []
 
 
 def test_gather_cancelling_returns_results_in_order():

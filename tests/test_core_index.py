@@ -13,6 +13,7 @@ import pytest
 from debiasrag import Document, FaissIndex, IndexLoadError, InputError, load_concept, read_documents
 from debiasrag.concepts import Concept
 from debiasrag.corpus import JsonlReport, write_jsonl_atomic
+from debiasrag.embedders import DEFAULT_MODEL
 from debiasrag.storage import data_paths
 
 
@@ -154,6 +155,8 @@ def test_load_detects_model_and_dimension_mismatch(tmp_path, embedder, toy_index
         FaissIndex.load(tmp_path / "ix", embedder=Other())
     with pytest.raises(IndexLoadError, match="dimension 384.*has dimension 128"):
         FaissIndex.load(tmp_path / "ix", embedder=Smaller())
+    # a model name, as the retriever and the wrappers take it ("embedder must be an Embedder, got str" before)
+    assert len(FaissIndex.load(tmp_path / "ix", embedder=DEFAULT_MODEL)) == len(toy_index)
 
 
 def test_read_documents_reports_bad_lines(tmp_path):

@@ -161,7 +161,7 @@ class QueryAnonymizer:
     def __call__(self, query: str) -> str:
         """``query`` anonymized; an :class:`~debiasrag.errors.InputError` when nothing but names was in it."""
         anonymized = self.anonymizer.anonymize(query).text
-        if not anonymized.strip():
+        if not any(c.isalnum() for c in anonymized):  # "Maria?" leaves "?": nothing to search either
             raise InputError(
                 "the query holds only names, and the index's documents were anonymized: nothing is left to search; "
                 "add what you are looking for"

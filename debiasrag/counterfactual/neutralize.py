@@ -173,9 +173,16 @@ class GenderNeutralizer:
         return out, removed
 
     def query_transform(self, query: str) -> str:
-        """For ``DebiasedRetriever(query_transform=...)``: the neutral query (as typed if nothing is left)."""
+        """For ``DebiasedRetriever(query_transform=...)``: the neutral query. One made only of names (nothing but
+        punctuation left) is an :class:`InputError`: the documents were embedded without their names, so searching
+        the names as typed would rank by their gender and origin, and searching "?" by nothing."""
         neutral = self.neutralize(query)
-        return neutral if neutral.strip() else query
+        if not any(c.isalnum() for c in neutral):
+            raise InputError(
+                "the query holds only names, and the index embedded its documents' gender-neutral wording without "
+                "names: nothing is left to search; add what you are looking for"
+            )
+        return neutral
 
     def _ner(self) -> Any:
         if self._anonymizer is None:

@@ -236,7 +236,10 @@ LIBRARY_CASES = {
     "vectors-at-negative": (lambda ix, _: ix.vectors_at([-5]), "positions must be a list of integers from 0 to 2"),
     "versions-99": (lambda ix, _: ix.versions(positions=[99]), "positions must be a list of integers"),
     "versions-batch0": (lambda ix, _: ix.versions(positions=[0], batch=0), "candidates and batch must be positive"),
-    "load-embedder-5": (lambda _, f: FaissIndex.load(f, embedder=5), "embedder must be an Embedder, got int"),
+    "load-embedder-5": (
+        lambda _, f: FaissIndex.load(f, embedder=5),
+        "embedder must be an Embedder or a model name or path, got int",
+    ),
     "save-long-name": (lambda ix, f: ix.save(f.parent / ("x" * 300)), "File name too long"),
     "save-lock-huge": (lambda ix, f: ix.save(f, lock_timeout=10**400), "lock_timeout is too large"),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import functools
 import hashlib
 import inspect
@@ -39,6 +40,9 @@ from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
+
+# How other libraries spell the result count; given to invoke they would reach the store, which may ignore them.
+_K_SPELLINGS = frozenset({"k", "top_k", "topk", "similarity_top_k", "n", "num_results", "n_results"})
 
 ScoreDirection = Literal["auto", "higher", "lower"]
 SCORE_DIRECTIONS = ("auto", "higher", "lower")
@@ -221,6 +225,10 @@ class DebiasedRetriever(BaseRetriever):
                 f"{', '.join(ours)} cannot change per call (invoke takes k, strategy and store search arguments)",
                 hint="set it when building the DebiasedRetriever",
             )
+        for key in extra:  # a store that takes **kwargs would swallow a misspelt k or strategy without a word
+            if key.lower() in _K_SPELLINGS or difflib.get_close_matches(key.lower(), ["strategy"], cutoff=0.75):
+                wanted = "k" if key.lower() in _K_SPELLINGS else "strategy"
+                raise InputError(f"unexpected argument {key!r} for invoke; did you mean {wanted!r}?")
         if extra and self._core is not None:
             raise InputError(f"unexpected argument(s) for a FaissIndex search: {', '.join(sorted(extra))}")
         return {**self.search_kwargs, **extra}

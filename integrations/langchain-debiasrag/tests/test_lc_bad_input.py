@@ -217,6 +217,20 @@ def test_per_call_settings_the_store_would_ignore_are_refused(call: dict) -> Non
         DebiasedRetriever(memory_store()).invoke(QUERY, **call)
 
 
+@pytest.mark.parametrize(
+    "call, wanted",
+    [({"K": 1}, "k"), ({"top_k": 1}, "k"), ({"strategey": "topk"}, "strategy"), ({"Strategy": "x"}, "strategy")],
+)
+def test_misspelt_k_or_strategy_is_refused_not_swallowed_by_the_store(call: dict, wanted: str) -> None:
+    """InMemoryVectorStore (like many stores) takes **kwargs: invoke(q, K=1) returned k documents, strategey= ran
+    the default strategy."""
+    with pytest.raises(
+        InputError, match=f"unexpected argument '{next(iter(call))}' for invoke; did you mean '{wanted}'"
+    ):
+        DebiasedRetriever(memory_store()).invoke(QUERY, **call)
+    assert len(DebiasedRetriever(memory_store(), strategy="topk", k=2).invoke(QUERY, filter=lambda doc: True)) == 2
+
+
 def test_embeddings_refuse_unknown_arguments_bad_neutralize_and_non_text() -> None:
     from langchain_debiasrag import DebiasragEmbeddings
 

@@ -144,9 +144,26 @@ def test_embedding_refuses_what_pydantic_would_keep_and_ignore() -> None:
     """model= and a misspelt neutralise= were accepted: the packaged MiniLM embedded, nothing neutralized."""
     from llama_index.retrievers.debiasrag import DebiasragEmbedding
 
-    for kwargs in ({"model": "all-mpnet-base-v2"}, {"neutralise": "ner"}, {"model_name": "x"}):
+    for kwargs in ({"model": "all-mpnet-base-v2"}, {"neutralise": "ner"}):
         with pytest.raises(InputError, match=r"unknown argument\(s\).*the model is embedder="):
             DebiasragEmbedding(**kwargs)
     with pytest.raises(InputError, match="neutralize must be None or how first names go"):
         DebiasragEmbedding(neutralize="bogus")
     assert DebiasragEmbedding(embed_batch_size=8).embed_batch_size == 8  # LlamaIndex's own settings still pass
+    with pytest.raises(InputError, match="got embedder .* and model_name 'x'; give one"):
+        DebiasragEmbedding("all-MiniLM-L6-v2", model_name="x")
+
+
+def test_embedding_settings_round_trip_and_key_the_ingestion_cache() -> None:
+    """to_dict() left neutralize out, so an IngestionCache shared with a plain run handed a gender-blind pipeline the
+    plain vectors; and from_dict(to_dict()) refused its own model_name."""
+    from llama_index.core.ingestion.pipeline import get_transformation_hash
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.debiasrag import DebiasragEmbedding
+
+    plain, blind = DebiasragEmbedding(), DebiasragEmbedding(neutralize="table")
+    nodes = [TextNode(text="She fixed the bike before her shift.")]
+    assert get_transformation_hash(nodes, plain) != get_transformation_hash(nodes, blind)
+    again = DebiasragEmbedding.from_dict(blind.to_dict())
+    assert (again.neutralize, again.model_name) == ("table", blind.model_name)
+    assert again.get_text_embedding(nodes[0].text) == blind.get_text_embedding(nodes[0].text)

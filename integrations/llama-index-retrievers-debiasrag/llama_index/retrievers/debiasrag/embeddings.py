@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from debiasrag.counterfactual.neutralize import GenderNeutralizer, neutralizer_for
 from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
@@ -25,23 +25,31 @@ class DebiasragEmbedding(BaseEmbedding):
             Pair it with ``strategy=Balanced(delta=BLIND_INDEX_DELTA)`` for ``balanced``.
     """
 
+    # A field, so to_dict() — and LlamaIndex's ingestion-cache key, built from it — tells blind from plain vectors.
+    neutralize: str | None = Field(default=None, description="gender-blind wording's names mode, or None")
     _embedder: Embedder = PrivateAttr()
     _neutralizer: GenderNeutralizer | None = PrivateAttr(default=None)
 
     def __init__(self, embedder: Embedder | str | None = None, *, neutralize: str | None = None, **kwargs: Any) -> None:
         # BaseEmbedding's own settings pass through; anything else (model=, a misspelt neutralise=) would be kept
         # by pydantic and ignored, so the packaged model would embed without a word said
-        unknown = sorted(set(kwargs) - (set(BaseEmbedding.model_fields) - {"model_name"}))
+        unknown = sorted(set(kwargs) - set(BaseEmbedding.model_fields))
         if unknown:
             raise InputError(
                 f"DebiasragEmbedding got unknown argument(s) {', '.join(unknown)}",
                 hint="the model is embedder= (a name, a path or a debiasrag Embedder); the gender-blind wording is "
                 "neutralize=",
             )
+        # model_name comes back from to_dict() (from_dict round-trips); it names the model as embedder= does
+        model_name = kwargs.pop("model_name", None)
+        if model_name is not None and embedder is None:
+            embedder = model_name
         neutralizer = neutralizer_for(neutralize)  # before a model loads
         loaded = load_embedder(embedder)
+        if model_name is not None and model_name != loaded.name:
+            raise InputError(f"DebiasragEmbedding got embedder {loaded.name!r} and model_name {model_name!r}; give one")
         kwargs.setdefault("embed_batch_size", 64)
-        super().__init__(model_name=loaded.name, **kwargs)
+        super().__init__(model_name=loaded.name, neutralize=neutralize, **kwargs)
         self._embedder = loaded
         self._neutralizer = neutralizer
 
