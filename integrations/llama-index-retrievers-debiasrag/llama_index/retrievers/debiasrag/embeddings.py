@@ -49,7 +49,7 @@ class DebiasragEmbedding(BaseEmbedding):
         if model_name is not None and model_name != loaded.name:
             raise InputError(f"DebiasragEmbedding got embedder {loaded.name!r} and model_name {model_name!r}; give one")
         kwargs.setdefault("embed_batch_size", 64)
-        super().__init__(model_name=loaded.name, neutralize=neutralize, **kwargs)
+        super().__init__(model_name=loaded.name, neutralize=neutralize, **kwargs)  # type: ignore[call-arg]  # our pydantic field
         self._embedder = loaded
         self._neutralizer = neutralizer
 
