@@ -115,7 +115,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report4",
     "report5",
     "report6",
-)  # written blind (sessions 28-32), report only
+    "report7",
+)  # written blind (sessions 28-33), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -579,7 +580,8 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     hobbies; 32 queries and 192 documents each; ``"report5"``: parenting_teens, workplace, grooming, caregiving,
     sport_fitness, 40 queries and 240 documents; ``"report6"``: home_finance, medical_care, outdoor_work, social_life,
     learning_skills, 40 queries and 240 documents, written blind in session 32, registered in session 33 before its
-    first run; not in ``"all"``).
+    first run; ``"report7"``: travel_commuting, cooking_nutrition, pets_animals, housing_moving, civic_volunteering,
+    40 queries and 240 documents, written blind in session 33; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
@@ -619,11 +621,19 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = Fal
     wordings; 321 documents). Report only: nothing may be chosen on it. ``report=2``: the second report set of that
     shape, written blind in session 30 (24 topics with 1 to 6 relevant texts, 2 close non-relevant texts each;
     396 documents). Report only. ``report=3``: the third, written blind in session 31 (30 topics with 1 to 5 relevant
-    texts of 65–134 words; 450 documents), registered in session 32 before its first run. Report only.
+    texts of 65–134 words; 450 documents), registered in session 32 before its first run. Report only. ``report=4``:
+    the fourth, written blind in session 32 (30 topics with 1 to 5 relevant texts of 40–91 words; 450 documents),
+    registered in session 33 before its first run. Report only.
     """
-    folders = {0: "wide_topics", 1: "wide_topics_report", 2: "wide_topics_report2", 3: "wide_topics_report3"}
+    folders = {
+        0: "wide_topics",
+        1: "wide_topics_report",
+        2: "wide_topics_report2",
+        3: "wide_topics_report3",
+        4: "wide_topics_report4",
+    }
     if not isinstance(report, int) or report not in folders:  # True == 1, False == 0
-        raise InputError(f"report must be False, True (1), 2 or 3, not {report!r}")
+        raise InputError(f"report must be False, True (1), 2, 3 or 4, not {report!r}")
     folder = folders[int(report)]
     builder = _SetBuilder(folder.replace("_", "-"))
     with as_file("retrieval", folder) as local:

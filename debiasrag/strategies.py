@@ -238,6 +238,27 @@ def _spread(scores: Sequence[float], pool: int) -> float:
     return float(top.std()) if len(top) > 1 else 0.0
 
 
+def _parity(
+    ranking: Ranking,
+    groups: Sequence[str],
+    kept: Sequence[int],
+    group_of: GroupOf,
+    delta: float,
+    odd_delta: float | None,
+    *,
+    versions_first: bool,
+    neutral_out: bool,
+) -> list[int]:
+    """:func:`balance_swaps` over ``kept``, the candidates' versions found only when they can be used: the groups
+    are unequal and the store gives the texts (``delta`` / ``odd_delta`` already in score units)."""
+    first, second = group_of.groups
+    unbalanced = sum(groups[i] == first for i in kept) != sum(groups[i] == second for i in kept)
+    versions = None
+    if versions_first and group_of.text_of is not None and unbalanced:
+        versions = find_versions([group_of.text_of(key) for key in ranking.keys], memo=True)
+    return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
+
+
 BLIND_INDEX_DELTA = 0.5
 """``Balanced``'s bound on a gender-blind index (``debiasrag index --neutralize``), where the wordings of a
 document embed (nearly) alike: a quarter of the plain index's bound (2 σ), so a swap costs little relevance. Chosen
@@ -314,13 +335,15 @@ class Balanced(Strategy):
         groups = [group_of.of(key) for key in ranking.keys]
         spread = _spread(ranking.scores, self.pool)
         delta, odd_delta = self.delta * spread, min(self.delta, self.odd_delta) * spread
-        versions = None
-        first, second = group_of.groups
-        unbalanced = sum(groups[i] == first for i in range(n)) != sum(groups[i] == second for i in range(n))
-        if self.versions_first and group_of.text_of is not None and unbalanced:  # no swap, no versions needed
-            versions = find_versions([group_of.text_of(key) for key in ranking.keys], memo=True)
-        chosen = balance_swaps(
-            ranking.scores, groups, range(n), delta, group_of.groups, versions, odd_delta, self.neutral_out
+        chosen = _parity(
+            ranking,
+            groups,
+            range(n),
+            group_of,
+            delta,
+            odd_delta,
+            versions_first=self.versions_first,
+            neutral_out=self.neutral_out,
         )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
@@ -401,12 +424,24 @@ class Dynamic(Strategy):
     name = "dynamic"
     uses_groups = True
 
-    def __init__(self, cutoff: DynamicCutoff | None = None, *, delta: float = 1.0, versions: bool = False) -> None:
+    def __init__(
+        self,
+        cutoff: DynamicCutoff | None = None,
+        *,
+        delta: float = 1.0,
+        versions: bool = False,
+        versions_first: bool = False,
+        neutral_out: bool = False,
+        odd_delta: float | None = None,
+    ) -> None:
         if cutoff is not None and not isinstance(cutoff, DynamicCutoff):
             raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
         self.cutoff = cutoff or DynamicCutoff()
         self.delta = check_number("delta", delta)
         self.versions = check_bool("versions", versions)
+        self.versions_first = check_bool("versions_first", versions_first)
+        self.neutral_out = check_bool("neutral_out", neutral_out)
+        self.odd_delta = None if odd_delta is None else check_number("odd_delta", odd_delta)
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""
@@ -434,8 +469,18 @@ class Dynamic(Strategy):
         if group_of is None:
             return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
         groups = [group_of.of(key) for key in ranking.keys]
-        delta = bound * _spread(ranking.scores, self.cutoff.pool)
-        chosen = balance_swaps(ranking.scores, groups, kept, delta, group_of.groups)
+        spread = _spread(ranking.scores, self.cutoff.pool)
+        odd_delta = None if self.odd_delta is None else min(bound, self.odd_delta) * spread
+        chosen = _parity(
+            ranking,
+            groups,
+            kept,
+            group_of,
+            bound * spread,
+            odd_delta,
+            versions_first=self.versions_first,
+            neutral_out=self.neutral_out,
+        )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
     def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int) -> list[int]:

@@ -116,17 +116,18 @@ def test_wide_topics_report2_shape():
     earlier = set(load_wide_topics().queries) | set(load_wide_topics(report=True).queries)
     assert not set(report.queries) & earlier and report.name == "wide-topics-report2"
     with pytest.raises(InputError, match="report must be False, True"):
-        load_wide_topics(report=4)
+        load_wide_topics(report=5)
 
 
-def test_wide_topics_report3_shape():
+@pytest.mark.parametrize("report", [3, 4])
+def test_wide_topics_report3_and_4_shape(report):
     # The data README's description (30 topics, 1-5 relevant texts in three wordings, 450 documents), checked
     # without printing the widths: the set is for reporting.
-    report = load_wide_topics(report=3)
-    widths = {len(ids) for ids in report.relevant.values()}
-    assert len(report.queries) == 30 and len(report.documents) == 450 and widths <= {3, 6, 9, 12, 15}
-    earlier = set(load_wide_topics().queries) | set(load_wide_topics(report=True).queries)
-    assert not set(report.queries) & (earlier | set(load_wide_topics(report=2).queries))
+    task = load_wide_topics(report=report)
+    widths = {len(ids) for ids in task.relevant.values()}
+    assert len(task.queries) == 30 and len(task.documents) == 450 and widths <= {3, 6, 9, 12, 15}
+    earlier = {q for r in range(report) for q in load_wide_topics(report=r).queries}
+    assert not set(task.queries) & earlier
 
 
 def test_wide_topics_shape():

@@ -147,6 +147,20 @@ def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     assert [p.key for p in Balanced(neutral_out=False).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
 
 
+def test_dynamic_can_take_balanced_parity_versions_first_and_a_neutral_document_out():
+    # The same candidates: dynamic's window keeps f1, n1, n2 (cap 3); its bounded swap finds nothing within 1 σ,
+    # but n2's male wording m2 is a candidate — a red-team round found dynamic leaving the gap balanced closes.
+    scores, groups = [0.9, 0.8, 0.78, 0.3, 0.29], ["female", "neutral", "neutral", "male", "neutral"]
+    texts = {"f1": "Her plan won.", "n1": "A plan won.", "n2": "Their child slept.", "m2": "His child slept."}
+    ranking = Ranking("neutral", ["f1", "n1", "n2", "m2", "n3"], scores)
+    labels = GroupOf(("female", "male"), dict(zip(ranking.keys, groups)).__getitem__, lambda k: texts.get(k, "Rain."))
+    assert [p.key for p in Dynamic().select([ranking], 3, labels)] == ["f1", "n1", "n2"]
+    both = Dynamic(versions_first=True, neutral_out=True, odd_delta=0.0)
+    assert [p.key for p in both.select([ranking], 3, labels)] == ["f1", "n1", "m2"]
+    with pytest.raises(InputError, match="odd_delta"):
+        Dynamic(odd_delta=-1.0)
+
+
 def test_neutral_out_at_an_even_gap_comes_after_the_swap_closing_two():
     # Two male documents too many: the bounded male -> female swap closes both; a neutral document giving way to
     # its female wording first would close one and leave a gap of one no bound allows closing (red-team, session 32).
