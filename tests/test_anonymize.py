@@ -560,3 +560,16 @@ def test_an_acronym_in_mixed_case_text_is_no_person():
         "deployed the API to AWS with the SDK."
     )
     assert "JOHN" not in NerAnonymizer().anonymize("MEETING NOTES: JOHN SMITH AND ANNA LEE").text  # a heading in caps
+
+
+def test_a_name_at_a_line_end_does_not_take_the_next_line_in():
+    """spaCy's entity spans run across line breaks and tabs ("Maria\\r\\nJohn\\r\\nended" was one PERSON): the word
+    taken in was lost, two people shared a placeholder, and a found name is removed wherever the document uses it."""
+    replace = NerAnonymizer(strategy="replace")
+    result = replace.anonymize("Maria\r\nJohn\r\nended")
+    assert result.text == "PERSON_1\r\nPERSON_2\r\nended"
+    assert result.mapping == {"PERSON_1": "Maria", "PERSON_2": "John"}
+    remove = NerAnonymizer()
+    assert remove.anonymize("Maria\tJohn\tended").text == "ended"
+    kept = remove.anonymize("Thanks,\nMaria\nMarketing Team\nThe Marketing Team will meet Monday.").text
+    assert kept.count("Marketing Team") == 2 and "Maria" not in kept

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -628,15 +628,36 @@ class NerAnonymizer:
             return title
         return None
 
+    def _entity_lines(self, doc: Any) -> Iterator[tuple[Any, str | None]]:
+        """The NER's entities of the selected types with their labels, each cut at line breaks and tabs: spaCy's
+        spans run across them ("Owner: Tom\nStatus: open" -> "Tom\nStatus"), and the word taken in would then be
+        removed wherever the document uses it. A cut entity's parts lose the label (it was given to the whole) and
+        are kept only where a word of theirs is a name the dictionary does not hold, or one the name lists know."""
+        for ent in doc.ents:
+            label = _NER_LABELS.get(ent.label_)
+            if label is None:
+                continue
+            breaks = [t.i for t in ent if _line_break(t)]
+            if not breaks:
+                yield ent, label
+                continue
+            start = ent.start
+            for stop in [*breaks, ent.end]:
+                if stop > start and any(self._line_name(t) for t in doc[start:stop]):
+                    yield doc[start:stop], None
+                start = stop + 1
+
+    def _line_name(self, token: Any) -> bool:
+        gaz = self.gazetteer
+        known = gaz is not None and gaz.is_person_name(token.text)
+        return self._name_like(token) and (known or not self._is_english(token.lower_))
+
     def _spans_in_doc(self, doc: Any, offset: int) -> list[tuple[int, int, str, str | None]]:
         """Candidate spans ``(start, end, text, label or None)`` with offsets shifted into the whole text."""
         spans: list[tuple[int, int, str, str | None]] = []
         text = doc.text  # Doc.text re-joins every token on each access: read it once
         covered = [False] * len(doc)
-        for ent in doc.ents:
-            label = _NER_LABELS.get(ent.label_)
-            if label is None:
-                continue
+        for ent, label in self._entity_lines(doc):
             tokens = list(ent)
             # A known given name opening a sentence as its subject is a person, whatever the NER says ("Maria
             # leads the team" -> NORP in a full pass; "Irish", "Danish" are listed names too, but not as subjects).
@@ -681,6 +702,10 @@ class NerAnonymizer:
             spans.append((offset + start, offset + end, text[start:end], label))
             for t in ent:
                 covered[t.i] = True
+        for ent in doc.ents:  # the parts of an entity cut at a line break were the NER's: no second reading
+            if _NER_LABELS.get(ent.label_) is not None and any(_line_break(t) for t in ent):
+                for t in ent:
+                    covered[t.i] = True
         # Proper-noun runs the NER missed ("Alejandro quickly ran", "Yangtze is a mighty river").
         i = 0
         while i < len(doc):
@@ -949,6 +974,11 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+
+def _line_break(token: Any) -> bool:
+    """A token that holds a line break or a tab (spaCy's whitespace tokens), where no name continues."""
+    return bool(token.is_space) and any(c in token.text for c in "\n\r\t")
 
 
 def _is_address(doc: Any, i: int) -> bool:
