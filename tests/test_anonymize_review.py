@@ -190,3 +190,20 @@ def test_plural_lower_and_upper_case_titles_leave_no_stub(ner, text, expected):
 def test_a_lower_case_word_that_is_also_a_title_is_no_title():
     assert removed("I miss Maria so much.", ["Maria"]) == "I miss so much."
     assert removed("MRS. JONES called.", ["JONES"]) == "called."
+
+
+def test_stub_words_are_found_at_the_end_of_any_long_text():
+    """The title / preposition before a name is looked for only near the end of the text so far (scanning all of it
+    before every name made one long document quadratic); the matches are those of the whole-text search."""
+    from debiasrag.anonymize.operators import _end_search, _stub_patterns, _stub_reach
+
+    title, preposition = _stub_patterns()
+    filler = "Dr. Lee met them in town. " * 400  # a title and a preposition far before the end: not matched
+    for ending in ("met Dr. ", "met DR.\t \t", "asked Lieutenant   ", "xDr. ", "Dr.", "went in  ", "went in\n", "in "):
+        for pattern, reach in ((title, _stub_reach()[0]), (preposition, _stub_reach()[1])):
+            text = filler + ending
+            whole, near = pattern.search(text), _end_search(pattern, text, reach)
+            assert (whole and whole.span()) == (near and near.span()), (ending, pattern.pattern[:20])
+            assert (pattern.search(ending) and pattern.search(ending).span()) == (  # at the start of a text
+                _end_search(pattern, ending, reach) and _end_search(pattern, ending, reach).span()
+            )

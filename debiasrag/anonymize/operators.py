@@ -97,6 +97,27 @@ def _stub_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 @lru_cache(maxsize=1)
+def _stub_reach() -> tuple[int, int]:
+    """How far before the trailing whitespace a title (with its dot) / a preposition of :func:`_stub_patterns` can
+    start."""
+    words = read_json("names", "removal_context.json")
+    return max(map(len, words["titles"])) + 1, max(map(len, words["prepositions"]))
+
+
+def _end_search(pattern: re.Pattern[str], text: str, reach: int) -> re.Match[str] | None:
+    """``pattern``, anchored at the end of ``text``, searched only where a match can start (``reach`` characters
+    before the trailing whitespace, one more for a lookbehind): scanning all the text before every name made one
+    long document quadratic (a 195 KB row took minutes)."""
+    start = len(text.rstrip()) - reach - 1
+    return pattern.search(text, start) if start > 0 else pattern.search(text)
+
+
+def _ends_with_preposition(text: str) -> re.Match[str] | None:
+    """The preposition (and the spaces after it) that ends ``text``, if any."""
+    return _end_search(_stub_patterns()[1], text, _stub_reach()[1])
+
+
+@lru_cache(maxsize=1)
 def _title_forms() -> dict[str, str]:
     """Casefolded title -> the title as listed ("dr" -> "Dr")."""
     return {title.casefold(): title for title in read_json("names", "removal_context.json")["titles"]}
@@ -123,7 +144,7 @@ def _salutations() -> frozenset[str]:
 def _title_before(before: str) -> re.Match[str] | None:
     """The title ending ``before`` (right before a name): as listed, in capitals, or in lower case with its dot;
     a dot after a title of more than five letters ends a sentence ("Officer. Lee")."""
-    found = _stub_patterns()[0].search(before)
+    found = _end_search(_stub_patterns()[0], before, _stub_reach()[0])
     if found is None:
         return None
     word = found.group(1)
@@ -261,7 +282,6 @@ def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
     title ("Dr.") is counted here too (it becomes "the doctor"), and so is a modifier the role phrase puts in lower
     case ("Vice" of "Vice President"), but a preposition before it is kept.
     """
-    preposition = _stub_patterns()[1]
     spans: list[tuple[int, int]] = []
     previous_end = 0
     for index, ent in enumerate(entities):
@@ -281,7 +301,7 @@ def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
             end = possessive.end()
         following = entities[index + 1].start if index + 1 < len(entities) else len(text)
         if _is_address(ent) or (_CLAUSE_END.match(text[end:following]) and (end < following or following == len(text))):
-            found_preposition = preposition.search(before[:cut])
+            found_preposition = _ends_with_preposition(before[:cut])
             if found_preposition:
                 spans.append((previous_end + found_preposition.start(), previous_end + cut))
         previous_end = ent.end
@@ -306,7 +326,6 @@ class Remove:
         """``text`` with every entity (and its title / clause-final preposition stub) removed; no mapping."""
         if not entities:
             return text, {}
-        preposition = _stub_patterns()[1]
         out = text[: entities[0].start]
         position = entities[0].start
         for index, ent in enumerate(entities):
@@ -328,7 +347,9 @@ class Remove:
             if _is_address(ent) or (
                 _CLAUSE_END.match(text[position:following]) and (position < following or following == len(text))
             ):
-                out = preposition.sub("", out)
+                found_preposition = _ends_with_preposition(out)
+                if found_preposition:
+                    out = out[: found_preposition.start()] + out[found_preposition.end() :]
             out = out if out.strip() else ""
         out = _join_after_removal(out, text[position:])
         return out, {}
