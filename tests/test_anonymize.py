@@ -573,3 +573,10 @@ def test_a_name_at_a_line_end_does_not_take_the_next_line_in():
     assert remove.anonymize("Maria\tJohn\tended").text == "ended"
     kept = remove.anonymize("Thanks,\nMaria\nMarketing Team\nThe Marketing Team will meet Monday.").text
     assert kept.count("Marketing Team") == 2 and "Maria" not in kept
+
+
+def test_a_found_name_is_removed_in_any_case_unless_it_is_also_a_word(ner):
+    """'Then maria left.' kept the name the document had just removed twice; 'a rose' must not go with 'Rose'."""
+    assert ner.anonymize("Maria met John. John met Maria. Then maria left.").text == "met. met. Then left."
+    assert "maria" not in ner.anonymize("Maria's report was late. maria's dog barked. MARIA SAID NO.").text.lower()
+    assert ner.anonymize("Tom Hughes fed the tom cat. Tom waved.").text.count("tom cat") == 1

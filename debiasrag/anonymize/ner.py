@@ -553,6 +553,12 @@ class NerAnonymizer:
     def _is_english(self, word: str) -> bool:
         return is_dictionary_word(word, self._english)
 
+    def _word_not_name(self, word: str) -> bool:
+        """A dictionary word not known to be used as a name ("rose", "will"; not "Maria", "Rebecca")."""
+        return self._is_english(word.lower()) and not (
+            self.gazetteer is not None and self.gazetteer.is_dictionary_name(word)
+        )
+
     def _weak_sentence_start(self, doc: Any, i: int) -> bool:
         """A lone capitalised word that is both a dictionary word and a given name ("Dawn broke", "Jade is"),
         opening a sentence where capitals say nothing, unknown to NER: a name only if the document confirms it.
@@ -820,7 +826,19 @@ class NerAnonymizer:
                             and not (self.gazetteer is not None and self.gazetteer.is_title(part))
                         ):
                             extra_names.setdefault(part, label)
-        entities.extend(find_occurrences(text, extra_names))
+        # A listed given name or surname that is no word ("Tariq"), or a word text uses as a name ("Maria"), is that
+        # name in any case ("Maria ... then maria left"); one that is also a word ("Rose", "Will") only as written,
+        # or "a rose" goes too, and so do other names ("Config" read as a person is not the path "config/").
+        gazetteer = self.gazetteer
+        any_case = {
+            n: label
+            for n, label in extra_names.items()
+            if label == "PERSON"
+            and gazetteer is not None
+            and all(gazetteer.is_person_name(w) and not self._word_not_name(w) for w in n.split())
+        }
+        entities.extend(find_occurrences(text, {n: lb for n, lb in extra_names.items() if n not in any_case}))
+        entities.extend(find_occurrences(text, any_case, ignore_case=bool(self._english)))
         if self.deny_list:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
         joined = self._join_name_parts(text, resolve_overlaps(entities))
