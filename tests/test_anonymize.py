@@ -580,3 +580,11 @@ def test_a_found_name_is_removed_in_any_case_unless_it_is_also_a_word(ner):
     assert ner.anonymize("Maria met John. John met Maria. Then maria left.").text == "met. met. Then left."
     assert "maria" not in ner.anonymize("Maria's report was late. maria's dog barked. MARIA SAID NO.").text.lower()
     assert ner.anonymize("Tom Hughes fed the tom cat. Tom waved.").text.count("tom cat") == 1
+
+
+def test_a_placeholder_already_in_the_text_is_not_given_to_a_name():
+    """'PERSON_1 is a placeholder ..., and Maria wrote them.' gave Maria PERSON_1: reversing made both Maria."""
+    text = "PERSON_1 is a placeholder in our docs, and Maria wrote them with Omar."
+    result = NerAnonymizer(strategy="replace").anonymize(text)
+    assert result.text == "PERSON_1 is a placeholder in our docs, and PERSON_2 wrote them with PERSON_3."
+    assert reverse_placeholders(result.text, result.mapping) == text

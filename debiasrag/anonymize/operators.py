@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -368,8 +368,10 @@ class PlaceholderMapping:
         self.mapping: dict[str, str] = {}
         self._lock = threading.Lock()  # LLM anonymization may call from worker threads
 
-    def placeholder_for(self, label: str, name: str) -> str:
-        """The placeholder of ``name`` (an entity of type ``label``): the same name gets the same id every time."""
+    def placeholder_for(self, label: str, name: str, avoid: Collection[str] = ()) -> str:
+        """The placeholder of ``name`` (an entity of type ``label``): the same name gets the same id every time. A new
+        id skips those in ``avoid`` (the ids the text being anonymized already holds, :func:`placeholders_in`):
+        "PERSON_1 is our template's name, and Maria wrote it" must not read back as Maria twice."""
         prefix = PLACEHOLDER_PREFIX.get(label, label)
         key = (prefix, " ".join(name.split()).casefold())
         with self._lock:
@@ -379,6 +381,8 @@ class PlaceholderMapping:
             if prefix == "PERSON" and key[1] in self._person_parts:
                 return self._person_parts[key[1]]
             self._counters[prefix] = self._counters.get(prefix, 0) + 1
+            while f"{prefix}_{self._counters[prefix]}" in avoid:
+                self._counters[prefix] += 1
             placeholder = f"{prefix}_{self._counters[prefix]}"
             self._ids[key] = placeholder
             self.mapping[placeholder] = name
@@ -395,6 +399,14 @@ class PlaceholderMapping:
             return text
         pattern = re.compile("|".join(re.escape(p) for p in sorted(self.mapping, key=len, reverse=True)) + r"(?!\d)")
         return pattern.sub(lambda m: self.mapping[m.group(0)], text)
+
+
+_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])[A-Z]+_\d+(?!\d)")
+
+
+def placeholders_in(text: str) -> set[str]:
+    """The ids shaped like our placeholders (``PERSON_1``) that ``text`` already holds."""
+    return set(_PLACEHOLDER.findall(text))
 
 
 def reverse_placeholders(text: str, mapping: dict[str, str]) -> str:
@@ -419,12 +431,13 @@ class Replace:
     def apply(self, text: str, entities: Sequence[Entity]) -> tuple[str, dict[str, str]]:
         """``text`` with each entity replaced by its placeholder, and the placeholders this text used."""
         mapping = self.shared if self.shared is not None else PlaceholderMapping()
+        present = placeholders_in(text)
         pieces: list[str] = []
         used: dict[str, str] = {}
         position = 0
         for ent in entities:
             pieces.append(text[position : ent.start])
-            placeholder = mapping.placeholder_for(ent.label, ent.text)
+            placeholder = mapping.placeholder_for(ent.label, ent.text, avoid=present)
             used[placeholder] = mapping.mapping[placeholder]
             pieces.append(placeholder)
             position = ent.end
