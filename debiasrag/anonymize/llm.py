@@ -523,9 +523,15 @@ class LlmAnonymizer:
         if aligned:
             # The privacy check: every name the NER detector finds in the same chunk must be gone.
             chunks = list(aligned)
-            for chunk, detected in zip(chunks, self._fallback_anonymizer().detect_batch(chunks)):
+            ner = self._fallback_anonymizer()
+            for chunk, detected in zip(chunks, ner.detect_batch(chunks)):
                 kept = self._kept(chunk, aligned[chunk])
                 left = surviving_names(detected, kept)
+                lost = ner.ordinary_words(aligned[chunk], detected) if not left else []
+                if lost:  # an answer may drop a name NER missed, not "However" or "I"
+                    shown = ", ".join(repr(w) for w in dict.fromkeys(lost[:3]))
+                    verdicts[chunk] = None, f"LLM answer rejected: the answer deletes ordinary words ({shown})"
+                    continue
                 if not left:
                     verdicts[chunk] = aligned[chunk], ""
                     continue

@@ -553,6 +553,21 @@ class NerAnonymizer:
     def _is_english(self, word: str) -> bool:
         return is_dictionary_word(word, self._english)
 
+    def ordinary_words(self, removed: Sequence[Entity], detected: Sequence[Entity]) -> list[str]:
+        """The capitalised words of ``removed`` spans (an LLM's) that no ``detected`` entity (this detector's)
+        overlaps and that are dictionary words no name or title list holds: "I", "However", "The Board" deleted by an
+        answer are ordinary words lost, not names removed."""
+        gaz = self.gazetteer
+        found: list[str] = []
+        for entity in removed:
+            if any(d.start < entity.end and entity.start < d.end for d in detected):
+                continue
+            for word in re.findall(r"\w+", entity.text):
+                listed = gaz is not None and (gaz.is_person_name(word) or gaz.is_title(word))
+                if word[:1].isupper() and not listed and (word == "I" or self._word_not_name(word)):
+                    found.append(word)
+        return found
+
     def _word_not_name(self, word: str) -> bool:
         """A dictionary word not known to be used as a name ("rose", "will"; not "Maria", "Rebecca")."""
         return self._is_english(word.lower()) and not (
