@@ -230,6 +230,10 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         say(f"{_summary_line(summary)}; wrote {len(written)} words to {args.output}")
+        missing = summary.get("definitional_not_in_vocabulary") or []
+        if missing:
+            shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+            say(f"fitted without {len(missing)} definitional pair(s) with a word missing from the vocabulary ({shown})")
         for key, why in (
             ("target_not_in_vocabulary", "not in the vocabulary"),
             ("target_gender_specific", "gender-specific"),

@@ -245,7 +245,8 @@ def debias(
     estimator's own fitted ``bias_direction_`` where it has one (``mean_abs_cos_fitted_before`` / ``_after``).
     With ``target``, the target
     words not debiased because the model lacks them (``target_not_in_vocabulary``), they are gender-specific
-    (``target_gender_specific``) or definitional words the algorithm keeps or equalizes (``target_definitional``).
+    (``target_gender_specific``) or definitional words the algorithm keeps or equalizes (``target_definitional``);
+    ``definitional_not_in_vocabulary``: the definitional pairs (sets) the fit went without, a word of theirs missing.
     """
     model = BaseDebias._check_model(model)
     name = algorithm.upper() if isinstance(algorithm, str) else algorithm
@@ -268,6 +269,10 @@ def debias(
         "unchanged": int(len(model) - len(rows) - len(report.equalized) - len(report.rescaled)),
         "normalization": normalization,
     }
+    # A definitional pair the vocabulary lacks is fitted without (``--limit`` can leave out half the defaults): say so.
+    summary["definitional_not_in_vocabulary"] = [
+        " / ".join(words) for words in sets.definitional if not all(w in model for w in words)
+    ]
     if target is not None:  # target words left as they are, and why
         debiased = set(rows.tolist())
         summary["target_not_in_vocabulary"] = unknown

@@ -78,6 +78,9 @@ def test_all_five_algorithms_from_the_cli_write_what_the_library_computes(tmp_pa
         else:
             assert summary["mean_abs_cos_after"] < summary["mean_abs_cos_before"] * 0.7, (name, summary)
         assert f"{name}: debiased {summary['debiased']} of 3000 words" in line
+        # the top 3,000 lack a word of 5 of the 12 default pairs: the fit went without them, and says so
+        assert len(summary["definitional_not_in_vocabulary"]) == 5 and "aunt / uncle" in line
+        assert "fitted without 5 definitional pair(s) with a word missing from the vocabulary" in line
         if name in ("HD", "DHD", "RAN"):  # along what the algorithm itself removed (RAN's axis is not she - he)
             assert summary["mean_abs_cos_fitted_after"] < summary["mean_abs_cos_fitted_before"] * 0.5, (name, summary)
             assert "along its own fitted bias direction" in line
