@@ -229,6 +229,9 @@ def test_glove_variant_direction_signs_and_gendered_words():
     assert football.female + football.male < 0
     with pytest.raises(InputError, match="importance"):
         GloveBiasScorer(importance="idf")
+    # importance="transformer" scored with an unfitted BiasScorer inside: "BiasScorer is not fitted" on every call
+    weighted = GloveBiasScorer(importance="transformer").fit().score(["She likes the pink bikini"])[0]
+    assert sum(t.importance for t in weighted.tokens) == pytest.approx(1.0) and weighted.tokens[0].bias == 0.0
 
 
 def test_select_and_augment_by_bias_score():

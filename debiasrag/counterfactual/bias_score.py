@@ -447,6 +447,8 @@ class GloveBiasScorer:
         self.direction_ = g if g @ she_minus_he > 0 else -g
         self.explained_variance_ratio_ = ratios
         self.n_pairs_ = len(known)
+        if self._transformer is not None:  # its importances come from scoring with it, which needs it fitted
+            self._transformer.fit()
         return self
 
     def _importances(self, text: str, spans: list[tuple[int, int]]) -> list[float]:
