@@ -91,7 +91,9 @@ def test_skip_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture) ->
 def test_missing_text_field_stops(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     source = write_rows(tmp_path / "in.jsonl", [ROWS[0], {"id": 2, "body": "x"}])
     assert main(["augment", str(source), str(tmp_path / "o.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == "debiasrag: error: line 2: row has no 'text'"
+    # the way round it is named, as anonymize and index name it (red-team round 3)
+    expected = "debiasrag: error: line 2: row has no 'text' (use --on-error skip to skip bad lines)"
+    assert capsys.readouterr().err.strip() == expected
     assert not (tmp_path / "o.jsonl").exists()
 
 
@@ -160,7 +162,8 @@ def test_with_keep_original_an_id_that_is_not_a_string_or_integer_is_refused(
     """Without --keep-original ids are passed through as they are (tests/adversarial/test_redteam_cli.py)."""
     source = write_rows(tmp_path / "in.jsonl", [ROWS[0], {"id": bad_id, "text": "She sang."}])
     assert main(["augment", str(source), str(tmp_path / "o.jsonl"), "--keep-original"]) == 2
-    assert capsys.readouterr().err.strip() == "debiasrag: error: line 2: 'id' must be a string or an integer"
+    expected = "debiasrag: error: line 2: 'id' must be a string or an integer (use --on-error skip to skip bad lines)"
+    assert capsys.readouterr().err.strip() == expected
 
 
 def test_field_id_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

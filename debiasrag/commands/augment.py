@@ -98,7 +98,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _read_rows(
     source: str, fields: list[Field], on_error: str, report: JsonlReport
 ) -> list[tuple[int, dict[str, Any]]]:
-    return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
+    try:
+        return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
+    except InputError as exc:  # a bad row: name the way round it, as anonymize and index do
+        if exc.message.startswith("line ") and exc.hint is None:
+            raise InputError(exc.message, hint="to skip bad lines", option="on_error", value="skip") from None
+        raise
 
 
 def _warn_skipped(report: JsonlReport) -> None:
