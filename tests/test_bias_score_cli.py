@@ -61,7 +61,8 @@ def test_bias_score_table_fit_on_corpus(tmp_path: Path, capsys: pytest.CaptureFi
 def test_bias_score_bad_rows_stop_before_loading_a_model(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     source = write_corpus(tmp_path / "c.jsonl", extra=b'{"id": "n", "text": 7}\n')
     assert main(["bias-score", str(source)]) == 2
-    assert capsys.readouterr().err.strip() == "debiasrag: error: line 9: 'text' must be a string"
+    expected = "debiasrag: error: line 9: 'text' must be a string (use --on-error skip to skip bad lines)"
+    assert capsys.readouterr().err.strip() == expected
     (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
     assert main(["bias-score", str(tmp_path / "empty.jsonl")]) == 2
     empty = tmp_path / "empty.jsonl"
