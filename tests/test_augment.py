@@ -161,3 +161,15 @@ def test_swap_names_data(swapper: GenderSwapper) -> None:
     assert not {n.lower() for n in female + male} & swapper.vocabulary  # Guy, Prince are words, not names here
     assert "names-dataset" in data["source"]
     assert json.loads(json.dumps(data)) == data
+
+
+def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper):
+    """'Miss Scarlet' became 'Miss Pierce' (a female title on a male name), 'Sir Elton John' 'Madam ...', 'Lady Gaga'
+    'Gentleman Gaga'; 'the mother board' became 'the father board' (red-team round 3)."""
+    assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Pierce met Dame Jayla Jessica."
+    assert (
+        swapper.swap("Lady Gaga sang.") == "Lord Gaga sang." and swapper.swap("The lady sang.") == "The gentleman sang."
+    )
+    assert swapper.swap("Miss Oyelaran-Ekpo arrived.") == "Mr Oyelaran-Ekpo arrived."  # no listed name: still swapped
+    for unchanged in ("I miss Paris.", "Miss, your ticket!", "The mother board failed.", "The queen bee died."):
+        assert swapper.swap(unchanged) == unchanged

