@@ -174,6 +174,9 @@ class SentenceTransformerEmbedder:
                     option="model",
                     value=self._requested or self.name,
                 )
+        if isinstance(target, str) and target.startswith(("/", "./", "../", "~", ".\\")):
+            if not Path(target).expanduser().exists():  # a path, not a hub name: the hub would log its own line first
+                raise InputError(f"cannot load embedding model {self._requested or target!r}: no such folder")
         try:
             model = SentenceTransformer(target, device=self.device)
         except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model

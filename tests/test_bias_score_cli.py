@@ -94,3 +94,12 @@ def test_no_sentence_leaning_one_way_is_said_not_shown_as_an_empty_table(tmp_pat
     said = " ".join(captured.err.split())
     assert ("no sentence leans female" in said) != ("no sentence leans male" in said)  # it leans one way
     assert "top 0 of" not in captured.out
+
+
+def test_a_model_path_that_does_not_exist_is_one_line(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    """The hub logged "Could not resolve the revision of '/…'" before our error: two lines for one problem."""
+    source = write_corpus(tmp_path / "c.jsonl")
+    missing = tmp_path / "no-model"
+    assert main(["bias-score", str(source), "--model", str(missing)]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == f"debiasrag: error: cannot load embedding model {str(missing)!r}: no such folder"
