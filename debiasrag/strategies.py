@@ -419,6 +419,11 @@ class Dynamic(Strategy):
     the window ``top − VERSIONS_TAU · σ`` cut at its largest drop — and every wording of a kept text is returned (then
     only exact-tie parity swaps); where they hold none, the cut and parity above. Not the default: on topics with
     several relevant texts it keeps too few (README, "How `dynamic` decides").
+
+    ``versions_first``, ``neutral_out``, ``odd_delta``: :class:`Balanced`'s parity options, off by default. With all
+    three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py`` fell from
+    0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on one group for MiniLM-L3, over the 0.005 bound
+    its protocol fixed beforehand (session 33), so the default is unchanged.
     """
 
     name = "dynamic"
