@@ -14,6 +14,7 @@ import logging
 import os
 import pkgutil
 import shlex
+import signal
 import sqlite3
 import sys
 import warnings
@@ -182,5 +183,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def console_main() -> int:
+    """The ``debiasrag`` command: :func:`main`, then Ctrl-C is ignored while the interpreter shuts down — the work is
+    done and its output written, so an interrupt landing then (unloading the models takes a second or two) must not
+    turn a finished run into exit 130."""
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(console_main())

@@ -346,3 +346,19 @@ def test_a_metadata_object_in_a_corpus_row_is_the_documents_metadata(tmp_path):
     assert proc.stderr.decode().strip() == (
         "debiasrag: error: line 2: field 'source' is both in 'metadata' and beside it; keep one"
     )
+
+
+def test_the_command_ignores_ctrl_c_once_its_work_is_done(monkeypatch, capsys):
+    """A Ctrl-C landing while the interpreter unloads the models, after the output was written and the summary
+    printed, made a finished run exit 130 (red-team round 3)."""
+    import signal
+
+    from debiasrag.cli import console_main
+
+    monkeypatch.setattr(sys, "argv", ["debiasrag", "bench", "list"])
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        assert console_main() == 0 and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert "retrieval" in capsys.readouterr().out
