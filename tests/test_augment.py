@@ -173,3 +173,15 @@ def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper)
     assert swapper.swap("Miss Oyelaran-Ekpo arrived.") == "Mr Oyelaran-Ekpo arrived."  # no listed name: still swapped
     for unchanged in ("I miss Paris.", "Miss, your ticket!", "The mother board failed.", "The queen bee died."):
         assert swapper.swap(unchanged) == unchanged
+
+
+def test_a_words_file_with_a_bad_title_map_is_refused_naming_it(tmp_path):
+    from debiasrag.counterfactual.gender_swap import load_gender_words
+    from debiasrag.errors import InputError
+
+    data = load_gender_words()
+    for bad in ({"miss": "mr"}, {"female_to_male": {"miss": 3}}, ["miss"]):
+        path = tmp_path / "words.json"
+        path.write_text(json.dumps({**data, "titles_before_names": bad}), encoding="utf-8")
+        with pytest.raises(InputError, match=r"words.json: 'titles_before_names' must map 'female_to_male'"):
+            load_gender_words(path)

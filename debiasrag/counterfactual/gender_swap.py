@@ -118,6 +118,18 @@ def load_gender_words(path: str | Path | None = None) -> dict[str, Any]:
             f"gender words file {path}: 'pairs' must be [female, male] word pairs and 'pronouns' must map "
             "'female_to_male' and 'male_to_female' to {word: word or {use: word}}"
         )
+    titles = data.get("titles_before_names", {})  # optional
+    title_keys = ("female_to_male", "male_to_female")
+    tables = (
+        [titles.get(d, {}) for d in title_keys]
+        if isinstance(titles, dict) and set(titles) <= set(title_keys)
+        else [None]
+    )
+    if not all(isinstance(t, dict) and _words(t) and _words(t.values()) for t in tables):
+        raise InputError(
+            f"gender words file {path}: 'titles_before_names' must map 'female_to_male' and 'male_to_female' to "
+            "{title: title}"
+        )
     return data
 
 
@@ -200,12 +212,13 @@ class GenderSwapper:
         for female, male in names["pairs"]:
             self._name_f2m.setdefault(female, male)
             self._name_m2f.setdefault(male, female)
+        # title -> (the other gender's title, direction); the file's map is checked by load_gender_words
         titles = words.get("titles_before_names", {})
-        if not (isinstance(titles, dict) and _words(titles) and _words(titles.values())):
-            raise InputError("gender words file: 'titles_before_names' must map a title to a title")
-        self._titles = {k.lower(): v.lower() for k, v in titles.items()}
-        # a title's direction: the other gender's title it becomes is male ("mr", "lord", "sir") or female
-        self._female_titles = {w for w, other in self._titles.items() if other in self._m2f or other in ("lord", "sir")}
+        self._titles = {
+            title.lower(): (other.lower(), direction)
+            for key, direction in (("female_to_male", "f2m"), ("male_to_female", "m2f"))
+            for title, other in titles.get(key, {}).items()
+        }
         # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
         # detector reads them (its generic phrases of two words)
         generic = read_json("group_words.json")["concepts"]["gender"]["protagonist"].get("generic_phrases", [])
@@ -318,9 +331,10 @@ class GenderSwapper:
             and following is not None
             and following.text[:1].isupper()
             and following.is_alpha
-            and not token.whitespace_ == ""
+            and token.whitespace_
         ):  # a title before a name: "Miss Scarlet" -> "Mr Pierce", not "Miss Pierce"
-            return self._titles[lower], "f2m" if lower in self._female_titles else "m2f", "word"
+            other, direction = self._titles[lower]
+            return other, direction, "word"
         if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
             return None
         if lower in self._f2m:
