@@ -649,11 +649,12 @@ class NerAnonymizer:
             return title
         return None
 
-    def _entity_lines(self, doc: Any) -> Iterator[tuple[Any, str | None]]:
+    def _entity_lines(self, doc: Any, covered: list[bool]) -> Iterator[tuple[Any, str | None]]:
         """The NER's entities of the selected types with their labels, each cut at line breaks and tabs: spaCy's
         spans run across them ("Owner: Tom\nStatus: open" -> "Tom\nStatus"), and the word taken in would then be
         removed wherever the document uses it. A cut entity's parts lose the label (it was given to the whole) and
-        are kept only where a word of theirs is a name the dictionary does not hold, or one the name lists know."""
+        are kept only where a word of theirs is a name the dictionary does not hold, or one the name lists know;
+        all its tokens are marked in ``covered`` (the NER read them: no second reading as proper-noun runs)."""
         for ent in doc.ents:
             label = _NER_LABELS.get(ent.label_)
             if label is None:
@@ -662,6 +663,8 @@ class NerAnonymizer:
             if not breaks:
                 yield ent, label
                 continue
+            for t in ent:
+                covered[t.i] = True
             start = ent.start
             for stop in [*breaks, ent.end]:
                 if stop > start and any(self._line_name(t) for t in doc[start:stop]):
@@ -678,7 +681,7 @@ class NerAnonymizer:
         spans: list[tuple[int, int, str, str | None]] = []
         text = doc.text  # Doc.text re-joins every token on each access: read it once
         covered = [False] * len(doc)
-        for ent, label in self._entity_lines(doc):
+        for ent, label in self._entity_lines(doc, covered):
             tokens = list(ent)
             # A known given name opening a sentence as its subject is a person, whatever the NER says ("Maria
             # leads the team" -> NORP in a full pass; "Irish", "Danish" are listed names too, but not as subjects).
@@ -723,10 +726,6 @@ class NerAnonymizer:
             spans.append((offset + start, offset + end, text[start:end], label))
             for t in ent:
                 covered[t.i] = True
-        for ent in doc.ents:  # the parts of an entity cut at a line break were the NER's: no second reading
-            if _NER_LABELS.get(ent.label_) is not None and any(_line_break(t) for t in ent):
-                for t in ent:
-                    covered[t.i] = True
         # Proper-noun runs the NER missed ("Alejandro quickly ran", "Yangtze is a mighty river").
         i = 0
         while i < len(doc):
