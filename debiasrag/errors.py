@@ -122,6 +122,17 @@ def check_names(option: str, names: Any) -> list[str]:
     return items
 
 
+def check_search_left(query: str, how: str) -> str:
+    """``query`` after a rewrite that removed its names, as ``how`` says the index's documents lost theirs: an
+    :class:`InputError` when nothing but punctuation is left ("Maria?" -> "?"): that would search by nothing, and the
+    names as typed would match documents by their gender or origin."""
+    if not any(c.isalnum() for c in query):
+        raise InputError(
+            f"the query holds only names, and {how}: nothing is left to search; add what you are looking for"
+        )
+    return query
+
+
 def check_texts(texts: Any, what: str = "text") -> list[str]:
     """``texts`` as a list of strings; one string (which would be read character by character), a value that is not
     a collection, or an item that is not a string is an InputError naming its position."""

@@ -28,7 +28,7 @@ from debiasrag.anonymize.base import (
 from debiasrag.anonymize.llm import DEFAULT_LLM_MODEL, LlmAnonymizer, LlmSetupError
 from debiasrag.anonymize.ner import DEFAULT_SPACY_MODEL, NerAnonymizer
 from debiasrag.anonymize.operators import PlaceholderMapping, Remove, Replace, reverse_placeholders
-from debiasrag.errors import InputError, shown
+from debiasrag.errors import InputError, check_search_left, shown
 from debiasrag.storage import RECORDED_NER_SWITCHES
 
 METHODS = ("ner", "llm")
@@ -160,13 +160,7 @@ class QueryAnonymizer:
 
     def __call__(self, query: str) -> str:
         """``query`` anonymized; an :class:`~debiasrag.errors.InputError` when nothing but names was in it."""
-        anonymized = self.anonymizer.anonymize(query).text
-        if not any(c.isalnum() for c in anonymized):  # "Maria?" leaves "?": nothing to search either
-            raise InputError(
-                "the query holds only names, and the index's documents were anonymized: nothing is left to search; "
-                "add what you are looking for"
-            )
-        return anonymized
+        return check_search_left(self.anonymizer.anonymize(query).text, "the index's documents were anonymized")
 
 
 def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:

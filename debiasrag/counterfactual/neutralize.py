@@ -32,7 +32,7 @@ from typing import Any
 
 from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
-from debiasrag.errors import InputError, check_texts
+from debiasrag.errors import InputError, check_search_left, check_texts
 from debiasrag.fileio import encodable
 from debiasrag.groups import detector, strip_possessive
 from debiasrag.index import FaissIndex
@@ -176,13 +176,8 @@ class GenderNeutralizer:
         """For ``DebiasedRetriever(query_transform=...)``: the neutral query. One made only of names (nothing but
         punctuation left) is an :class:`InputError`: the documents were embedded without their names, so searching
         the names as typed would rank by their gender and origin, and searching "?" by nothing."""
-        neutral = self.neutralize(query)
-        if not any(c.isalnum() for c in neutral):
-            raise InputError(
-                "the query holds only names, and the index embedded its documents' gender-neutral wording without "
-                "names: nothing is left to search; add what you are looking for"
-            )
-        return neutral
+        how = "the index embedded its documents' gender-neutral wording without names"
+        return check_search_left(self.neutralize(query), how)
 
     def _ner(self) -> Any:
         if self._anonymizer is None:
