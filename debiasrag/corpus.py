@@ -101,7 +101,7 @@ class JsonlReport:
         return f"skipped {len(self.skipped)} bad line(s): {first}{more}"
 
 
-_SKIP_HINT = {"hint": "to skip bad lines", "option": "on_error", "value": "skip"}
+SKIP_HINT = {"hint": "to skip bad lines", "option": "on_error", "value": "skip"}  # InputError keywords: a bad line
 
 
 def _open(source: str | Path | IO[Any]) -> tuple[IO[Any], bool, str]:
@@ -189,7 +189,7 @@ def iter_jsonl(
                             f"line {number}: {problem}: {name} is not JSON Lines (one "
                             '{"id": ..., "text": ...} object per line)'
                         )
-                    raise InputError(f"line {number}: {problem}", **_SKIP_HINT)
+                    raise InputError(f"line {number}: {problem}", **SKIP_HINT)
                 logger.info("%s: skipped line %d: %s", name, number, problem)
                 report.skipped.append((number, problem))
                 continue

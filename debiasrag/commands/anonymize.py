@@ -17,7 +17,7 @@ from typing import Any
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import flags_given, no_rows, positive_int, print_json, progress_bar, say, warn
-from debiasrag.corpus import JsonlReport, iter_jsonl, write_jsonl_atomic
+from debiasrag.corpus import SKIP_HINT, JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
 
@@ -200,9 +200,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"line {number}: the row already has a field {clash!r}, which would be overwritten")
             if problem:
                 if args.on_error == "stop":
-                    raise InputError(
-                        f"line {number}: {problem}", hint="to skip bad lines", option="on_error", value="skip"
-                    )
+                    raise InputError(f"line {number}: {problem}", **SKIP_HINT)
                 report.skipped.append((number, problem))
                 continue
             batch.append((number, row))

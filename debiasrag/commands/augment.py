@@ -36,7 +36,7 @@ from debiasrag.commands._common import (
     seed_int,
     warn,
 )
-from debiasrag.corpus import Field, JsonlReport, iter_rows, write_jsonl_atomic
+from debiasrag.corpus import SKIP_HINT, Field, JsonlReport, iter_rows, write_jsonl_atomic
 from debiasrag.errors import InputError
 from debiasrag.fileio import check_output_path, refuse_same_file
 
@@ -102,7 +102,7 @@ def _read_rows(
         return list(iter_rows(source, fields, on_error=on_error, report=report))  # type: ignore[arg-type]
     except InputError as exc:  # a bad row: name the way round it, as anonymize and index do
         if exc.message.startswith("line ") and exc.hint is None:
-            raise InputError(exc.message, hint="to skip bad lines", option="on_error", value="skip") from None
+            raise InputError(exc.message, **SKIP_HINT) from None
         raise
 
 
