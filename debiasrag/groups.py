@@ -137,6 +137,13 @@ def _group_words() -> dict[str, Any]:
     return read_json("group_words.json")["concepts"]
 
 
+def generic_phrases(concept: str = "gender") -> list[str]:
+    """A bundled concept's phrases whose group words are used of no one ("man-made", "mother board"): no evidence of
+    a document's group here, and left as they are by the gender swap."""
+    rule = _group_words().get(concept, {}).get("protagonist") or {}
+    return list(rule.get("generic_phrases", []))
+
+
 @cache
 def _bundled_concept(name: str) -> Concept | None:
     """The bundled concept called ``name``, or None when no bundled concept has that name."""

