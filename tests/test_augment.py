@@ -47,6 +47,12 @@ def swapper() -> GenderSwapper:
         ("Is that car his or yours?", "Is that car hers or yours?"),
         ("He sold his well-known bakery.", "She sold her well-known bakery."),
         ("He and his two dogs left.", "She and her two dogs left."),
+        # a naming verb and a bare office make "her" the object, though the tagger reads a possessive
+        ("We elected her president.", "We elected him president."),
+        ("They crowned her queen.", "They crowned him king."),
+        ("They appointed her head of research.", "They appointed him head of research."),
+        ("They named her son after him.", "They named his daughter after her."),
+        ("It made her head spin.", "It made his head spin."),
         # a plural's possessive ending follows the new word ("gentlemen' lounge", "ladies's club" before)
         ("The ladies' room is upstairs.", "The gentlemen's room is upstairs."),
         ("The gentlemen's club is closed.", "The ladies' club is closed."),
@@ -173,6 +179,15 @@ def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper)
     assert swapper.swap("Miss Oyelaran-Ekpo arrived.") == "Mr Oyelaran-Ekpo arrived."  # no listed name: still swapped
     for unchanged in ("I miss Paris.", "Miss, your ticket!", "The mother board failed.", "The queen bee died."):
         assert swapper.swap(unchanged) == unchanged
+
+
+def test_a_words_file_with_a_bad_object_complement_is_refused_naming_it(tmp_path):
+    data = load_gender_words()
+    for bad in (["elect"], {"verbs": "elect"}, {"verbs": ["elect"], "roles": ["president"]}, {"offices": [3]}):
+        path = tmp_path / "words.json"
+        path.write_text(json.dumps({**data, "object_complement": bad}), encoding="utf-8")
+        with pytest.raises(InputError, match=r"words.json: 'object_complement' must map 'verbs' and 'offices'"):
+            load_gender_words(path)
 
 
 def test_a_words_file_with_a_bad_title_map_is_refused_naming_it(tmp_path):

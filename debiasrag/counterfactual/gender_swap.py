@@ -8,8 +8,9 @@ by its counterpart of the other gender. Case is preserved (She -> He, SHE -> HE,
 
 ``her`` and ``his`` are ambiguous; spaCy's tagger decides: ``her`` as possessive determiner (PRP$) becomes
 ``his``, as object pronoun (PRP) ``him``; ``his`` as determiner becomes ``her``, standalone ("the book is his")
-``hers``. Gendered nouns tagged as verbs ("to man the desk") and names that are not proper nouns ("Will you
-come?") are left alone.
+``hers``; a ``her`` the tagger calls possessive between a naming verb and a bare office ("elected her
+president", the words file's ``object_complement``) is the object, ``him``. Gendered nouns tagged as verbs ("to
+man the desk") and names that are not proper nouns ("Will you come?") are left alone.
 
 Tokenisation, tags and whitespace come from spaCy, so the output keeps the input's spacing and punctuation
 exactly; only swapped tokens change.
@@ -131,6 +132,13 @@ def load_gender_words(path: str | Path | None = None) -> dict[str, Any]:
             f"gender words file {path}: 'titles_before_names' must map 'female_to_male' and 'male_to_female' to "
             "{title: title}"
         )
+    complement = data.get("object_complement", {})  # optional
+    if not (
+        isinstance(complement, dict)
+        and set(complement) <= {"verbs", "offices"}
+        and all(isinstance(v, list) and _words(v) for v in complement.values())
+    ):
+        raise InputError(f"gender words file {path}: 'object_complement' must map 'verbs' and 'offices' to word lists")
     return data
 
 
@@ -220,6 +228,10 @@ class GenderSwapper:
             for key, direction in (("female_to_male", "f2m"), ("male_to_female", "m2f"))
             for title, other in titles.get(key, {}).items()
         }
+        # "elected her president": a naming verb and a bare office make "her" the object (checked by load_gender_words)
+        complement = words.get("object_complement", {})
+        self._naming_verbs = frozenset(v.lower() for v in complement.get("verbs", []))
+        self._offices = frozenset(o.lower() for o in complement.get("offices", []))
         # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
         # detector reads them (its generic phrases of two words)
         self._generic = frozenset(p.lower() for p in generic_phrases("gender") if len(p.split()) == 2)
@@ -343,10 +355,11 @@ class GenderSwapper:
             return self._m2f[lower], "m2f", "word"
         return None
 
-    @staticmethod
-    def _pronoun(token: Any, target: str | dict[str, str]) -> str:
+    def _pronoun(self, token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
             return target
+        if "object" in target and token.tag_ == "PRP$" and self._names_to_office(token):
+            return target["object"]
         if "standalone" in target and token.tag_ == "PRP$" and not _determines(token):
             # the tagger calls every "his" PRP$: one that determines no noun stands alone ("hers, not his",
             # "a friend of his", "is it his or yours")
@@ -355,6 +368,12 @@ class GenderSwapper:
             return target["possessive"]
         # her (not PRP$) -> him; his (not PRP$) -> hers: "the book is his"
         return target.get("object") or target.get("standalone") or target["possessive"]
+
+    def _names_to_office(self, token: Any) -> bool:
+        """Whether ``token`` stands between a naming verb and a bare office ("elected her president", "crowned her
+        queen"), where the tagger reads a possessive but the pronoun is the verb's object."""
+        doc, i = token.doc, token.i
+        return 0 < i < len(doc) - 1 and doc[i - 1].lower_ in self._naming_verbs and doc[i + 1].lower_ in self._offices
 
     def __repr__(self) -> str:
         return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
