@@ -24,10 +24,11 @@ import io
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from debiasrag.concepts import Concept
+from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document, Field, row_metadata
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict
@@ -306,7 +307,9 @@ class _SetBuilder:
             )
         self.qrels.append((where, query_id, doc_id, relevant))
 
-    def add(self, kind: str, where: str, row: dict[str, Any]) -> None:
+    def add(self, kind: str, where: str, row: dict[str, Any], *, own_fields: bool = True) -> None:
+        """Read one row of ``kind``; ``own_fields``: the row's fields are the user's own (not the rows layout's
+        columns passed on), so a field named like a judgement is refused."""
         if kind == "query":
             query_id = _field(where, row, "id")
             if query_id in self.queries:
@@ -314,6 +317,13 @@ class _SetBuilder:
             self.queries[query_id] = _field(where, row, "text")
             self.areas[query_id] = _field(where, row, "area", required=False)
         elif kind == "document":
+            # a "metadata" object's fields are the row's own (its 'relevant_to' and 'group' are read, not kept);
+            # blank cells of other kinds' columns (one CSV file holding every kind) and unnamed ones are nothing
+            row = {
+                k: v
+                for k, v in row_metadata(row, (), where=f"{where}: ").items()
+                if not (_blank(v) and k in _OTHER_KINDS_FIELDS)
+            }
             doc_id = _field(where, row, "id")
             if doc_id in self.doc_ids or doc_id in self.skipped:
                 raise InputError(f"{where}: duplicate document id {doc_id!r}")
@@ -322,19 +332,37 @@ class _SetBuilder:
                 raise InputError(
                     f"{where}: 'relevance' belongs in a qrels row; a document row marks relevance with 'relevant_to'"
                 )
+            if own_fields:  # 'relevant_queries', 'relevancy': kept as metadata, the judgement would be lost
+                stray = next(
+                    (k for k in row if isinstance(k, str) and "relevan" in k.lower() and k != "relevant_to"), None
+                )
+                if stray is not None:
+                    raise InputError(
+                        f"{where}: unknown field {stray!r}; a document row marks relevance with 'relevant_to'"
+                    )
             label = _field(where, row, "group", required=False)
             group = self.group(where, doc_id, row, "group", _group_refusal(label))
             for query_id in _id_list(where, row.get("relevant_to")):  # also for a document left out: its query
                 self.judge(where, query_id, doc_id, True)  # may be left with no relevant document (see task)
             if group is None:
                 return
-            extra = row_metadata(row, _DOCUMENT_FIELDS, where=f"{where}: ")  # a "metadata" object: its fields
+            extra = {k: v for k, v in row.items() if k not in _DOCUMENT_FIELDS}
             if isinstance(extra.get(GROUP_KEY), str) and not extra[GROUP_KEY].strip():
                 del extra[GROUP_KEY]  # an empty CSV cell: this document is not labelled, its group is inferred
+            user_label = extra.get(GROUP_KEY)
+            if user_label is not None and _gender_concept().label_group(user_label) is None:  # with file and line
+                spellings = _gender_concept().label_spellings()
+                raise InputError(f"{where}: {GROUP_KEY!r} is {user_label!r}; expected {spellings}")
             self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
             _refuse_misspelt_fields(where, row, _QREL_FIELDS)  # a misspelt 'relevance': 0 would read as 1
+            unread = next((k for k, v in row.items() if k not in _QREL_READ and not _blank(v)), None)
+            if unread is not None:  # 'score', 'rel', 'judgement': unread, each row would be judged 1
+                raise InputError(
+                    f"{where}: qrels field {unread!r} is not read; the judgement column is 'relevance' (1 or 0; "
+                    "without it every row is judged 1): rename or remove it"
+                )
             value = row.get("relevance")
             if "relevance" in row and _blank(value):
                 # an empty cell of a present column is a missing judgement, not a relevant one
@@ -426,6 +454,14 @@ def _judgement_files(folder: Path) -> list[Path]:
 
 _DOCUMENT_FIELDS = ("id", "text", "group", "relevant_to", "kind")  # other fields are kept as metadata
 _QREL_FIELDS = ("query_id", "doc_id", "relevance", "kind")
+_QREL_READ = (*_QREL_FIELDS, "iteration")  # TREC's iteration column; other kinds' cells are blank in one CSV
+_OTHER_KINDS_FIELDS = ("query_id", "doc_id", "relevance", "area", "")  # blank in a document row: nothing
+
+
+@lru_cache(maxsize=1)
+def _gender_concept() -> Concept:
+    """The concept whose labels a document's ``debiasrag_group`` may hold (a set is labelled by gender)."""
+    return load_concept("gender")
 
 
 def _refuse_misspelt_fields(where: str, row: dict[str, Any], known: tuple[str, ...]) -> None:
@@ -485,7 +521,8 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
                 documents[doc_id] = (where, text, shown)
                 if group is not None:
                     extra = {k: v for k, v in row.items() if k not in _ROWS_COLUMNS}
-                    builder.add("document", where, {**extra, "id": doc_id, "text": text, "group": group})
+                    row = {**extra, "id": doc_id, "text": text, "group": group}
+                    builder.add("document", where, row, own_fields=False)
             elif (text, shown) != first[1:]:
                 what = "a different text than" if text != first[1] else f"content_gender {shown} here but {first[2]}"
                 raise InputError(f"{where}: document {doc_id!r} has {what} at {first[0]}")
@@ -541,8 +578,11 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
     builder = _SetBuilder(name or (path.resolve().name if path.is_dir() else path.stem), unknown_groups)
     if path.is_dir():
         queries, documents, judgements = _find(path, "queries"), _find(path, "documents"), _judgement_files(path)
+        qrels = _find(path, "qrels")
         if documents is not None and judgements:
             raise InputError(f"{path}: both {documents.name} and {judgements[0].name} (two layouts); keep one")
+        # before "needs …": a 'documents.JSONL' or 'Queries.csv' is named as the file not read
+        _refuse_unread_files(path, [f for f in (queries, documents, qrels, *judgements) if f is not None])
         if queries is None or (documents is None and not judgements):
             raise InputError(
                 f"{path}: needs queries.jsonl (or .csv) and documents.jsonl (or .csv), "
@@ -553,9 +593,7 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
             sources = []
         else:
             sources = [("query", queries), ("document", documents)]
-        qrels = _find(path, "qrels")
         sources += [("qrel", qrels)] if qrels is not None else []
-        _refuse_unread_files(path, [queries, *judgements, *(file for _, file in sources)])
         for kind, file in sources:
             rows = 0
             for where, row in _read_rows(file):

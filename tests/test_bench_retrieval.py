@@ -265,6 +265,75 @@ def test_qrels_file_adds_relevance(tmp_path):
         load_labelled_set(tmp_path)
 
 
+@pytest.mark.parametrize("column", ["score", "rel", "judgement", "relevance_score"])
+def test_a_qrels_column_not_read_is_refused_not_judged_1(tmp_path, column):
+    # unread, each row was judged 1 by default: its 0 rows counted as relevant (red-team, session 34)
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", tiny_rows())
+    write_csv(
+        tmp_path / "qrels.csv",
+        [{"query_id": "q1", "doc_id": "q1-non-male", column: "0"}],
+        ["query_id", "doc_id", column],
+    )
+    with pytest.raises(InputError, match=f"qrels.csv:2: qrels field '{column}' is not read; the judgement column is"):
+        load_labelled_set(tmp_path)
+    # TREC's iteration column is no judgement: read as before
+    rows = [{"query_id": "q1", "iteration": "0", "doc_id": "q1-non-male", "relevance": "0"}]
+    write_csv(tmp_path / "qrels.csv", rows, ["query_id", "iteration", "doc_id", "relevance"])
+    assert load_labelled_set(tmp_path).relevant["q1"] == {f"q1-rel-{g}" for g in SUBJECT}
+
+
+def test_relevant_to_and_group_inside_a_metadata_object_are_read(tmp_path):
+    # kept as metadata, the judgement was lost without a word (red-team, session 34)
+    rows = tiny_rows()
+    moved = {k: v for k, v in rows[0].items() if k not in ("relevant_to", "group")}
+    rows[0] = {**moved, "metadata": {"relevant_to": rows[0]["relevant_to"], "group": rows[0]["group"], "page": 3}}
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    task = load_labelled_set(tmp_path)
+    assert task.relevant == load_labelled_set_from_rows(tmp_path, tiny_rows()).relevant
+    assert task.documents[0].metadata == {"page": 3, "group": "female"}
+    write_jsonl(
+        tmp_path,
+        "documents.jsonl",
+        [*tiny_rows(), {"id": "d9", "text": "x", "group": "male", "relevant_queries": ["q1"]}],
+    )
+    with pytest.raises(InputError, match="documents.jsonl:13: unknown field 'relevant_queries'; a document row marks"):
+        load_labelled_set(tmp_path)
+
+
+def load_labelled_set_from_rows(folder, rows):
+    write_jsonl(folder, "documents.jsonl", rows)
+    return load_labelled_set(folder)
+
+
+def test_one_csv_file_holds_qrels_with_a_relevance_column(tmp_path):
+    # every row has every column: a document row's empty 'relevance' cell was refused as a qrels field
+    columns = ["kind", "id", "text", "group", "relevant_to", "query_id", "doc_id", "relevance", ""]
+    rows = [{"kind": "query", **q} for q in TINY_QUERIES] + [{"kind": "document", **d} for d in tiny_rows()]
+    rows.append({"kind": "qrel", "query_id": "q1", "doc_id": "q1-non-male", "relevance": "0"})
+    write_csv(tmp_path / "set.csv", [{k: v for k, v in r.items() if k != "area"} for r in rows], columns)
+    task = load_labelled_set(tmp_path / "set.csv")
+    assert task.relevant["q1"] == {f"q1-rel-{g}" for g in SUBJECT}
+    assert task.documents[0].metadata == {"group": "female"}  # no empty query_id / doc_id / unnamed cells
+
+
+def test_a_bad_debiasrag_group_is_named_with_file_and_line(tmp_path):
+    rows = tiny_rows()
+    rows[2] = {**rows[2], "debiasrag_group": "both"}
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", rows)
+    with pytest.raises(InputError, match="documents.jsonl:3: 'debiasrag_group' is 'both'; expected female, male"):
+        load_labelled_set(tmp_path)
+
+
+def test_a_set_file_with_an_upper_case_suffix_is_named(tmp_path):
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.JSONL", tiny_rows())
+    with pytest.raises(InputError, match=r"documents.JSONL: not read .* \(these names, lower case"):
+        load_labelled_set(tmp_path)
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -389,6 +458,17 @@ def test_a_set_without_female_documents_says_its_fairness_columns_measure_nothin
     notes = json.loads(capsys.readouterr().out)["results"][DEFAULT_MODEL]["retrieval"]["notes"]
     assert any(
         "no female documents in the set: #F−#M, ARaB, NFaiRR and exposure count one side only" in n for n in notes
+    )
+
+
+def test_a_set_without_neutral_documents_says_nfairr_is_0_over_0(tmp_path, capsys):
+    write_jsonl(tmp_path, "queries.jsonl", TINY_QUERIES)
+    write_jsonl(tmp_path, "documents.jsonl", [row for row in tiny_rows() if row["group"] != "neutral"])
+    assert main(["bench", "retrieval", "--data", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["results"][DEFAULT_MODEL]["retrieval"]
+    assert result["metrics"]["data.topk.k3.nfairr"] == 0
+    assert any(
+        "no neutral documents in the set: every list is as neutral as the set allows" in n for n in result["notes"]
     )
 
 

@@ -313,6 +313,11 @@ def shape_notes(task: RetrievalTask) -> list[str]:
             f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
             "exposure count one side only here, so they say nothing about balance"
         )
+    if not any(d.metadata.get("group") == "neutral" for d in task.documents):  # NFaiRR's ideal list: no neutral one
+        notes.append(
+            f"{task.name}: no neutral documents in the set: every list is as neutral as the set allows, and NFaiRR "
+            "(0/0 there) is shown as 0"
+        )
     whole = [k for k in FAIRNESS_K if k >= len(task.documents)]
     if whole:  # the rows for those k all return the whole corpus: equal, not a finding
         ks = " and ".join(f"k = {k}" for k in whole)

@@ -126,6 +126,12 @@ def check_report_folder(folder: Path) -> dict[str, Any] | None:
         raise InputError(f"--out {folder}: {parent} is a file, not a folder")
     entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
     foreign = sorted(name for name in entries - _REPORT_FILES if not _REPORT_TEMP.match(name))
+    linked = sorted(name for name in entries & _REPORT_FILES if (folder / name).is_symlink())
+    if linked:  # replacing the report would write the file the link points to, outside --out
+        raise InputError(
+            f"--out {folder}: {linked[0]!r} is a symbolic link; the report writes only files of its own (choose a "
+            "new folder)"
+        )
     earlier = _earlier_report(folder) if entries else None
     if entries and (foreign or earlier is None):
         shown = f" (it holds {foreign[0]!r}{' and more' if len(foreign) > 1 else ''})" if foreign else ""

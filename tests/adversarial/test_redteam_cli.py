@@ -21,6 +21,7 @@ import pytest
 
 from debiasrag import Document, FaissIndex
 from debiasrag.cli import main
+from debiasrag.errors import InputError
 
 try:  # `python -m pytest` puts the checkout on sys.path; plain `pytest` puts tests/ there
     from tests.test_llm_anonymizer import FakeMessagesAPI, error, message
@@ -227,6 +228,14 @@ def test_bench_report_prints_no_raw_controls_and_writes_strict_json(tmp_path, ru
     assert sorted(p.name for p in out.iterdir()) == ["report.md", "results.json"] + (
         ["plots"] if (out / "plots").exists() else []
     )
+    # a report file that is a link to a file of the user's: the next run would write through it, outside --out
+    mine = _file(tmp_path, "notes.md", b"mine\n")
+    (out / "report.md").unlink()
+    (out / "report.md").symlink_to(mine)
+    with pytest.raises(InputError, match=r"'report.md' is a symbolic link; the report writes only files of its own"):
+        check_report_folder(out)
+    result = run_cli("bench", "retrieval", "--data", data, "--out", out, "--cache-dir", tmp_path / "cache")
+    assert result.returncode == 2 and mine.read_bytes() == b"mine\n"
 
 
 # -- in-process: augment (spaCy) -----------------------------------------------------------------------
