@@ -393,11 +393,51 @@ class DynamicCutoff:
         return min(max(keep, self.min_k), self.max_k, len(s))
 
 
-VERSIONS_TAU = 0.25
-"""``Dynamic(versions=True)``'s window over *texts* (each text's best-scoring wording), in the same σ units, cut at its
-largest drop, with exact-tie parity swaps only (every wording of a kept text is returned already): the best rule for
-queries with one answer text on main, holdout and passages 1–36 among 99 (``benchmarks/dynamic_versions.py``, its
-diagnostic: window τ_v 0.25, largest drop, δ 0; on wide topics it keeps too few texts)."""
+@dataclass(frozen=True)
+class TextCut:
+    """``dynamic``'s cut where its candidates hold versions of a text (the same text in other wordings: a
+    counterfactual set's female / male / neutral texts, a corpus augmented with gender-swapped copies; found by their
+    words, :func:`debiasrag.versions.families`): it counts *texts*, not wordings.
+
+    Each text scores as its best wording; the window is every text with score ≥ top − ``tau`` · σ (σ the standard
+    deviation of the top ``pool`` scores of all candidates, as :class:`DynamicCutoff`'s); where the largest drop
+    between consecutive texts in it (or to the first text outside it) is at least ``gamma`` · σ, the cut is there
+    (``gamma`` = 0: always at the largest drop; ``None``: never, the whole window). Every wording of a kept text is
+    returned, then the groups are evened out with swaps bounded by ``delta`` · σ (0: exact ties only).
+
+    The default (τ 1.25, γ 1.0, δ 0.5) was chosen in session 34 on twelve design groups, six with one answer text per
+    query and six with several, and adopted by its mean left-out F1 (``benchmarks/dynamic_mean_transfer.py``: +0.039 /
+    +0.028 / +0.041 over the window alone for MiniLM-L6 / MiniLM-L3 / mpnet, no group left out losing more than
+    0.04). :data:`ONE_ANSWER_CUT` is ``Dynamic(versions=True)``'s.
+    """
+
+    tau: float = 1.25
+    gamma: float | None = 1.0
+    delta: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_number("tau", self.tau)
+        check_number("delta", self.delta)
+        if self.gamma is not None:
+            check_number("gamma", self.gamma)
+
+    def cut(self, scores: Sequence[float], heads: Sequence[int], spread: float) -> set[int]:
+        """The first wordings (``heads``, positions in the descending ``scores``) of the texts kept."""
+        firsts = sorted(set(heads))
+        text_scores = np.asarray(scores, dtype=np.float64)[firsts]
+        n = max(1, int(np.sum(text_scores >= text_scores[0] - self.tau * spread)))
+        if self.gamma is not None and n < len(firsts):
+            drops = text_scores[:n] - text_scores[1 : n + 1]
+            if drops.max() >= self.gamma * spread:
+                n = int(np.argmax(drops)) + 1
+        return set(firsts[:n])
+
+
+ONE_ANSWER_CUT = TextCut(tau=0.25, gamma=0.0, delta=0.0)
+"""``Dynamic(versions=True)``'s cut over texts, for queries with one answer text: the window ``top − 0.25 σ`` over
+texts at its largest drop, exact-tie parity swaps only — the best rule for such queries on main, holdout and passages
+1–36 among 99 (``benchmarks/dynamic_versions.py``, its diagnostic); on topics with several relevant texts it keeps too
+few."""
 
 
 class Dynamic(Strategy):
@@ -410,20 +450,23 @@ class Dynamic(Strategy):
     2. Parity: while the concept's two groups are unequal, swap as :class:`Balanced` does, bound ``delta``
        (in the same std units) below the swapped-out document.
 
+    Where the store gives the candidates' texts and they hold versions of a text (the same text in other wordings:
+    :func:`debiasrag.versions.families`), ``text_cut`` (:class:`TextCut`, default since session 34) replaces both:
+    the cut counts texts, every wording of a kept text is returned, and the parity bound is the text cut's.
+    ``text_cut=None`` cuts wordings as above everywhere (the rule before session 34).
+
     Adaptive depth: the first store call fetches ``pool`` results (or k if larger); only when the
     ``pool``-th score still passes the cut does it search deeper, so a typical query costs one store call.
 
-    ``versions=True``, for corpora of versions (a counterfactual set's female / male / neutral wordings, a corpus
-    augmented with gender-swapped copies) whose queries have one answer text: where the candidates hold versions of a
-    text (:func:`debiasrag.versions.families`, by their words), the cut is made over texts — each text's best score,
-    the window ``top − VERSIONS_TAU · σ`` cut at its largest drop — and every wording of a kept text is returned (then
-    only exact-tie parity swaps); where they hold none, the cut and parity above. Not the default: on topics with
-    several relevant texts it keeps too few (README, "How `dynamic` decides").
+    ``versions=True``, for corpora of versions whose queries have one answer text (a counterfactual test set; a
+    corpus augmented with gender-swapped copies, asked factoid questions): the text cut is :data:`ONE_ANSWER_CUT`
+    (a narrow window cut at its largest drop, exact-tie parity only). Not the default: on topics with several
+    relevant texts it keeps too few (README, "How `dynamic` decides").
 
     ``versions_first``, ``neutral_out``, ``odd_delta``: :class:`Balanced`'s parity options, off by default. With all
     three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py`` fell from
     0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on one group for MiniLM-L3, over the 0.005 bound
-    its protocol fixed beforehand (session 33), so the default is unchanged.
+    its protocol fixed beforehand (session 33, with the wordings cut), so the default is unchanged.
     """
 
     name = "dynamic"
@@ -435,15 +478,19 @@ class Dynamic(Strategy):
         *,
         delta: float = 1.0,
         versions: bool = False,
+        text_cut: TextCut | None = TextCut(),  # noqa: B008  # frozen: one shared default is safe
         versions_first: bool = False,
         neutral_out: bool = False,
         odd_delta: float | None = None,
     ) -> None:
         if cutoff is not None and not isinstance(cutoff, DynamicCutoff):
             raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
+        if text_cut is not None and not isinstance(text_cut, TextCut):
+            raise InputError(f"text_cut must be a TextCut or None, got {type(text_cut).__name__}")
         self.cutoff = cutoff or DynamicCutoff()
         self.delta = check_number("delta", delta)
         self.versions = check_bool("versions", versions)
+        self.text_cut = ONE_ANSWER_CUT if self.versions else text_cut
         self.versions_first = check_bool("versions_first", versions_first)
         self.neutral_out = check_bool("neutral_out", neutral_out)
         self.odd_delta = None if odd_delta is None else check_number("odd_delta", odd_delta)
@@ -468,9 +515,9 @@ class Dynamic(Strategy):
             return 2 * len(ranking.keys)
         kept: Sequence[int] = range(cutoff.cut(ranking.scores))
         bound = self.delta
-        if self.versions and group_of is not None and group_of.text_of is not None:
-            by_text = self._cut_texts(ranking, group_of.text_of, cap)
-            kept, bound = (by_text, 0.0) if by_text else (kept, bound)
+        if self.text_cut is not None and group_of is not None and group_of.text_of is not None:
+            by_text = self._cut_texts(ranking, group_of.text_of, cap, self.text_cut)
+            kept, bound = (by_text, self.text_cut.delta) if by_text else (kept, bound)
         if group_of is None:
             return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
         groups = [group_of.of(key) for key in ranking.keys]
@@ -488,18 +535,13 @@ class Dynamic(Strategy):
         )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
-    def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int) -> list[int]:
+    def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int, text_cut: TextCut) -> list[int]:
         """The candidates kept by the cut over texts (every wording of a kept text, in rank order, at most ``cap``);
         empty when no two candidates are versions of one text."""
         heads = families([text_of(key) for key in ranking.keys], memo=True)
-        firsts = sorted(set(heads))  # each text's best-ranked wording
-        if len(firsts) == len(heads):
+        if len(set(heads)) == len(heads):
             return []
-        scores = np.asarray(ranking.scores, dtype=np.float64)[firsts]
-        n = max(1, int(np.sum(scores >= scores[0] - VERSIONS_TAU * _spread(ranking.scores, self.cutoff.pool))))
-        if n < len(firsts):
-            n = int(np.argmax(scores[:n] - scores[1 : n + 1])) + 1
-        kept = set(firsts[:n])
+        kept = text_cut.cut(ranking.scores, heads, _spread(ranking.scores, self.cutoff.pool))
         return [i for i, head in enumerate(heads) if head in kept][:cap]
 
 
