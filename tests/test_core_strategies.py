@@ -13,6 +13,7 @@ from debiasrag.strategies import (
     Dynamic,
     GroupOf,
     PaperAlgorithm,
+    TextCut,
     balance_swaps,
     get_strategy,
     run_strategy,
@@ -265,13 +266,59 @@ def test_dynamic_with_versions_on_hand_made_ranking():
     # texts a (0.90), b (0.80), c (0.20); sigma 0.24: the window over texts 0.9 - 0.06 holds a only
     assert [p.key for p in Dynamic(versions=True).select([ranking], 10, with_texts)] == ["aF", "aM", "aN"]
     assert [p.key for p in Dynamic(versions=True).select([ranking], 2, with_texts)] == ["aF", "aM"]  # k is a cap
-    by_documents = [p.key for p in Dynamic().select([ranking], 10, with_texts)]
+    by_documents = [p.key for p in Dynamic(text_cut=None).select([ranking], 10, with_texts)]
     assert by_documents == ["aF", "bF", "aM", "bM", "aN"]  # the window over documents: 0.9 - 1.25 sigma
     without_texts = GroupOf(("female", "male"), groups.__getitem__)
     assert [p.key for p in Dynamic(versions=True).select([ranking], 10, without_texts)] == by_documents
     unrelated = dict(zip(texts, ["Bees.", "Clocks and watches.", "A ferry.", "Winter.", "Gardens in May.", "Trains."]))
     no_versions = GroupOf(("female", "male"), groups.__getitem__, unrelated.__getitem__)
     assert [p.key for p in Dynamic(versions=True).select([ranking], 10, no_versions)] == by_documents
+
+
+BEES = {
+    "aF": "Dana keeps the bees at the school garden and checks her hives every Monday morning.",
+    "aM": "Omar keeps the bees at the school garden and checks his hives every Monday morning.",
+    "aN": "Robin keeps the bees at the school garden and checks their hives every Monday morning.",
+    "bF": "Mia repairs old clocks in a small shop near the station and sells her work online.",
+    "bM": "Leo repairs old clocks in a small shop near the station and sells his work online.",
+    **{
+        f"f{i}": text
+        for i, text in enumerate(
+            [
+                "Rain is expected over the hills tonight.",
+                "The museum reopens its map room in spring.",
+                "Green tea should steep for two minutes.",
+                "Snow closed the pass for a week.",
+                "Cargo bikes need wider parking racks.",
+                "The river rose after the storm.",
+            ]
+        )
+    },
+}
+BEES_GROUPS = GroupOf(
+    ("female", "male"),
+    lambda key: {"F": "female", "M": "male"}.get(key[-1], "neutral"),
+    BEES.__getitem__,
+)
+
+
+def test_dynamic_counts_texts_where_the_candidates_hold_versions():
+    # the neutral wording of the best text ranks far below (a rephrasing, say): counting texts returns it too
+    keys = ["aF", "aM", "f0", "f1", "bF", "bM", "aN"]
+    ranking = Ranking("neutral", keys, [0.9, 0.85, 0.6, 0.58, 0.55, 0.52, 0.3], complete=True)
+    assert [p.key for p in Dynamic().select([ranking], 10, BEES_GROUPS)] == ["aF", "aM", "aN"]
+    assert [p.key for p in Dynamic(text_cut=None).select([ranking], 10, BEES_GROUPS)] == ["aF", "aM"]
+    # inside the window over texts, a drop of at least gamma sigma ends it: text b (0.76) is 0.14 below a, sigma 0.12
+    keys = ["aF", "aM", "bF", "bM", "f0", "f1", "f2", "f3", "f4", "f5"]
+    scores = [0.9, 0.89, 0.76, 0.75, 0.62, 0.61, 0.6, 0.59, 0.58, 0.57]
+    ranking = Ranking("neutral", keys, scores, complete=True)
+    assert [p.key for p in Dynamic().select([ranking], 10, BEES_GROUPS)] == ["aF", "aM"]
+    whole = Dynamic(text_cut=TextCut(gamma=None)).select([ranking], 10, BEES_GROUPS)
+    assert [p.key for p in whole] == ["aF", "aM", "bF", "bM"]
+    with pytest.raises(InputError, match="text_cut must be a TextCut or None, got float"):
+        Dynamic(text_cut=1.0)  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        TextCut(tau=-1.0)
 
 
 def test_dynamic_is_adaptive_on_held_out_queries(holdout):
