@@ -307,8 +307,9 @@ def _current_version(folder: Path) -> tuple[str | None, int | None]:
 def _remove_leftovers(folder: Path, keep: set[str | None], *, upgraded_format_1: bool = False) -> None:
     """Delete versions older than the previous one, temp manifests and format-1 files; only our own names.
 
-    The top-level ``index.faiss`` / ``documents.jsonl`` of a format-1 index are removed only by the save
-    that replaced that format-1 index: in a format-2 folder a file of that name is someone else's.
+    The top-level ``index.faiss`` / ``documents.jsonl`` of a format-1 index, and the sibling swap folders of an
+    interrupted 0.1 save, are removed only by the save that replaced that format-1 index: beside or in a format-2
+    folder, files and folders of those names are someone else's.
     """
     for entry in folder.iterdir():
         try:
@@ -320,6 +321,8 @@ def _remove_leftovers(folder: Path, keep: set[str | None], *, upgraded_format_1:
                 entry.unlink()  # the format-1 index this save upgraded
         except OSError as exc:  # a leftover we cannot remove is harmless; the next save retries
             logger.warning("could not remove leftover %s: %s", entry, exc)
+    if not upgraded_format_1:  # 0.1's swap folders lie only beside a format-1 index: any other is the user's
+        return  # (".my-index.20261129.old", a dated backup, has that shape too: red-team, session 34)
     pattern = re.compile(_LEGACY_SIBLING_RE.format(name=re.escape(folder.name)))
     for sibling in folder.parent.iterdir():
         if pattern.match(sibling.name) and sibling.is_dir() and not sibling.is_symlink():

@@ -152,6 +152,19 @@ def test_format_1_index_loads_and_is_upgraded(tmp_path):
     assert not (tmp_path / ".old.ab12cd34.old").exists()
 
 
+def test_a_save_leaves_a_backup_folder_beside_the_index_alone(tmp_path):
+    # the user's dated copy has the shape of 0.1's swap folders; only the save upgrading a format-1 index removes those
+    folder = tmp_path / "my-index"
+    build("v1").save(folder)
+    backup = tmp_path / ".my-index.20261129.old"
+    backup.mkdir()
+    for name in ("manifest.json", "index.faiss", "documents.jsonl"):
+        (backup / name).write_text("mine")
+    build("v2").save(folder)
+    assert label_of(folder) == "v2"
+    assert sorted(p.read_text() for p in backup.iterdir()) == ["mine"] * 3
+
+
 @pytest.mark.parametrize("point", ["fsync:1", "fsync:2", "fsync:3", "fsync:4", "replace:before", "replace:after"])
 def test_kill_9_during_save_leaves_a_whole_index(tmp_path, point):
     folder = tmp_path / "ix"
