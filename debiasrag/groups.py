@@ -150,6 +150,14 @@ def _bundled_concept(name: str) -> Concept | None:
     return load_concept(name) if name in available_concepts() else None
 
 
+def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The order in which the evidence of ``group_words.json``'s entry ``source`` lists its two groups (its bundled
+    concept's order); ``groups`` itself when there is no such concept or it has other groups."""
+    bundled = _bundled_concept(source) if source is not None else None
+    order = tuple(bundled.groups) if bundled is not None else groups
+    return order if set(order) == set(groups) else groups
+
+
 @cache
 def _names(
     names_file: str,
@@ -200,10 +208,13 @@ class GroupDetector:
                 f"concept name {self.concept.name!r} is a bundled concept with groups {'/'.join(bundled.groups)}, "
                 f"not {'/'.join(self.groups)}: rename your concept or use those groups"
             )
-        # A user's own concept with the same groups as a bundled one (e.g. female / male) reuses its evidence.
-        data: dict[str, Any] = table.get(self.concept.name) or next(
-            (entry for entry in table.values() if all(group in entry for group in self.groups)), {}
-        )
+        # A user's own concept with the same groups as a bundled one (e.g. female / male) reuses its evidence,
+        # whatever order it lists them in: the evidence files list the bundled concept's groups in its order.
+        source = self.concept.name if self.concept.name in table else None
+        if source is None:
+            source = next((name for name, entry in table.items() if all(group in entry for group in self.groups)), None)
+        data: dict[str, Any] = table.get(source, {}) if source is not None else {}
+        evidence_order = _bundled_groups(source, self.groups)
 
         def add(word: str, group: str) -> None:
             word = " ".join(word.lower().replace("\u2019", "'").split())
@@ -220,8 +231,8 @@ class GroupDetector:
         if "word_pairs_file" in data:
             table = read_json(data["word_pairs_file"])
             for a, b in table["pairs"]:
-                add(a, first)
-                add(b, second)
+                add(a, evidence_order[0])
+                add(b, evidence_order[1])
         for group in self.groups:
             for word in data.get(group, []):
                 add(word, group)
@@ -280,12 +291,18 @@ class GroupDetector:
             unisex = tuple(data.get("unisex_names", ()))
             extra = data.get("extra_names_file")
             added = data.get("added_names", {})
-            hand = (tuple(added.get(self.groups[0], ())), tuple(added.get(self.groups[1], ())))
-            self._names = _names(data["names_file"], tuple(data.get("not_names", ())) + unisex, extra, hand)
+            hand = (tuple(added.get(evidence_order[0], ())), tuple(added.get(evidence_order[1], ())))
+            flip = evidence_order != self.groups  # the name tables are (first, second) in the evidence's order
+
+            def in_our_order(names: tuple[frozenset[str], frozenset[str]]) -> tuple[frozenset[str], frozenset[str]]:
+                return (names[1], names[0]) if flip else names
+
+            not_names = tuple(data.get("not_names", ())) + unisex
+            self._names = in_our_order(_names(data["names_file"], not_names, extra, hand))
             if self._margin is not None and self._pronouns:
                 self._unisex = frozenset(unisex)
                 # word-names ("Holly", "Mark") count as first names when a surname follows them
-                self._before_surname = _names(data["names_file"], unisex, extra, hand)
+                self._before_surname = in_our_order(_names(data["names_file"], unisex, extra, hand))
         self._lower_evidence = (
             frozenset(self._words) | self._neutral_words | set(self._possessive) | set(self._pronouns) | self._relatives
         )

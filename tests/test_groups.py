@@ -196,6 +196,24 @@ def test_a_user_concept_named_like_a_bundled_one_is_told_which_groups_that_name_
     assert group_lookup(own, docs).of("a") == "male"  # its own pairs count, not only the bundled concept's
 
 
+@pytest.mark.parametrize("name", ["sex", "gender"])
+def test_a_concept_listing_the_gender_groups_male_first_reads_the_evidence_the_right_way_round(name):
+    # the word pairs and name tables were mapped by position: "The woman" read male, "John" female (red-team, s34)
+    variants = {"male": "This person is a man.", "female": "This person is a woman."}
+    concept = Concept.from_dict({"name": name, "groups": ["male", "female"], "variants": variants, "debiasing": "?"})
+    detector_ = GroupDetector(concept)
+    texts = {
+        "The woman is a nurse.": "female",
+        "My mother is a nurse.": "female",
+        "The actress smiled.": "female",
+        "Maria is a nurse.": "female",
+        "The man is a nurse.": "male",
+        "John is a nurse.": "male",
+        "She is a nurse.": "female",
+    }
+    assert {text: detector_.group(text) for text in texts} == texts
+
+
 def test_a_concept_without_evidence_words_warns_once():
     """Without single-word ``pairs`` every document reads neutral and balancing silently does nothing (nuB item 9)."""
     bare = Concept.from_dict(
