@@ -145,9 +145,12 @@ class FaissIndex:
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
         self._check_documents(documents)
-        if self._index is None:  # IVF trains on its first batch
-            self._index = self._new_index(len(vectors))
-            self._index.train(vectors)
+        if not len(documents):  # nothing to add: an IVF index must not train on an empty first batch
+            return
+        if self._index is None:  # IVF trains on its first batch; kept only once trained, so a failure can retry
+            index = self._new_index(len(vectors))
+            index.train(vectors)
+            self._index = index
         start = len(self.ids)
         self._index.add(vectors)
         self.groups.clear()  # they no longer cover every document: store_groups() again, or retrievers infer
@@ -291,8 +294,35 @@ class FaissIndex:
             raise InputError(f"queries must have shape (n, {self.dimension}), got {queries.shape}")
         if not _is_positive_int(k):
             raise InputError(f"k must be a positive integer, got {k!r}")
-        scores, positions = self._index.search(queries, min(int(k), len(self.ids)))
-        return scores, positions
+        depth = min(int(k), len(self.ids))
+        if self.kind == "flat":
+            return self._index.search(queries, depth)
+        return self._approximate_search(queries, depth)
+
+    def _approximate_search(self, queries: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """IVF / HNSW search that returns ``depth`` results per row where the index holds them: with their default
+        breadth (``nprobe``, ``ef_search``) they return far fewer than a large k (HNSW 312 of 500 on 1,320
+        documents; red-team, session 34), so a short row is searched again wider — IVF up to every list, HNSW up
+        to ``ef_search`` = the index size, then exactly over its stored vectors."""
+        if self.kind == "ivf":
+            nlist, nprobe = self._index.nlist, min(self.nprobe, self._index.nlist)
+            while True:
+                params = faiss.SearchParametersIVF()
+                params.nprobe = nprobe
+                scores, positions = self._index.search(queries, depth, params=params)
+                if (positions >= 0).all() or nprobe >= nlist:  # every list visited: exact, nothing more to find
+                    return scores, positions
+                nprobe = min(2 * nprobe, nlist)
+        ef = max(self.ef_search, depth)
+        while True:
+            params = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # faiss's stubs predate it
+            params.efSearch = ef
+            scores, positions = self._index.search(queries, depth, params=params)
+            if (positions >= 0).all():
+                return scores, positions
+            if ef >= len(self.ids):  # near-duplicates can leave parts of the graph unreachable: read them exactly
+                return faiss.downcast_index(self._index.storage).search(queries, depth)
+            ef = min(2 * ef, len(self.ids))
 
     def vectors_at(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Stored vectors for the given positions (exact scores for chunks outside a search's top list)."""

@@ -258,6 +258,32 @@ def test_index_rejects_bad_additions(embedder):
         FaissIndex(4).save(Path("/tmp/never-written"))
 
 
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_approximate_kinds_return_k_results_for_a_large_k(kind):
+    # with their default breadth they returned 312 (hnsw) and 629 (ivf) of k = 1,000 (red-team, session 34)
+    rng = np.random.default_rng(0)
+    distinct = rng.normal(size=(1100, 16)).astype(np.float32)
+    vectors = np.vstack([distinct, np.repeat(distinct[:4], 100, axis=0)])  # and near-duplicate islands
+    vectors += rng.normal(scale=1e-4, size=vectors.shape).astype(np.float32)
+    index = FaissIndex(16, kind=kind)
+    index.add([Document(i, f"text {i}") for i in range(len(vectors))], vectors)
+    for k in (10, 500, 1000):
+        scores, positions = index.search(vectors[:3], k)
+        assert positions.shape == (3, k) and (positions >= 0).all()
+        assert all(len(set(row)) == k for row in positions.tolist())
+        assert (np.diff(scores, axis=1) <= 1e-6).all()  # best first
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
+def test_adding_nothing_changes_nothing_and_the_index_takes_documents_after(embedder, kind):
+    # an IVF index trained on the empty batch: FAISS's RuntimeError, then every later add failed (red-team, s34)
+    index = FaissIndex(embedder.dimension, model_name=embedder.name, kind=kind)
+    index.add([], np.zeros((0, embedder.dimension), dtype=np.float32))
+    assert len(index) == 0
+    index.add([Document(1, "a"), Document(2, "b")], embedder.encode(["a", "b"]))
+    assert len(index) == 2 and index.search(embedder.encode(["a"]), 1)[1][0][0] == 0
+
+
 @pytest.mark.parametrize("text", ["", "   ", "\n"])
 def test_a_blank_text_is_refused_as_debiasrag_index_refuses_it(embedder, text):
     """The library indexed and saved it (a meaningless vector) where the command line refused it."""
