@@ -175,7 +175,7 @@ class DebiasedRetriever:
         self._neutralizer: GenderNeutralizer | None = (
             GenderNeutralizer.from_settings(settings) if isinstance(settings, dict) else None
         )
-        self.strategy = self._strategy(strategy)
+        self.strategy = self.strategy_for(strategy)
         self.k = validate_k(k)
         if query_transform == "index":
             # Queries must match the corpus as it was embedded: names removed from one and not the other would
@@ -242,7 +242,7 @@ class DebiasedRetriever:
             query = validate_query(self.query_transform(query))
         if self._neutralizer is not None:
             query = self._neutralizer.query_transform(query)
-        chosen = self.strategy if strategy is None else self._strategy(strategy)
+        chosen = self.strategy if strategy is None else self.strategy_for(strategy)
         k = self.k if k is None else validate_k(k)  # for dynamic a cap: the constructor's k is one too
         variants = chosen.variants(query, self.concept)
         vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
@@ -263,7 +263,9 @@ class DebiasedRetriever:
         balanced = tuple(self.concept.groups) if groups is not None else ()
         return RetrievalResult(query, chosen.name, self._hits(picks), dict(variants), balanced)
 
-    def _strategy(self, strategy: str | Strategy) -> Strategy:
+    def strategy_for(self, strategy: str | Strategy) -> Strategy:
+        """The strategy this retriever runs for ``strategy`` (a name or an instance): ``"balanced"`` on a
+        gender-blind index is ``Balanced(delta=BLIND_INDEX_DELTA)``, its narrower bound; an instance as it is."""
         if strategy == "balanced" and self._neutralizer is not None:
             return Balanced(delta=BLIND_INDEX_DELTA)
         return get_strategy(strategy)

@@ -193,10 +193,11 @@ class DebiasedRetriever(BaseRetriever):
                 self.vectorstore,
                 load_embedder(embedder if embedder is not None else self.vectorstore.model_name),
                 concept=self._concept,
-                strategy=self._strategy,
+                strategy=self.strategy,  # by name: the core picks balanced's bound for a gender-blind index
                 k=self.k,
                 query_transform=self.query_transform,  # the core applies it: "index", None or the user's
             )
+            self._strategy = self._core.strategy
         elif isinstance(self.vectorstore, VectorStore):
             if self.embedder is not None:
                 raise InputError("embedder is only used with a FaissIndex; a VectorStore embeds with its own model")
@@ -214,7 +215,10 @@ class DebiasedRetriever(BaseRetriever):
         # Over a FaissIndex the core retriever applies query_transform; a VectorStore recorded nothing ("index").
         own = self.query_transform if self._core is None and self.query_transform != "index" else None
         query = prepare_query(query, own)
-        chosen = self._strategy if strategy is None else get_strategy(strategy)
+        if strategy is None:
+            chosen = self._strategy
+        else:  # over a FaissIndex the core names balanced's bound for a gender-blind index
+            chosen = self._core.strategy_for(strategy) if self._core is not None else get_strategy(strategy)
         return query, validate_k(self.k if k is None else k), chosen
 
     def _search_args(self, extra: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from collections import Counter
 from typing import Any
 from uuid import UUID
@@ -277,3 +278,26 @@ def test_an_anonymized_faiss_index_anonymizes_queries_as_the_cli_does(tmp_path) 
     mine_docs = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=4, query_transform=mine)
     assert mine_docs.invoke(query) and seen == [query]
     assert mine_docs._core is not None and mine_docs._core.query_transform is mine  # no recorded NER after it
+
+
+def test_balanced_over_a_gender_blind_faiss_index_takes_the_core_retrievers_bound(tmp_path) -> None:
+    # the wrapper resolved "balanced" itself and ran the plain index's 2 sigma, not the blind index's 0.5 sigma
+    # (BLIND_INDEX_DELTA): another document than the library and the CLI for the same index (red-team, session 34)
+    from debiasrag import BLIND_INDEX_DELTA, FaissIndex
+    from debiasrag import DebiasedRetriever as CoreRetriever
+    from debiasrag.cli import main
+
+    _, docs = gendered_corpus()
+    corpus = tmp_path / "c.jsonl"
+    rows = [{"id": d.id, "text": d.page_content} for d in docs]
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--neutralize", "table"]) == 0
+    index = FaissIndex.load(tmp_path / "ix", embedder=minilm().embedder)
+    wrapped = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="balanced", k=3)
+    assert wrapped._core is not None and wrapped._core.strategy.delta == BLIND_INDEX_DELTA
+    per_call = DebiasedRetriever(vectorstore=index, embedder=minilm(), strategy="topk", k=3)
+    core = CoreRetriever(index, minilm().embedder, strategy="balanced")
+    for query in ("Who repairs the engines?", "nurse on night shifts", "Who writes the code?"):
+        expected = [hit.id for hit in core.retrieve(query, k=3)]
+        assert [d.metadata["debiasrag_id"] for d in wrapped.invoke(query)] == expected
+        assert [d.metadata["debiasrag_id"] for d in per_call.invoke(query, strategy="balanced")] == expected
