@@ -158,6 +158,17 @@ def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, .
     return order if set(order) == set(groups) else groups
 
 
+def _names_another_concepts_group(label: Any, concept: str) -> bool:
+    """Whether ``label`` names a group (not neutral) of a bundled concept other than ``concept``: one
+    ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" is unlabelled for gender."""
+    return any(c.name != concept and c.label_group(label) not in (None, NEUTRAL) for c in _bundled_concepts())
+
+
+@cache
+def _bundled_concepts() -> tuple[Concept, ...]:
+    return tuple(load_concept(name) for name in available_concepts())
+
+
 @cache
 def _names(
     names_file: str,
@@ -673,6 +684,8 @@ class GroupDetector:
         if metadata is not None and metadata.get(GROUP_KEY) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
             group = self.concept.label_group(label)
+            if group is None and _names_another_concepts_group(label, self.concept.name):
+                return self._infer(text)  # "wealthy" read for gender: a label about another concept, not this one
             if group is None:
                 where = f"document {doc_id!r}: " if doc_id is not None else ""
                 raise InputError(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from debiasrag import DebiasedRetriever, Document, FaissIndex, IndexLoadError
+from debiasrag import DebiasedRetriever, Document, FaissIndex, IndexLoadError, InputError
 from debiasrag.groups import GROUP_KEY, GroupDetector, detector
 from debiasrag.index import StoredGroups
 from debiasrag.storage import MANIFEST, data_paths
@@ -154,3 +154,27 @@ def test_merged_indexes_keep_groups_all_inputs_stored_with_one_detector(embedder
     assert merged.groups["gender"].groups == ["female", "male", "female", "neutral"]
     second.groups["gender"] = StoredGroups("0" * 64, second.groups["gender"].groups)  # another detector's
     assert merge_indexes([first, second]).groups == {}
+
+
+def test_a_label_of_another_concept_leaves_a_document_unlabelled_for_this_one(tmp_path, run_cli):
+    # wealth labels were refused by `debiasrag index` (read as gender), and a gender-labelled index could not be
+    # queried with --concept age even by topk (red-team, session 34)
+    rows = [
+        {"id": "a", "text": "The old captain commanded the fleet.", GROUP_KEY: "wealthy"},
+        {"id": "b", "text": "The young captain commanded the fleet.", GROUP_KEY: "poor"},
+        {"id": "c", "text": "Her mother commanded the fleet.", GROUP_KEY: "female"},
+        {"id": "d", "text": "A cat slept in the sun."},
+    ]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    proc = run_cli("index", str(corpus), "--out", str(tmp_path / "ix"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    index = FaissIndex.load(tmp_path / "ix")
+    assert index.groups["gender"].groups == ["neutral", "neutral", "female", "neutral"]
+    query = "Who commanded the fleet?"
+    wealth = DebiasedRetriever(index, concept="wealth", strategy="balanced").retrieve(query, k=4)
+    assert {hit.id: hit.group for hit in wealth}["a"] == "wealthy" and wealth.balanced_groups == ("poor", "wealthy")
+    age = DebiasedRetriever(index, concept="age", strategy="balanced").retrieve(query, k=4)
+    assert {hit.id: hit.group for hit in age} == {"a": "old", "b": "young", "c": "neutral", "d": "neutral"}
+    with pytest.raises(InputError, match=r"metadata 'debiasrag_group' is 'wealthyy'; expected female, male"):
+        detector("gender").group("x", {GROUP_KEY: "wealthyy"}, doc_id="e")
