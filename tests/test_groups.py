@@ -86,6 +86,13 @@ from debiasrag.resources import read_json
         ("Merge the fix into the master branch.", "neutral"),
         ("The sister of the host thanked him.", "female"),  # a person's sister is still evidence
         ("The host thanked his guests.", "male"),  # the pronoun decides, not 'host'
+        # session 34's red-team: more of them (connectors, isotopes, typesetting, games)
+        ("Plug the male connector into the female port.", "neutral"),
+        ("Daughter isotopes form when the parent nucleus decays.", "neutral"),
+        ("Enable widow and orphan control in the layout.", "neutral"),
+        ("Read the man page first.", "neutral"),
+        ("Play King of the Hill after the grandfather clock strikes.", "neutral"),
+        ("Her daughter read the man page.", "female"),
     ],
 )
 def test_group_from_evidence_words_and_names(text, group):
