@@ -180,6 +180,9 @@ def balance_swaps(
     """
     picked = set(chosen)
     first, second = pair
+    # a document a bounded swap brought in -> the score of the chosen document it replaced (through any chain of
+    # swaps): swapping it out again must stay within delta of that one too, so two swaps cannot cost 2 delta
+    anchor: dict[int, float] = {}
 
     def lowest(group: str) -> list[int]:
         return sorted((i for i in picked if groups[i] == group), key=lambda i: (scores[i], -i))
@@ -194,7 +197,8 @@ def balance_swaps(
     def bounded(out: int | None, group: str, reach: float) -> tuple[int, int] | None:
         if out is None:
             return None
-        swap = _best_unchosen(scores, groups, picked, group, scores[out] - reach)
+        floor = scores[out] - reach if out not in anchor else max(scores[out] - reach, anchor[out] - delta)
+        swap = _best_unchosen(scores, groups, picked, group, floor)
         return None if swap is None else (out, swap)
 
     while True:
@@ -220,8 +224,11 @@ def balance_swaps(
             found = bounded(neutrals[0] if neutrals else None, under, reach)
         if found is None:
             break
-        picked.discard(found[0])
-        picked.add(found[1])
+        out, into = found
+        if out in anchor or into not in (versions[out] if versions is not None else ()):
+            anchor[into] = anchor.get(out, scores[out])  # a version swapped in for an original is free: no anchor
+        picked.discard(out)
+        picked.add(into)
     return sorted(picked, key=lambda i: (-scores[i], i))
 
 

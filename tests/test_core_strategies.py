@@ -84,6 +84,17 @@ def groups_of(mapping: dict[str, str]) -> GroupOf:
     return GroupOf(("female", "male"), lambda key: mapping.get(key, "neutral"))
 
 
+def test_a_document_swapped_in_and_out_again_stays_within_delta_of_the_one_first_replaced():
+    # neutral_out with odd_delta = delta: F 0.67 -> N 0.54 (within 0.2), then N 0.54 -> M 0.35 (within 0.2 of N):
+    # 0.32 below the F it replaced (red-team, session 34); now the second swap must stay within 0.2 of 0.67
+    scores = [0.93, 0.86, 0.86, 0.83, 0.82, 0.77, 0.67, 0.67, 0.66, 0.64, 0.58, 0.54, 0.41, 0.35, 0.34, 0.32]
+    name = {"F": "female", "M": "male", "N": "neutral"}
+    groups = [name[g] for g in "FFMFNFNFMFMNFMFF"]
+    picked = balance_swaps(scores, groups, range(10), 0.2, ("female", "male"), odd_delta=0.2, neutral_out=True)
+    added = sorted(set(picked) - set(range(10)))
+    assert added == [10, 11] and min(scores[i] for i in added) >= 0.67 - 0.2 - 1e-12
+
+
 def test_balance_swaps_respects_the_relevance_bound():
     scores = [0.9, 0.85, 0.8, 0.7, 0.5]
     groups = ["male", "male", "male", "female", "female"]
