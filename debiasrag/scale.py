@@ -31,7 +31,11 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-from collections.abc import Mapping, Sequence
+import os
+import re
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
@@ -42,9 +46,10 @@ from debiasrag.corpus import DOCUMENT_FIELDS, Document, row_metadata
 from debiasrag.embedders import E5_PREFIX, Embedder, embed_documents, load_embedder
 from debiasrag.errors import DebiasragError, InputError, OutputError, check_int, check_number
 from debiasrag.extras import require
+from debiasrag.fileio import atomic_write
 from debiasrag.groups import detector, mixed_census
 from debiasrag.index import StoredGroups
-from debiasrag.shards import list_shards, write_shard
+from debiasrag.shards import RUN_MARKER, SHARD_FORMAT, list_shards, write_shard
 from debiasrag.storage import RECORDED_NER_SWITCHES
 
 _SHARD_SUFFIXES = (".npy", ".jsonl", ".json")  # a shard's three files (debiasrag.shards)
@@ -233,39 +238,81 @@ class ShardWriter:
 
 Existing = Literal["refuse", "replace", "add"]
 _EXISTING = ("refuse", "replace", "add")
+_WRITER_STEM = re.compile(r"^part-[0-9a-f]{32}$")  # ShardWriter's shard names: a hash of the batch's ids
+_ASIDE = ".debiasrag-replaced"  # the earlier run's shards while a run with existing="replace" writes
 
 
 def _shard_files(folder: Path) -> list[Path]:
-    """The shard files (complete or partial) already in ``folder``; none when it does not exist yet."""
+    """The shard files (complete or partial) already in ``folder``; none when it does not exist yet. A ``part-*``
+    ``.json`` counts only when it is a shard's sidecar or :class:`ShardWriter` named it: a Spark
+    ``part-00000-….json`` of the user's is not one (red-team, session 34: ``existing='replace'`` deleted those); a
+    ``part-*`` ``.npy`` / ``.jsonl`` is a shard's data file, as :func:`~debiasrag.shards.index_from_shards` reads it."""
     if not folder.exists():
         return []
     if not folder.is_dir():
         raise InputError(f"out_dir is not a folder: {folder}")
-    return sorted(p for p in folder.glob("part-*") if p.is_file() and p.suffix in _SHARD_SUFFIXES)
+    candidates = [p for p in folder.glob("part-*") if p.is_file() and p.suffix in _SHARD_SUFFIXES]
+    return sorted(p for p in candidates if p.suffix != ".json" or _WRITER_STEM.match(p.stem) or _is_sidecar(p))
+
+
+def _is_sidecar(path: Path) -> bool:
+    try:
+        sidecar = json.loads(path.read_bytes()[: 1 << 20])
+    except (OSError, ValueError):
+        return False
+    return isinstance(sidecar, dict) and sidecar.get("format") == SHARD_FORMAT and "count" in sidecar
 
 
 def _prepare_out_dir(folder: Path, existing: Any) -> None:
-    """Apply ``existing`` to the shards an earlier run left in ``folder`` (see :func:`run_ray`)."""
+    """Refuse, before any work, an ``out_dir`` holding shards of an earlier run when ``existing`` is "refuse"
+    (see :func:`run_ray`); "replace" sets them aside only once the run starts (:func:`_shard_run`)."""
     if existing not in _EXISTING:
         raise InputError(f"existing must be one of {', '.join(map(repr, _EXISTING))}, got {existing!r}")
     found = _shard_files(folder)
-    if not found or existing == "add":
-        return
-    if existing == "refuse":
+    if found and existing == "refuse":
         complete = sum(p.suffix == ".json" for p in found)
+        what = f"{complete} shard(s) of an earlier run" if complete else f"{len(found)} unfinished shard file(s)"
         raise InputError(
-            f"{folder} already holds {complete} shard(s) of an earlier run, which index_from_shards would include",
-            hint="to delete them first, or existing='add' to keep them",
+            f"{folder} already holds {what}, which index_from_shards would include or refuse",
+            hint="to delete them once this run has finished, or existing='add' to keep them",
             option="existing",
             value="replace",
         )
-    for path in found:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise OutputError(f"cannot remove the earlier shard file {path}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _shard_run(folder: Path, existing: str) -> Iterator[None]:
+    """Mark ``folder`` as being written (:data:`~debiasrag.shards.RUN_MARKER`) for the run, and with
+    ``existing="replace"`` keep the earlier run's shards aside until this one has finished: a run that fails leaves
+    them as they were (its own shards removed), one that succeeds deletes them."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        marker = folder / RUN_MARKER
+        had_marker = marker.exists()
+        earlier = _shard_files(folder) if existing == "replace" else []
+        aside = folder / _ASIDE
+        if earlier:
+            aside.mkdir(exist_ok=True)
+            for path in earlier:
+                os.replace(path, aside / path.name)
+        atomic_write(marker, b"a debiasrag shard run started here and has not finished\n")
+    except OSError as exc:
+        raise OutputError(f"cannot prepare {folder} for the shards: {exc.strerror or exc}") from None
+    try:
+        yield
+    except BaseException:
+        if earlier:  # back to the earlier run's shards, as if this run had not started
+            for path in _shard_files(folder):
+                path.unlink(missing_ok=True)
+            for path in aside.iterdir():
+                os.replace(path, folder / path.name)
+            aside.rmdir()
+            if not had_marker:
+                marker.unlink(missing_ok=True)
+        raise
+    marker.unlink(missing_ok=True)
+    if earlier:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _check_run(batch_size: Any, existing: Any) -> None:
@@ -361,21 +408,46 @@ def run_ray(
                 f"run_ray: {concurrency} actors x {num_cpus:g} CPU take all {cpus:g} CPUs of the cluster and reading "
                 "the input needs one too: lower concurrency or num_cpus"
             )
-    # Only now, with every refusal behind us: existing="replace" deletes the earlier run's shards.
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)
+    with _shard_run(out_dir, existing):  # only now, with every refusal behind us
+        rows = _run_ray_job(
+            ray,
+            ray_data,
+            dataset,
+            rows_in,
+            out_dir,
+            {
+                "embedder": embedder,
+                "anonymize": anonymize,
+                "anonymize_options": dict(anonymize_options or {}),
+                "neutralize": neutralize,
+                "groups": groups,
+                "id_field": id_field,
+                "text_field": text_field,
+            },
+            batch_size,
+            concurrency,
+            num_cpus,
+        )
+    return {"documents": rows, "shards": len(list_shards(out_dir))}
+
+
+def _run_ray_job(
+    ray: Any,
+    ray_data: Any,
+    dataset: Any,
+    rows_in: list[Any] | None,
+    out_dir: Path,
+    options: dict[str, Any],
+    batch_size: int,
+    concurrency: int,
+    num_cpus: float,
+) -> int:
+    """The Ray job itself: the number of rows written (an empty dataset is an InputError)."""
     if rows_in is not None:
         dataset = ray_data.from_items(rows_in)
-    kwargs = {
-        "out_dir": str(out_dir),
-        "embedder": embedder,
-        "anonymize": anonymize,
-        "anonymize_options": dict(anonymize_options or {}),
-        "neutralize": neutralize,
-        "groups": groups,
-        "id_field": id_field,
-        "text_field": text_field,
-    }
+    kwargs = {"out_dir": str(out_dir), **options}
     written = dataset.map_batches(
         ShardWriter,
         fn_constructor_kwargs=kwargs,
@@ -402,7 +474,7 @@ def run_ray(
             context.raise_original_map_exception = previous
     if not rows:
         raise InputError("the dataset is empty: no documents to write")
-    return {"documents": int(rows), "shards": len(list_shards(out_dir))}
+    return int(rows)
 
 
 def run_datasets(
@@ -435,6 +507,37 @@ def run_datasets(
     require("datasets", "run_datasets")
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)
+    with _shard_run(out_dir, existing):
+        count = _run_datasets_job(
+            dataset,
+            out_dir,
+            embedder,
+            anonymize,
+            anonymize_options,
+            neutralize,
+            groups,
+            batch_size,
+            num_proc,
+            id_field,
+            text_field,
+        )
+    return {"documents": count, "shards": len(list_shards(out_dir))}
+
+
+def _run_datasets_job(
+    dataset: Any,
+    out_dir: Path,
+    embedder: Embedder | str | None,
+    anonymize: str | Any | None,
+    anonymize_options: Mapping[str, Any] | None,
+    neutralize: str | None,
+    groups: str | None,
+    batch_size: int,
+    num_proc: int | None,
+    id_field: str,
+    text_field: str,
+) -> int:
+    """The ``datasets.map`` job itself: the number of rows written (an empty dataset is an InputError)."""
     writer = ShardWriter(
         out_dir,
         embedder,
@@ -455,7 +558,7 @@ def run_datasets(
     )
     if not len(written):
         raise InputError("the dataset is empty: no documents to write")
-    return {"documents": len(written), "shards": len(list_shards(out_dir))}
+    return len(written)
 
 
 __all__ = ["ShardWriter", "run_datasets", "run_ray"]

@@ -36,6 +36,10 @@ from debiasrag.index import FaissIndex, StoredGroups
 from debiasrag.storage import is_model_name
 
 SHARD_FORMAT = 1
+RUN_MARKER = ".debiasrag-run-unfinished"
+"""Written into an ``out_dir`` by :func:`~debiasrag.scale.run_ray` / ``run_datasets`` when a run starts and removed
+when it ends well: a folder that holds it is refused by :func:`index_from_shards` — a run that stopped part-way
+leaves whole shards for some batches and none for others, and an index of them would miss documents silently."""
 _SUFFIXES = (".npy", ".jsonl", ".json")
 NORM_TOLERANCE = 1e-3  # how far a stored vector's L2 norm may be from 1 (float32 rounding, quantised models)
 INDEX_OPTIONS = ("kind", "nlist", "nprobe", "hnsw_m", "ef_search")  # FaissIndex's options, as from_documents lists
@@ -107,6 +111,20 @@ def write_shard(
     if len(set(ids)) != len(ids):
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise InputError(f"duplicate id {duplicate!r} within one shard")
+    # every argument is checked before a file is touched: a refusal after the data files would leave a shard the
+    # whole folder is then refused for (red-team, session 34)
+    if model_name is not None and not isinstance(model_name, str):
+        raise InputError(f"model_name must be a model name (a string) or None, got {model_name!r:.80}")
+    if name is not None and not (
+        isinstance(name, str) and name.strip() and not any(c in name for c in "/\\\x00") and name not in (".", "..")
+    ):
+        raise InputError(f"name must be a file-name stem (no '/', '\\' or NUL), got {name!r:.80}")
+    if preprocessing is not None and not isinstance(preprocessing, dict):
+        raise InputError(f"preprocessing must be a dict (as a manifest records it), got {type(preprocessing).__name__}")
+    if groups is not None and not (
+        isinstance(groups, dict) and all(isinstance(g, StoredGroups) for g in groups.values())
+    ):
+        raise InputError("groups must map each concept to StoredGroups (as FaissIndex.store_groups makes them)")
     for concept, stored in (groups or {}).items():
         if len(stored.groups) != len(documents):
             raise InputError(f"{len(stored.groups)} {concept} groups for {len(documents)} documents")
@@ -125,9 +143,6 @@ def write_shard(
             lines.append(line.encode("utf-8"))
         except UnicodeEncodeError:  # lone surrogates: \uXXXX escapes keep them exactly
             lines.append((json.dumps(row, allow_nan=False) + "\n").encode("ascii"))
-    buffer = _npy_bytes(vectors)
-    atomic_write(folder / f"{stem}.npy", buffer)
-    atomic_write(folder / f"{stem}.jsonl", b"".join(lines))
     sidecar = {
         "format": SHARD_FORMAT,
         "model": model_name,
@@ -136,8 +151,19 @@ def write_shard(
         "preprocessing": dict(preprocessing or {}),
         "groups": {c: _groups_entry(g, (mixed or {}).get(c)) for c, g in (groups or {}).items()},
     }
+    try:
+        sidecar_bytes = json.dumps(sidecar, indent=1, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:  # a set or an Enum in preprocessing: found before anything is written
+        raise InputError(
+            f"the shard's sidecar is not JSON: {exc} (preprocessing must hold plain JSON values)"
+        ) from None
     path = folder / f"{stem}.json"
-    atomic_write(path, json.dumps(sidecar, indent=1).encode("utf-8"))
+    # The sidecar is the shard's commit point: a rewrite removes it first and writes it last, so one stopped in
+    # between leaves an incomplete shard (refused), never new rows and vectors under the old sidecar.
+    path.unlink(missing_ok=True)
+    atomic_write(folder / f"{stem}.npy", _npy_bytes(vectors))
+    atomic_write(folder / f"{stem}.jsonl", b"".join(lines))
+    atomic_write(path, sidecar_bytes)
     return path
 
 
@@ -272,6 +298,11 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
             raise InputError(f"shard folder not found: {item}")
         paths = list_shards(item) if item.is_dir() else [item]
         if item.is_dir():
+            if (item / RUN_MARKER).exists():
+                raise InputError(
+                    f"{item}: the run writing these shards did not finish ({RUN_MARKER} is there), so some batches "
+                    "may have no shard; re-run it with existing='replace', or delete the marker to index what is there"
+                )
             _refuse_unfinished(item, paths)
             if not paths:
                 raise InputError(f"no complete shards in {item}")

@@ -227,6 +227,42 @@ def test_run_datasets_replaces_or_keeps_the_shards_of_an_earlier_run(tmp_path, e
     assert sorted(index_from_shards(out).ids) == [1, 2, 3]
 
 
+def test_a_failed_run_leaves_the_earlier_shards_and_a_folder_index_from_shards_refuses(tmp_path, embedder) -> None:
+    # existing="replace" deleted the earlier run's shards first: a re-run failing on one row left part of the corpus,
+    # which index_from_shards indexed without a word (red-team, session 34)
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
+    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    assert sorted(index_from_shards(out).ids) == [1, 2]  # as before the failed run, its own shards gone
+    fresh = tmp_path / "fresh"
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, fresh, embedder=embedder, batch_size=1)
+    with pytest.raises(InputError, match="the run writing these shards did not finish"):
+        index_from_shards(fresh)
+    assert run_datasets(datasets.Dataset.from_list(ROWS), fresh, embedder=embedder, existing="replace")["shards"] == 1
+    assert sorted(index_from_shards(fresh).ids) == [1, 2]
+    # a Spark part-*.json of the user's is no shard: kept by existing="replace"
+    (fresh / "part-00000-3f2a-c000.json").write_text('{"a": 1}\n{"a": 2}\n', encoding="utf-8")
+    run_datasets(datasets.Dataset.from_list(ROWS), fresh, embedder=embedder, existing="replace")
+    assert (fresh / "part-00000-3f2a-c000.json").read_text(encoding="utf-8") == '{"a": 1}\n{"a": 2}\n'
+
+
+def test_a_shard_rewrite_that_fails_leaves_the_old_shard_whole(tmp_path) -> None:
+    # the data files were replaced before the sidecar failed: new rows and vectors under the old sidecar's groups
+    write_shard(tmp_path, [Document("a", "She is a nurse.")], unit(1), model_name="m", name="one")
+    for bad in ({"preprocessing": {"x": {1, 2}}}, {"preprocessing": "ner"}, {"model_name": 123}, {"groups": []}):
+        with pytest.raises(InputError):
+            write_shard(
+                tmp_path, [Document("a", "He is a pilot.")], unit(1), **{"model_name": "m", "name": "one", **bad}
+            )
+        assert read_shard(tmp_path / "part-one.json").documents[0].text == "She is a nurse."
+    with pytest.raises(InputError, match="name must be a file-name stem"):
+        write_shard(tmp_path, [Document("a", "x")], unit(1), model_name="m", name="a/b")
+
+
 # -- B11, C1: batches as Ray Data hands them, written by the writer directly ----------------------------------------
 def test_nested_metadata_in_a_numpy_batch_is_written_as_plain_json(tmp_path, embedder) -> None:
     batch = {  # what ray.data.from_items(rows).take_batch(batch_format="numpy") gives for nested metadata
