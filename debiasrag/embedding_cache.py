@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, resolve_model
+from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, embed_documents, embed_queries, resolve_model
 from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import user_cache_dir
 
@@ -28,8 +28,26 @@ def default_cache_dir() -> Path:
     return user_cache_dir()
 
 
-def _text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _text_key(text: str, use: str = "") -> str:
+    """The row key of ``text`` embedded for ``use`` ("" = ``encode``, "queries", "documents": an asymmetric model
+    embeds the same text two ways). Lone surrogates are kept ("surrogatepass"): the embedders accept them."""
+    return hashlib.sha256(
+        f"{use}\0{text}".encode("utf-8", "surrogatepass") if use else text.encode("utf-8", "surrogatepass")
+    ).hexdigest()
+
+
+def _model_fingerprint(name: str) -> str:
+    """What the cache keys a model by: its name, and for a model folder on this machine the names, sizes and
+    modification times of its files — a model saved again into the same folder is another model (red-team,
+    session 34: the old vectors were served)."""
+    folder = Path(name)
+    parts = [name]
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and ".cache" not in path.parts:
+                info = path.stat()
+                parts.append(f"{path.relative_to(folder)}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class CachedEmbedder:
@@ -60,7 +78,7 @@ class CachedEmbedder:
         except OSError as exc:  # a file where the folder should be, no permission
             reason = "it is a file" if self.cache_dir.is_file() else exc.strerror or exc
             raise InputError(f"cannot use the embedding cache folder {self.cache_dir}: {reason}") from None
-        model_key = hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+        model_key = _model_fingerprint(name)
         self.path = self.cache_dir / f"embeddings-{model_key}.sqlite"
         # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection
         # shared across threads, serialised by a lock.
@@ -119,10 +137,32 @@ class CachedEmbedder:
         """Vectors for ``texts`` (cache first, the model for the rest); same contract as the wrapped embedder."""
         texts = check_texts(texts)  # before the cache: one str would be looked up character by character
         with self._lock:
-            return self._encode(texts)
+            return self._encode(texts, "")
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        keys = [_text_key(t) for t in texts]
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors (the wrapped embedder's ``encode_queries`` when it has one), cached apart from documents."""
+        texts = check_texts(texts)
+        with self._lock:
+            return self._encode(texts, "queries")
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Document vectors (the wrapped embedder's ``encode_documents`` when it has one: e5's ``passage:``),
+        cached apart from queries — hidden behind ``encode``, a cached e5 embedded documents as queries."""
+        texts = check_texts(texts)
+        with self._lock:
+            return self._encode(texts, "documents")
+
+    def _model_encode(self, texts: list[str], use: str) -> np.ndarray:
+        if use == "queries":
+            vectors = embed_queries(self.inner, texts)
+        elif use == "documents":
+            vectors = embed_documents(self.inner, texts)
+        else:
+            vectors = self.inner.encode(texts)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _encode(self, texts: list[str], use: str) -> np.ndarray:
+        keys = [_text_key(t, use) for t in texts]
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):  # SQLite caps the number of bound parameters
@@ -136,7 +176,21 @@ class CachedEmbedder:
         self.misses += len(missing)
         logger.debug("%s: %d of %d texts from the cache", self.name, len(keys) - len(missing), len(keys))
         if missing:
-            vectors = np.asarray(self.inner.encode([t for _, t in missing]), dtype=np.float32)
+            read_as = self.dimension if found else None
+            vectors = self._model_encode([t for _, t in missing], use)
+            if read_as is not None and vectors.shape[1] != read_as:  # the model under this name changed dimension
+                logger.warning(
+                    "%s: cached vectors have %d dimensions, the model %d: embedding again",
+                    self.name,
+                    read_as,
+                    vectors.shape[1],
+                )
+                self._db.execute("DELETE FROM vectors")
+                self.hits -= len(keys) - len(missing)
+                self.misses += len(keys) - len(missing)
+                found.clear()
+                missing = list(dict(zip(keys, texts, strict=True)).items())
+                vectors = self._model_encode([t for _, t in missing], use)
             rows = [(k, vectors[i].tobytes()) for i, (k, _) in enumerate(missing)]
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('dimension', ?)", (str(vectors.shape[1]),))

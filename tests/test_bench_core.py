@@ -20,7 +20,7 @@ from debiasrag.bench.cache import CachedEmbedder
 from debiasrag.bench.report import render_markdown, run_suite, suite_document, write_report
 from debiasrag.bench.wefe import load_word_sets
 from debiasrag.cli import main
-from debiasrag.embedders import DEFAULT_MODEL
+from debiasrag.embedders import DEFAULT_MODEL, SentenceTransformerEmbedder
 from debiasrag.errors import InputError
 
 SUITE = ("concept-auc", "weat", "wefe", "retrieval")
@@ -97,6 +97,32 @@ def test_cache_is_per_model(embedder, tmp_path):
     a.encode(["hello"])
     b.encode(["hello"])
     assert a.path != b.path and b.misses == 1
+
+
+def test_cache_keeps_queries_and_documents_apart_for_an_asymmetric_model(embedder, tmp_path):
+    # behind plain encode, a cached e5 embedded documents with the query prefix (red-team, session 34)
+    from debiasrag.embedders import embed_documents, embed_queries
+
+    prompted = SentenceTransformerEmbedder(DEFAULT_MODEL, query_prompt="query: ", document_prompt="passage: ")
+    cached = CachedEmbedder.wrap(prompted, tmp_path)
+    texts = ["a nurse on night shifts"]
+    np.testing.assert_allclose(embed_documents(cached, texts), prompted.encode_documents(texts), atol=1e-6)
+    np.testing.assert_allclose(embed_queries(cached, texts), prompted.encode_queries(texts), atol=1e-6)
+    assert not np.allclose(embed_documents(cached, texts), embed_queries(cached, texts), atol=1e-3)
+    assert (cached.misses, cached.hits) == (2, 2)  # each embedded once, then served from the cache
+
+
+def test_cache_of_a_model_folder_saved_again_and_of_odd_texts(embedder, tmp_path):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}", encoding="utf-8")
+    first = CachedEmbedder(str(folder), lambda: embedder, tmp_path / "cache")
+    (folder / "model.safetensors").write_bytes(b"new weights")  # fine-tuned into the same folder
+    again = CachedEmbedder(str(folder), lambda: embedder, tmp_path / "cache")
+    assert first.path != again.path  # another model: the old vectors are not served
+    lone = ["a \ud800 b"]  # a lone surrogate the embedders accept: was a raw UnicodeEncodeError
+    np.testing.assert_array_equal(again.encode(lone), again.encode(lone))
+    assert again.hits == 1
 
 
 # --- seed 000 reproduction with all-MiniLM-L6-v2 (Table 4 and Table 9, row 13) -----------------------------
