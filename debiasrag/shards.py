@@ -29,6 +29,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from debiasrag.corpus import Document, check_storable_metadata, is_document_id, row_problem, stored_row_problem
+from debiasrag.embedders import resolve_model
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, loads_strict
 from debiasrag.groups import NEUTRAL, GroupDetector, detector
@@ -335,7 +336,8 @@ class _Builder:
 
     def __init__(self, model_name: str | None, options: dict[str, Any]) -> None:
         _check_index_options(options)
-        self.model_name = model_name
+        # the name the shards record for it: "all-MiniLM-L6-v2" or the packaged folder is the packaged default
+        self.model_name = resolve_model(model_name)[0] if isinstance(model_name, str) else model_name
         self.options = options
         self.first_model: tuple[str | None, str] | None = None  # the first input's own model and where it was
         self.preprocessing: dict[str, Any] | None = None

@@ -313,3 +313,11 @@ def test_run_ray_raises_a_worker_input_error_as_its_one_line_message(ray_local, 
     assert type(raised.value) is InputError  # the worker's own error, not Ray's RayTaskError around it
     assert str(raised.value) == "row 2 of the batch (id 2): 'text' must be a string"
     assert context.raise_original_map_exception == before
+
+
+def test_index_from_shards_takes_the_default_models_short_name(tmp_path, embedder) -> None:
+    # "all-MiniLM-L6-v2" works for `debiasrag index CORPUS` but was "not comparable" for --shards (red-team, s34)
+    write_shard(tmp_path, [Document(1, "She codes.")], embedder.encode(["She codes."]), model_name=embedder.name)
+    assert index_from_shards(tmp_path, model_name="all-MiniLM-L6-v2").model_name == embedder.name
+    with pytest.raises(InputError, match="vectors are not comparable"):
+        index_from_shards(tmp_path, model_name="all-mpnet-base-v2")
