@@ -350,9 +350,10 @@ def _ray_failure(exc: BaseException) -> Exception | None:
         seen.add(id(current))
         if isinstance(current, DebiasragError) and not isinstance(current, RayError):
             return current
-        if type(current).__name__ == "ArrowConversionError" and not isinstance(current, RayError):
+        arrow = type(current).__name__ in ("ArrowConversionError", "ArrowTypeError", "ArrowInvalid")
+        if arrow and not isinstance(current, RayError):  # an object in some rows and a string in others, say
             first = (str(current).strip().splitlines() or [""])[0].replace("Error converting data to Arrow: ", "")
-            return InputError(f"Ray Data could not convert the rows to Arrow ({first}): a column mixes types")
+            return InputError(f"Ray Data could not convert the rows to Arrow ({first[:200]}): a column mixes types")
         current = getattr(current, "cause", None) or current.__cause__
     return None
 
@@ -391,7 +392,9 @@ def run_ray(
     _check_run(batch_size, existing)
     check_int("concurrency", concurrency)
     check_number("num_cpus", num_cpus)
-    if isinstance(dataset, (str, bytes, Mapping)):
+    if isinstance(dataset, (str, bytes, Mapping)) or not (
+        isinstance(dataset, Sequence) or hasattr(dataset, "map_batches")
+    ):  # a generator of rows, say: list(...) it first
         raise InputError(f"dataset must be a Ray Dataset or a list of row dicts, got {type(dataset).__name__}")
     rows_in: list[Any] | None = list(dataset) if isinstance(dataset, Sequence) else None
     if rows_in is not None:

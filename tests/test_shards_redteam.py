@@ -195,6 +195,8 @@ def test_run_ray_says_an_empty_dataset_is_empty(tmp_path) -> None:
         run_ray([], tmp_path / "out")
     with pytest.raises(InputError, match="dataset must be a Ray Dataset or a list of row dicts, got str"):
         run_ray("corpus.jsonl", tmp_path / "out")
+    with pytest.raises(InputError, match="dataset must be a Ray Dataset or a list of row dicts, got generator"):
+        run_ray((row for row in ROWS), tmp_path / "out")  # reached dataset.map_batches: AttributeError
 
 
 def test_run_ray_refuses_shards_of_an_earlier_run(tmp_path) -> None:
