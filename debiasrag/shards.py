@@ -323,6 +323,22 @@ def _refuse_unfinished(folder: Path, sidecars: list[Path]) -> None:
             )
 
 
+def _comparable(preprocessing: dict[str, Any]) -> dict[str, Any]:
+    """``preprocessing`` with the anonymized entity types spelt one way: ``debiasrag index --anonymize ner`` records
+    the option as given (None = the default types), a :class:`~debiasrag.scale.ShardWriter` the anonymizer's sorted
+    list — the same anonymization, which must merge (red-team, session 34)."""
+    settings = preprocessing.get("anonymize")
+    if not isinstance(settings, dict) or "entities" not in settings:
+        return preprocessing
+    from debiasrag.anonymize.base import parse_entity_types
+
+    try:
+        entities = sorted(parse_entity_types(settings["entities"]))
+    except InputError:  # not a list of entity types: compared as written
+        return preprocessing
+    return {**preprocessing, "anonymize": {**settings, "entities": entities}}
+
+
 def _check_index_options(options: dict[str, Any]) -> None:
     """Refuse keyword arguments :class:`FaissIndex` does not take, with the wording of
     :meth:`FaissIndex.from_documents` (their values are checked by :class:`FaissIndex` itself)."""
@@ -372,7 +388,7 @@ class _Builder:
             raise InputError(f"{where} was embedded with {model}, not {self.model_name}: vectors are not comparable")
         if self.preprocessing is None:
             self.preprocessing = dict(pre)
-        elif dict(pre) != self.preprocessing:
+        elif _comparable(pre) != _comparable(self.preprocessing):
             raise InputError(f"{where} was preprocessed differently ({pre} vs {self.preprocessing})")
         for doc in documents:
             if doc.id in self.seen:

@@ -13,6 +13,7 @@ import pytest
 import test_versions
 
 from debiasrag import DebiasedRetriever, Document, FaissIndex
+from debiasrag.anonymize import DEFAULT_ENTITIES
 from debiasrag.errors import InputError
 from debiasrag.shards import (
     index_from_shards,
@@ -126,6 +127,13 @@ def test_merge_refuses_indexes_preprocessed_differently(embedder) -> None:
         merge_indexes([a, b])
     b.preprocessing = {}
     assert merge_indexes([a, b]).ids == ["d0", "d1", "d2", "d3"]
+    # the same anonymization recorded as `index --anonymize ner` does (None) and as ShardWriter does (its list)
+    a.preprocessing = {"anonymize": {"method": "ner", "strategy": "remove", "entities": None}}
+    b.preprocessing = {"anonymize": {"method": "ner", "strategy": "remove", "entities": sorted(DEFAULT_ENTITIES)}}
+    assert len(merge_indexes([a, b])) == 4
+    b.preprocessing = {"anonymize": {"method": "ner", "strategy": "remove", "entities": ["person"]}}
+    with pytest.raises(InputError, match="preprocessed differently"):
+        merge_indexes([a, b])
 
 
 def test_an_unfinished_shard_is_named_and_a_damaged_one_reported(tmp_path) -> None:
