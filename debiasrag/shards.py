@@ -215,7 +215,8 @@ def read_shard(path: str | Path) -> Shard:
     count, dimension, model = meta.get("count"), meta.get("dimension"), meta.get("model")
     if not (_is_count(count) and _is_count(dimension)):
         raise InputError(f"shard {base}: the sidecar's 'count' and 'dimension' must be integers")
-    if not (model is None or is_model_name(model)) or not isinstance(meta.get("preprocessing") or {}, dict):
+    preprocessing = meta.get("preprocessing")
+    if not (model is None or is_model_name(model)) or not (preprocessing is None or isinstance(preprocessing, dict)):
         raise InputError(f"shard {base}: the sidecar's 'model' must be a model name and 'preprocessing' an object")
     if not np.issubdtype(vectors.dtype, np.number) or not np.isfinite(vectors).all():
         raise InputError(f"shard {base}: the vectors must be finite numbers")

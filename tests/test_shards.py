@@ -251,3 +251,12 @@ def test_merged_indexes_read_versions_across_inputs(embedder) -> None:
     assert merge_indexes([first, second]).groups["gender"].groups == ["female", "male", "neutral"]
     second.groups.clear()  # groups every input stored carry over, others do not
     assert "gender" not in merge_indexes([first, second]).groups
+
+
+def test_a_sidecar_whose_preprocessing_is_a_list_is_corrupted(tmp_path) -> None:
+    # "preprocessing": [] read as "no preprocessing" (red-team, session 34)
+    path = write_shard(tmp_path, [Document("a", "A text.")], np.eye(1, 4, dtype=np.float32), model_name="m")
+    sidecar = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**sidecar, "preprocessing": []}), encoding="utf-8")
+    with pytest.raises(InputError, match="'preprocessing' an object"):
+        read_shard(path)
