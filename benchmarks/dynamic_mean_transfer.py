@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import subprocess
 import sys
 import time
@@ -55,7 +54,6 @@ import dynamic_wide_design as wd  # noqa: E402
 from study_sets import study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
-from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_fairness_set, load_wide_topics  # noqa: E402
 from debiasrag.strategies import Dynamic  # noqa: E402
 
@@ -78,24 +76,6 @@ BLIND: dict[str, Callable[[], RetrievalTask]] = {
 }
 
 
-def load(models: list[str], cache: Path, sets: dict[str, Callable[[], RetrievalTask]]) -> dict[str, dict]:
-    """model key -> set name -> candidates, cached per model and set (``dynamic_wide_design``'s cache layout)."""
-    data: dict[str, dict] = {}
-    for model in models:
-        key, embedder = Path(model).name, None
-        (cache / key).mkdir(parents=True, exist_ok=True)
-        data[key] = {}
-        for name, loader in sets.items():
-            file = cache / key / f"{name}.pkl"
-            if not file.exists():
-                if embedder is None:
-                    embedder = make_context(None if model == "default" else model, load_now=True).embedder
-                file.write_bytes(pickle.dumps(dv.load(embedder, loader())))
-            data[key][name] = pickle.loads(file.read_bytes())
-        print(f"{key} loaded", file=sys.stderr, flush=True)
-    return data
-
-
 def cells(table: dict, name: str, group: str, key: str, models: list[str]) -> str:
     return " / ".join(f"{table[name, m, group][key]:.3f}" for m in models)
 
@@ -109,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for group, names in SETS.items():
         dv.GROUP_OF.update(dict.fromkeys(names, group))
-    data = load(args.models, args.cache, {name: study_set(name) for names in SETS.values() for name in names})
+    data = wd.load_sets(args.models, args.cache, {name: study_set(name) for names in SETS.values() for name in names})
     models = list(data)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
     print(f"debiasrag at {commit.stdout.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
@@ -179,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.blind:
         for name in BLIND:
             dv.GROUP_OF[name] = name
-        blind = load(args.models, args.cache, BLIND)
+        blind = wd.load_sets(args.models, args.cache, BLIND)
         rules = {n: ({**fixed, **full_lr}[n]) for n in dict.fromkeys([BASE, chosen])}
         rules["package Dynamic()"] = (dv.library(Dynamic()), 0.0)
         table = dv.score_groups(blind, rules, list(BLIND))

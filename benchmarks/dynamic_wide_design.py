@@ -100,7 +100,14 @@ def group_tasks() -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
 
 def load_all(models: list[str], cache: Path) -> dict[str, dict[str, list[dv.Query]]]:
     """model key -> set name -> candidates (``dynamic_versions.load``), cached per model and set under ``cache``."""
-    tasks = group_tasks()
+    return load_sets(models, cache, {name: load for sets in group_tasks().values() for name, load in sets.items()})
+
+
+def load_sets(
+    models: list[str], cache: Path, sets: dict[str, Callable[[], RetrievalTask]]
+) -> dict[str, dict[str, list[dv.Query]]]:
+    """model key -> set name -> candidates of each of ``sets`` (name -> loader), cached as pickles per model and set
+    under ``cache`` (the model is loaded only for a set not cached yet)."""
     data: dict[str, dict[str, list[dv.Query]]] = {}
     for model in models:
         key = Path(model).name
@@ -108,14 +115,13 @@ def load_all(models: list[str], cache: Path) -> dict[str, dict[str, list[dv.Quer
         folder.mkdir(parents=True, exist_ok=True)
         embedder = None
         data[key] = {}
-        for sets in tasks.values():
-            for name, loader in sets.items():
-                file = folder / f"{name}.pkl"
-                if not file.exists():
-                    if embedder is None:
-                        embedder = make_context(None if model == "default" else model, load_now=True).embedder
-                    file.write_bytes(pickle.dumps(dv.load(embedder, loader())))
-                data[key][name] = pickle.loads(file.read_bytes())
+        for name, loader in sets.items():
+            file = folder / f"{name}.pkl"
+            if not file.exists():
+                if embedder is None:
+                    embedder = make_context(None if model == "default" else model, load_now=True).embedder
+                file.write_bytes(pickle.dumps(dv.load(embedder, loader())))
+            data[key][name] = pickle.loads(file.read_bytes())
         print(f"{key} loaded", file=sys.stderr, flush=True)
     return data
 
