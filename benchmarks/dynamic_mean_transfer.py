@@ -58,14 +58,11 @@ from debiasrag.datasets import RetrievalTask, load_fairness_set, load_wide_topic
 from debiasrag.strategies import Dynamic  # noqa: E402
 
 BASE = wd.BASE
-SETS = {
-    "main": ["main"],
-    "holdout": ["holdout"],
-    "passages": [f"passages{p}" for p in range(1, 37)],
-    "passages_late": [f"passages{p}" for p in range(37, 49)],
-    "reports": [f"report{r}" for r in range(1, 6)],
+SETS = {  # session 32's ten groups with report6 among the narrow ones and wide_report3 among the wide ones
+    **{group: wd.GROUP_SETS[group] for group in wd.KINDS["narrow"]},
     "report6": ["report6"],
-    **{g: [g] for g in ("topics", "wide", "wide_report", "wide_report2", "wide_design2", "wide_report3")},
+    **{group: wd.GROUP_SETS[group] for group in wd.KINDS["wide"]},
+    "wide_report3": ["wide_report3"],
 }
 GROUPS = list(SETS)
 MAX_WORST_LOSS = 0.05

@@ -85,17 +85,20 @@ FAMILIES = ("window", "knee", "cliff", "regime", "versions", "NE", "GG", "LR", "
 LR_SOURCES = ("LR", "LRb", "LRm", "LRmb")
 
 
+GROUP_SETS: dict[str, list[str]] = {
+    "main": ["main"],
+    "holdout": ["holdout"],
+    "passages": [f"passages{p}" for p in range(1, 37)],
+    "passages_late": [f"passages{p}" for p in range(37, 49)],
+    "reports": [f"report{r}" for r in range(1, 6)],
+    **{group: [group] for group in ("topics", "wide", "wide_report", "wide_report2", "wide_design2")},
+}
+"""Design group -> the names of its sets (``study_sets.study_set``)."""
+
+
 def group_tasks() -> dict[str, dict[str, Callable[[], RetrievalTask]]]:
     """Design group -> {set name: loader}."""
-    sets = {
-        "main": ["main"],
-        "holdout": ["holdout"],
-        "passages": [f"passages{p}" for p in range(1, 37)],
-        "passages_late": [f"passages{p}" for p in range(37, 49)],
-        "reports": [f"report{r}" for r in range(1, 6)],
-        **{group: [group] for group in ("topics", "wide", "wide_report", "wide_report2", "wide_design2")},
-    }
-    return {group: {name: study_set(name) for name in names} for group, names in sets.items()}
+    return {group: {name: study_set(name) for name in names} for group, names in GROUP_SETS.items()}
 
 
 def load_all(models: list[str], cache: Path) -> dict[str, dict[str, list[dv.Query]]]:
