@@ -117,7 +117,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report5",
     "report6",
     "report7",
-)  # written blind (sessions 28-33), report only
+    "report8",
+)  # written blind (sessions 28-34), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -619,7 +620,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     sport_fitness, 40 queries and 240 documents; ``"report6"``: home_finance, medical_care, outdoor_work, social_life,
     learning_skills, 40 queries and 240 documents, written blind in session 32, registered in session 33 before its
     first run; ``"report7"``: travel_commuting, cooking_nutrition, pets_animals, housing_moving, civic_volunteering,
-    40 queries and 240 documents, written blind in session 33; not in ``"all"``).
+    40 queries and 240 documents, written blind in session 33, read once in session 34; ``"report8"``:
+    garden_outdoors, digital_privacy, job_hunting, elder_care, music_arts, 40 queries and 240 documents, written blind
+    in session 34 and registered unread; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
@@ -661,7 +664,8 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = Fal
     396 documents). Report only. ``report=3``: the third, written blind in session 31 (30 topics with 1 to 5 relevant
     texts of 65–134 words; 450 documents), registered in session 32 before its first run. Report only. ``report=4``:
     the fourth, written blind in session 32 (30 topics with 1 to 5 relevant texts of 40–91 words; 450 documents),
-    registered in session 33 before its first run. Report only.
+    registered in session 33 before its first run, read once in session 34. Report only. ``report=5``: the fifth,
+    written blind in session 34 (30 topics with 1 to 5 relevant texts of 60–130 words), registered unread. Report only.
     """
     folders = {
         0: "wide_topics",
@@ -669,9 +673,10 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = Fal
         2: "wide_topics_report2",
         3: "wide_topics_report3",
         4: "wide_topics_report4",
+        5: "wide_topics_report5",
     }
     if not isinstance(report, int) or report not in folders:  # True == 1, False == 0
-        raise InputError(f"report must be False, True (1), 2, 3 or 4, not {report!r}")
+        raise InputError(f"report must be False, True (1), 2, 3, 4 or 5, not {report!r}")
     folder = folders[int(report)]
     builder = _SetBuilder(folder.replace("_", "-"))
     with as_file("retrieval", folder) as local:

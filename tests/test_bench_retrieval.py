@@ -87,6 +87,8 @@ def test_fairness_set_shape():
         ("report4", 32, 4),
         ("report5", 40, 5),
         ("report6", 40, 5),
+        ("report7", 40, 5),
+        ("report8", 40, 5),
     ],
 )
 def test_blind_report_sets_shape(split, queries, areas):
@@ -116,11 +118,11 @@ def test_wide_topics_report2_shape():
     earlier = set(load_wide_topics().queries) | set(load_wide_topics(report=True).queries)
     assert not set(report.queries) & earlier and report.name == "wide-topics-report2"
     with pytest.raises(InputError, match="report must be False, True"):
-        load_wide_topics(report=5)
+        load_wide_topics(report=6)
 
 
-@pytest.mark.parametrize("report", [3, 4])
-def test_wide_topics_report3_and_4_shape(report):
+@pytest.mark.parametrize("report", [3, 4, 5])
+def test_wide_topics_report3_to_5_shape(report):
     # The data README's description (30 topics, 1-5 relevant texts in three wordings, 450 documents), checked
     # without printing the widths: the set is for reporting.
     task = load_wide_topics(report=report)
