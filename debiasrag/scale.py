@@ -456,7 +456,7 @@ def _run_ray_job(
         fn_constructor_kwargs=kwargs,
         batch_size=batch_size,
         batch_format="pyarrow",  # numpy would turn an integer column with a missing value into floats and NaN
-        concurrency=concurrency,
+        compute=ray_data.ActorPoolStrategy(size=concurrency),  # `concurrency=` is deprecated since Ray 2.51
         num_cpus=num_cpus,
     )
     # Workers raise a debiasrag error as itself (not wrapped in Ray's UserCodeException, which keeps only the
