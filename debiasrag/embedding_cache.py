@@ -31,9 +31,7 @@ def default_cache_dir() -> Path:
 def _text_key(text: str, use: str = "") -> str:
     """The row key of ``text`` embedded for ``use`` ("" = ``encode``, "queries", "documents": an asymmetric model
     embeds the same text two ways). Lone surrogates are kept ("surrogatepass"): the embedders accept them."""
-    return hashlib.sha256(
-        f"{use}\0{text}".encode("utf-8", "surrogatepass") if use else text.encode("utf-8", "surrogatepass")
-    ).hexdigest()
+    return hashlib.sha256((f"{use}\0{text}" if use else text).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _model_fingerprint(name: str) -> str:

@@ -161,12 +161,8 @@ def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, .
 def _names_another_concepts_group(label: Any, concept: str) -> bool:
     """Whether ``label`` names a group (not neutral) of a bundled concept other than ``concept``: one
     ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" is unlabelled for gender."""
-    return any(c.name != concept and c.label_group(label) not in (None, NEUTRAL) for c in _bundled_concepts())
-
-
-@cache
-def _bundled_concepts() -> tuple[Concept, ...]:
-    return tuple(load_concept(name) for name in available_concepts())
+    others = (_bundled_concept(name) for name in available_concepts() if name != concept)
+    return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)
 
 
 @cache

@@ -414,70 +414,45 @@ def run_ray(
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)
     with _shard_run(out_dir, existing):  # only now, with every refusal behind us
-        rows = _run_ray_job(
-            ray,
-            ray_data,
-            dataset,
-            rows_in,
-            out_dir,
-            {
-                "embedder": embedder,
-                "anonymize": anonymize,
-                "anonymize_options": dict(anonymize_options or {}),
-                "neutralize": neutralize,
-                "groups": groups,
-                "id_field": id_field,
-                "text_field": text_field,
-            },
-            batch_size,
-            concurrency,
-            num_cpus,
+        if rows_in is not None:
+            dataset = ray_data.from_items(rows_in)
+        kwargs = {
+            "out_dir": str(out_dir),
+            "embedder": embedder,
+            "anonymize": anonymize,
+            "anonymize_options": dict(anonymize_options or {}),
+            "neutralize": neutralize,
+            "groups": groups,
+            "id_field": id_field,
+            "text_field": text_field,
+        }
+        written = dataset.map_batches(
+            ShardWriter,
+            fn_constructor_kwargs=kwargs,
+            batch_size=batch_size,
+            batch_format="pyarrow",  # numpy would turn an integer column with a missing value into floats and NaN
+            compute=ray_data.ActorPoolStrategy(size=concurrency),  # `concurrency=` is deprecated since Ray 2.51
+            num_cpus=num_cpus,
         )
-    return {"documents": rows, "shards": len(list_shards(out_dir))}
-
-
-def _run_ray_job(
-    ray: Any,
-    ray_data: Any,
-    dataset: Any,
-    rows_in: list[Any] | None,
-    out_dir: Path,
-    options: dict[str, Any],
-    batch_size: int,
-    concurrency: int,
-    num_cpus: float,
-) -> int:
-    """The Ray job itself: the number of rows written (an empty dataset is an InputError)."""
-    if rows_in is not None:
-        dataset = ray_data.from_items(rows_in)
-    kwargs = {"out_dir": str(out_dir), **options}
-    written = dataset.map_batches(
-        ShardWriter,
-        fn_constructor_kwargs=kwargs,
-        batch_size=batch_size,
-        batch_format="pyarrow",  # numpy would turn an integer column with a missing value into floats and NaN
-        compute=ray_data.ActorPoolStrategy(size=concurrency),  # `concurrency=` is deprecated since Ray 2.51
-        num_cpus=num_cpus,
-    )
-    # Workers raise a debiasrag error as itself (not wrapped in Ray's UserCodeException, which keeps only the
-    # worker's traceback as text), so the caller gets its one-line message; the setting is put back after.
-    context: Any = getattr(written, "context", None)
-    previous = getattr(context, "raise_original_map_exception", None)
-    if previous is not None:
-        context.raise_original_map_exception = True
-    try:
-        rows = written.count()
-    except ray.exceptions.RayError as exc:
-        failure = _ray_failure(exc)
-        if failure is None:
-            raise
-        raise failure from None
-    finally:
+        # Workers raise a debiasrag error as itself (not wrapped in Ray's UserCodeException, which keeps only the
+        # worker's traceback as text), so the caller gets its one-line message; the setting is put back after.
+        context: Any = getattr(written, "context", None)
+        previous = getattr(context, "raise_original_map_exception", None)
         if previous is not None:
-            context.raise_original_map_exception = previous
-    if not rows:
-        raise InputError("the dataset is empty: no documents to write")
-    return int(rows)
+            context.raise_original_map_exception = True
+        try:
+            rows = written.count()
+        except ray.exceptions.RayError as exc:
+            failure = _ray_failure(exc)
+            if failure is None:
+                raise
+            raise failure from None
+        finally:
+            if previous is not None:
+                context.raise_original_map_exception = previous
+        if not rows:
+            raise InputError("the dataset is empty: no documents to write")
+    return {"documents": int(rows), "shards": len(list_shards(out_dir))}
 
 
 def run_datasets(
@@ -511,57 +486,27 @@ def run_datasets(
     out_dir = Path(out_dir).expanduser().resolve()
     _prepare_out_dir(out_dir, existing)
     with _shard_run(out_dir, existing):
-        count = _run_datasets_job(
-            dataset,
+        writer = ShardWriter(
             out_dir,
             embedder,
-            anonymize,
-            anonymize_options,
-            neutralize,
-            groups,
-            batch_size,
-            num_proc,
-            id_field,
-            text_field,
+            anonymize=anonymize,
+            anonymize_options=anonymize_options,
+            neutralize=neutralize,
+            groups=groups,
+            id_field=id_field,
+            text_field=text_field,
         )
-    return {"documents": count, "shards": len(list_shards(out_dir))}
-
-
-def _run_datasets_job(
-    dataset: Any,
-    out_dir: Path,
-    embedder: Embedder | str | None,
-    anonymize: str | Any | None,
-    anonymize_options: Mapping[str, Any] | None,
-    neutralize: str | None,
-    groups: str | None,
-    batch_size: int,
-    num_proc: int | None,
-    id_field: str,
-    text_field: str,
-) -> int:
-    """The ``datasets.map`` job itself: the number of rows written (an empty dataset is an InputError)."""
-    writer = ShardWriter(
-        out_dir,
-        embedder,
-        anonymize=anonymize,
-        anonymize_options=anonymize_options,
-        neutralize=neutralize,
-        groups=groups,
-        id_field=id_field,
-        text_field=text_field,
-    )
-    written = dataset.map(
-        writer,
-        batched=True,
-        batch_size=batch_size,
-        num_proc=num_proc,
-        remove_columns=dataset.column_names,
-        load_from_cache_file=False,  # shards live outside the datasets cache: always write them
-    )
-    if not len(written):
-        raise InputError("the dataset is empty: no documents to write")
-    return len(written)
+        written = dataset.map(
+            writer,
+            batched=True,
+            batch_size=batch_size,
+            num_proc=num_proc,
+            remove_columns=dataset.column_names,
+            load_from_cache_file=False,  # shards live outside the datasets cache: always write them
+        )
+        if not len(written):
+            raise InputError("the dataset is empty: no documents to write")
+    return {"documents": len(written), "shards": len(list_shards(out_dir))}
 
 
 __all__ = ["ShardWriter", "run_datasets", "run_ray"]

@@ -394,10 +394,18 @@ class DynamicCutoff:
         if len(s) == 0:
             return 0
         keep = self.window(scores)
-        if self.rule == "gap" and keep < len(s):
-            drops = s[:keep] - s[1 : keep + 1]
-            keep = int(np.argmax(drops)) + 1
+        if self.rule == "gap":
+            keep = _cut_at_largest_drop(s, keep)
         return min(max(keep, self.min_k), self.max_k, len(s))
+
+
+def _cut_at_largest_drop(scores: np.ndarray, keep: int, least: float = -np.inf) -> int:
+    """How many of the descending ``scores`` to keep of a window of ``keep``: up to its largest drop (counting the drop
+    to the first score outside it) where that drop is at least ``least``; the whole window otherwise."""
+    if keep >= len(scores):
+        return keep
+    drops = scores[:keep] - scores[1 : keep + 1]
+    return int(np.argmax(drops)) + 1 if drops.max() >= least else keep
 
 
 @dataclass(frozen=True)
@@ -433,10 +441,8 @@ class TextCut:
         firsts = sorted(set(heads))
         text_scores = np.asarray(scores, dtype=np.float64)[firsts]
         n = max(1, int(np.sum(text_scores >= text_scores[0] - self.tau * spread)))
-        if self.gamma is not None and n < len(firsts):
-            drops = text_scores[:n] - text_scores[1 : n + 1]
-            if drops.max() >= self.gamma * spread:
-                n = int(np.argmax(drops)) + 1
+        if self.gamma is not None:
+            n = _cut_at_largest_drop(text_scores, n, self.gamma * spread)
         return set(firsts[:n])
 
 
