@@ -33,7 +33,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, shown
 
 GROUPS = ("female", "male", "neutral")
 # A document id: any hashable (str, int, ...), the same type throughout one call.
@@ -72,6 +72,10 @@ def set_quality(returned_relevant: Sequence[bool], n_relevant: int) -> dict[str,
     if n_relevant <= 0:
         raise InputError("n_relevant must be positive (a query without relevant documents cannot be scored)")
     hits = float(np.sum(np.asarray(returned_relevant, dtype=bool)))
+    if hits > n_relevant:
+        raise InputError(
+            f"{int(hits)} relevant documents returned but the query has {n_relevant}: a document returned twice?"
+        )
     recall = hits / n_relevant
     precision = hits / len(returned_relevant) if len(returned_relevant) else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
@@ -109,6 +113,38 @@ def group_counts(groups: Sequence[str]) -> dict[str, float]:
     return {**counts, "female_minus_male": diff, "abs_female_minus_male": abs(diff)}
 
 
+def _magnitudes(female: Sequence[float] | np.ndarray, male: Sequence[float] | np.ndarray) -> tuple[np.ndarray, ...]:
+    """Female and male magnitudes as float arrays of one length, finite and ≥ 0."""
+    try:
+        f, m = np.asarray(female, dtype=float), np.asarray(male, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("gender magnitudes must be numbers") from None
+    if f.ndim != 1 or f.shape != m.shape:
+        raise InputError(f"female and male magnitudes must be lists of one length, got {f.shape} and {m.shape}")
+    if not (np.isfinite(f).all() and np.isfinite(m).all()) or (f < 0).any() or (m < 0).any():
+        raise InputError("gender magnitudes must be finite numbers >= 0")
+    return f, m
+
+
+def _neutralities(values: Sequence[float] | np.ndarray, label: str) -> np.ndarray:
+    """Neutralities ω as a float array, each in [0, 1]."""
+    try:
+        omega = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: neutralities must be numbers") from None
+    if omega.ndim != 1 or not (np.isfinite(omega).all() and ((omega >= 0) & (omega <= 1)).all()):
+        raise InputError(f"{label}: neutralities must be a list of numbers in [0, 1]")
+    return omega
+
+
+def _no_repeats(ranked_ids: Sequence[DocId]) -> None:
+    seen: set[DocId] = set()
+    for doc in ranked_ids:
+        if doc in seen:
+            raise InputError(f"the ranking returns document {shown(doc)} twice")
+        seen.add(doc)
+
+
 def rank_bias(
     female: Sequence[float] | np.ndarray, male: Sequence[float] | np.ndarray, cutoff: int
 ) -> dict[str, float]:
@@ -122,12 +158,9 @@ def rank_bias(
 
     Also returns the female/male parts of each (``arab_female``, ``arab_male``). An empty list has no bias (0).
     """
-    if cutoff < 1:
-        raise InputError(f"cutoff must be at least 1, got {cutoff}")
-    f = np.asarray(female, dtype=float)[:cutoff]
-    m = np.asarray(male, dtype=float)[:cutoff]
-    if f.shape != m.shape:
-        raise InputError("female and male magnitudes must have the same length")
+    cutoff = check_int("cutoff", cutoff)
+    f, m = _magnitudes(female, male)
+    f, m = f[:cutoff], m[:cutoff]
     if f.size == 0:
         return {"rab": 0.0, "arab": 0.0, "arab_female": 0.0, "arab_male": 0.0}
     depth = np.arange(1, f.size + 1)
@@ -156,8 +189,7 @@ def document_neutrality(
     word-count code uses threshold 1 (a single gendered word is ignored); with group labels (magnitude 1) use the
     default 0, otherwise every labelled document would count as neutral.
     """
-    f = np.asarray(female, dtype=float)
-    m = np.asarray(male, dtype=float)
+    f, m = _magnitudes(female, male)
     total = f + m
     with np.errstate(invalid="ignore", divide="ignore"):
         omega = 1.0 - np.abs(f / total - portion) - np.abs(m / total - (1.0 - portion))
@@ -175,10 +207,9 @@ def nfairr(
     the same over the background sorted by ω descending; NFaiRR = FaiRR / IFaiRR (0 when IFaiRR is 0).
     A short list (fewer than t documents) scores lower than a full one, as in the authors' code.
     """
-    if cutoff < 1:
-        raise InputError(f"cutoff must be at least 1, got {cutoff}")
-    omega = np.asarray(neutrality, dtype=float)[:cutoff]
-    ideal = np.sort(np.asarray(background, dtype=float))[::-1][:cutoff]
+    cutoff = check_int("cutoff", cutoff)
+    omega = _neutralities(neutrality, "neutrality")[:cutoff]
+    ideal = np.sort(_neutralities(background, "background"))[::-1][:cutoff]
     fairr = float(np.sum(omega * attention(omega.size)))
     ideal_fairr = float(np.sum(ideal * attention(ideal.size)))
     return {"fairr": fairr, "ideal_fairr": ideal_fairr, "nfairr": fairr / ideal_fairr if ideal_fairr > 0 else 0.0}
@@ -194,6 +225,7 @@ def group_exposure(ranked_ids: Sequence[DocId], pool_groups: Mapping[DocId, str]
     equally relevant documents, parity (disparity 0) is Singh & Joachims' "equal exposure for equal merit".
     """
     _check_groups(list(pool_groups.values()))
+    _no_repeats(ranked_ids)
     weights = attention(len(ranked_ids))
     rank_attention = {doc: float(w) for doc, w in zip(ranked_ids, weights, strict=True)}
     result = {}
@@ -216,12 +248,18 @@ def query_report(
 
     ``groups`` maps every document id (returned, relevant and background) to its group; ``relevant`` is the
     query's relevant ids; ``cutoff`` is the t of ARaB@t and NFaiRR@t (the strategy's k); ``background`` is the
-    NFaiRR background set (default: every id in ``groups``). Exposure is measured over the relevant documents.
+    NFaiRR background set (default: every id in ``groups``); the returned documents always belong to it, so the
+    ideal ordering can be as neutral as the list itself (NFaiRR stays in [0, 1]). Exposure is measured over the
+    relevant documents. A document returned twice, or an id ``groups`` does not label, is an InputError.
     """
     ranked = list(ranked_ids)
+    _no_repeats(ranked)
+    unlabelled = [d for d in (*ranked, *relevant, *(() if background is None else background)) if d not in groups]
+    if unlabelled:
+        raise InputError(f"no group for document {shown(unlabelled[0])}: groups must label every id used")
     ranked_groups = [groups[d] for d in ranked]
     female, male = label_magnitudes(ranked_groups)
-    background_ids = list(groups) if background is None else list(background)
+    background_ids = list(groups) if background is None else list(dict.fromkeys([*background, *ranked]))
     bg_female, bg_male = label_magnitudes([groups[d] for d in background_ids])
     return {
         **set_quality([d in relevant for d in ranked], len(relevant)),
@@ -237,6 +275,8 @@ def mean_report(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
     if not rows:
         raise InputError("no per-query results to average")
     keys = list(rows[0])
+    if any(set(row) != set(keys) for row in rows):
+        raise InputError("per-query results hold different metrics: average rows of one kind")
     result = {key: float(np.mean([row[key] for row in rows])) for key in keys}
     if "arab" in keys:
         result["abs_arab"] = float(np.mean([abs(row["arab"]) for row in rows]))

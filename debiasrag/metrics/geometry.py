@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import rankdata
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_seed
+from debiasrag.metrics._arrays import as_matrix, same_dimension
 
 AUC_CAPTURED = 0.8  # seed 000: below this the concept direction "does not capture the concept well"
 
@@ -60,9 +61,8 @@ def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None
     (class 1) from their projections; the sign of ``b`` is arbitrary, so a component's AUC is
     ``max(auc, 1 - auc)`` and the returned direction is flipped so that ``X2`` projects higher.
     """
-    x1 = np.asarray(x1, dtype=np.float64)
-    x2 = np.asarray(x2, dtype=np.float64)
-    if x1.shape != x2.shape or x1.ndim != 2 or x1.shape[0] < 1:
+    x1, x2 = as_matrix(x1, "X1"), as_matrix(x2, "X2")
+    if x1.shape != x2.shape:
         raise InputError(f"concept pairs need two equal-shape (n, p) arrays, got {x1.shape} and {x2.shape}")
     _, singular, vt = np.linalg.svd(x2 - x1, full_matrices=False)
     keep = int(np.sum(singular > singular.max() * 1e-10)) if singular.size and singular.max() > 0 else 0
@@ -87,21 +87,38 @@ def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None
 
 def projection_correlation(attributes: np.ndarray, labels: np.ndarray, direction: np.ndarray) -> float:
     """ρ = corr(y, A g) (eq. 2)."""
-    attributes = np.asarray(attributes, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.float64)
-    if attributes.shape[0] != labels.shape[0]:
-        raise InputError(f"{attributes.shape[0]} attribute vectors but {labels.shape[0]} labels")
+    attributes, labels = _attributes_and_labels(attributes, labels)
+    direction = as_matrix(np.reshape(direction, (1, -1)) if np.ndim(direction) == 1 else direction, "direction")
+    same_dimension(attributes=attributes, direction=direction)
+    return pearson(labels, attributes @ direction[0])
+
+
+def _attributes_and_labels(attributes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The attribute matrix and its labels, checked: finite, one label per attribute, at least three."""
+    attributes = as_matrix(attributes, "attributes")
+    try:
+        labels = np.asarray(labels, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("labels: expected one number per attribute") from None
+    if labels.ndim != 1 or labels.shape[0] != attributes.shape[0]:
+        raise InputError(f"{attributes.shape[0]} attribute vectors but labels of shape {labels.shape}")
+    if not np.isfinite(labels).all():
+        raise InputError("labels hold NaN or infinity")
     if attributes.shape[0] < 3:
         raise InputError("a correlation needs at least 3 labelled attributes")
-    return pearson(labels, attributes @ np.asarray(direction, dtype=np.float64))
+    return attributes, labels
 
 
 def random_projection_pvalue(
     attributes: np.ndarray, labels: np.ndarray, rho: float, *, n: int = 10_000, seed: int = 0
 ) -> float:
-    """p̂ = (1/N) Σ 1[corr(y, A a_i) ≥ |ρ|] with a_i ~ N(0, I) (eq. 3; one-sided as written in the seed)."""
-    attributes = np.asarray(attributes, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.float64)
+    """p̂ = (1/N) Σ 1[corr(y, A a_i) ≥ |ρ|] with a_i ~ N(0, I) (eq. 3; one-sided as written in the seed).
+
+    As the seed writes it, p̂ is 0 when no random projection reaches |ρ|: read it as p̂ < 1/N."""
+    attributes, labels = _attributes_and_labels(attributes, labels)
+    n, seed = check_int("n", n), check_seed(seed)
+    if not np.isfinite(rho):
+        raise InputError(f"rho must be a finite correlation, got {rho!r}")
     rng = np.random.default_rng(seed)
     projections = attributes @ rng.standard_normal((attributes.shape[1], n))  # (m, N)
     yc = labels - labels.mean()

@@ -23,21 +23,17 @@ import numpy as np
 from scipy.stats import binomtest
 
 from debiasrag.errors import InputError
+from debiasrag.metrics._arrays import as_matrix, same_dimension, unit_rows
 
 SCENARIOS = ("neutral", "debiasing", "positive", "negative")
 
 
-def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return x / norms
-
-
 def target_similarities(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each attribute row: mean cosine to T1 and to T2 (eq. 4's s-values)."""
-    a = _unit(attributes)
-    return (a @ _unit(t1).T).mean(axis=1), (a @ _unit(t2).T).mean(axis=1)
+    t1, t2, attributes = as_matrix(t1, "T1"), as_matrix(t2, "T2"), as_matrix(attributes, "attributes")
+    same_dimension(T1=t1, T2=t2, attributes=attributes)
+    a = unit_rows(attributes)
+    return (a @ unit_rows(t1).T).mean(axis=1), (a @ unit_rows(t2).T).mean(axis=1)
 
 
 def weat_counts(t1: np.ndarray, t2: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> dict[str, int]:
@@ -65,6 +61,9 @@ def scenario_test(scenario: str, counts: dict[str, int]) -> dict[str, float | in
     """Table 1's test(s) for one scenario from :func:`weat_counts` output; flat dict with ``p_hat`` and p-values."""
     if scenario not in SCENARIOS:
         raise InputError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
+    missing = [key for key in ("k1", "k2", "n1", "n") if key not in counts]
+    if missing:
+        raise InputError(f"counts lack {', '.join(missing)}: pass weat_counts()'s output")
     k1, k2, n = counts["k1"], counts["k2"], counts["n"]
     p_a1 = counts["n1"] / n
     result: dict[str, float | int | str] = {"k1": k1, "k2": k2, "n": n}

@@ -15,30 +15,20 @@ from scipy.stats import spearmanr
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_int, check_seed
+from debiasrag.metrics._arrays import as_matrix, same_dimension, unit_rows
 
 # Caliskan et al. (2017) divide by the *sample* standard deviation of s(w, A, B) over X ∪ Y. WEFE uses
 # numpy's default (population, ddof=0), which gives a slightly larger effect size; we default to Caliskan's.
 CALISKAN_DDOF = 1
 
 
-def _as_matrix(x: np.ndarray, label: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] == 0:
-        raise InputError(f"{label}: expected a non-empty (n, dim) array, got shape {x.shape}")
-    return x
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return x / norms
-
-
 def association(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """s(w, A, B) = mean_a cos(w, a) - mean_b cos(w, b) for every row w."""
-    w = _unit(_as_matrix(words, "words"))
-    return (w @ _unit(_as_matrix(a, "A")).T).mean(axis=1) - (w @ _unit(_as_matrix(b, "B")).T).mean(axis=1)
+    words, a, b = as_matrix(words, "words"), as_matrix(a, "A"), as_matrix(b, "B")
+    same_dimension(words=words, A=a, B=b)
+    w = unit_rows(words)
+    return (w @ unit_rows(a).T).mean(axis=1) - (w @ unit_rows(b).T).mean(axis=1)
 
 
 def weat(t1: np.ndarray, t2: np.ndarray, a1: np.ndarray, a2: np.ndarray, *, ddof: int = CALISKAN_DDOF) -> dict:
@@ -48,6 +38,10 @@ def weat(t1: np.ndarray, t2: np.ndarray, a1: np.ndarray, a2: np.ndarray, *, ddof
     ``effect_size = (mean_{T1} s - mean_{T2} s) / std_{T1∪T2}(s, ddof)``. The output's ``ddof`` says which
     standard deviation was used: 1 (sample, Caliskan et al.; our default) or 0 (population, WEFE's).
     """
+    if ddof not in (0, 1):
+        raise InputError(f"ddof must be 0 (population, WEFE) or 1 (sample, Caliskan et al.), got {ddof!r}")
+    t1, t2 = as_matrix(t1, "T1"), as_matrix(t2, "T2")
+    same_dimension(T1=t1, T2=t2)
     s1, s2 = association(t1, a1, a2), association(t2, a1, a2)
     both = np.concatenate([s1, s2])
     if both.size - ddof <= 0:
@@ -79,10 +73,13 @@ def weat_pvalue(
     """
     if alternative not in ("greater", "less", "two-sided"):
         raise InputError(f"alternative must be 'greater', 'less' or 'two-sided', got {alternative!r}")
-    if n_samples < 1 or max_exact < 0:
-        raise InputError("n_samples must be >= 1 and max_exact >= 0")
+    n_samples = check_int("n_samples", n_samples)
+    max_exact = check_int("max_exact", max_exact, low=0)
+    seed = check_seed(seed)
+    t1, t2 = as_matrix(t1, "T1"), as_matrix(t2, "T2")
+    same_dimension(T1=t1, T2=t2)
     s = np.concatenate([association(t1, a1, a2), association(t2, a1, a2)])
-    n1, n = len(_as_matrix(t1, "T1")), len(s)
+    n1, n = len(t1), len(s)
     observed = float(s[:n1].sum() - s[n1:].sum())
     total = s.sum()
 
@@ -135,13 +132,17 @@ def mac(targets: list[np.ndarray], attributes: list[np.ndarray]) -> dict:
     For every target word t and attribute set A_j: mean over a ∈ A_j of the cosine *distance* 1 - cos(t, a); MAC
     is the mean of all these. Values near 1 mean targets are unrelated to the attributes (no association).
     """
+    if not isinstance(targets, (list, tuple)) or not isinstance(attributes, (list, tuple)):
+        raise InputError("MAC takes a list of target sets and a list of attribute sets (one array per set)")
     if not targets or not attributes:
         raise InputError("MAC needs at least one target set and one attribute set")
-    scores = [
-        (1.0 - _unit(_as_matrix(t, "target")) @ _unit(_as_matrix(a, "attribute")).T).mean(axis=1)
-        for t in targets
-        for a in attributes
-    ]
+    target_sets = [as_matrix(t, f"target set {i + 1}") for i, t in enumerate(targets)]
+    attribute_sets = [as_matrix(a, f"attribute set {i + 1}") for i, a in enumerate(attributes)]
+    same_dimension(
+        **{f"target set {i + 1}": t for i, t in enumerate(target_sets)},
+        **{f"attribute set {i + 1}": a for i, a in enumerate(attribute_sets)},
+    )
+    scores = [(1.0 - unit_rows(t) @ unit_rows(a).T).mean(axis=1) for t in target_sets for a in attribute_sets]
     return {"mac": float(np.mean(np.concatenate(scores)))}
 
 
@@ -154,8 +155,9 @@ def rnd(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray, *, reduce: str =
     """
     if reduce not in ("mean", "sum"):
         raise InputError(f"reduce must be 'mean' or 'sum', got {reduce!r}")
-    a = _as_matrix(attributes, "attributes")
-    m1, m2 = _as_matrix(t1, "T1").mean(axis=0), _as_matrix(t2, "T2").mean(axis=0)
+    a, t1, t2 = as_matrix(attributes, "attributes"), as_matrix(t1, "T1"), as_matrix(t2, "T2")
+    same_dimension(T1=t1, T2=t2, attributes=a)
+    m1, m2 = t1.mean(axis=0), t2.mean(axis=0)
     diffs = np.linalg.norm(a - m1, axis=1) - np.linalg.norm(a - m2, axis=1)
     return {"rnd": float(diffs.mean() if reduce == "mean" else diffs.sum()), "rnd_reduce": reduce}
 
@@ -180,7 +182,10 @@ def rnsb(
     distribution P and the metric is KL(P ‖ uniform) = Σ p log(p · N); 0 means every target word is equally
     negative.
     """
-    pos, neg = _as_matrix(positive, "positive"), _as_matrix(negative, "negative")
+    seed = check_seed(seed)
+    pos, neg = as_matrix(positive, "positive"), as_matrix(negative, "negative")
+    t1, t2 = as_matrix(t1, "T1"), as_matrix(t2, "T2")
+    same_dimension(T1=t1, T2=t2, positive=pos, negative=neg)
     x = np.vstack([pos, neg])
     y = np.concatenate([np.zeros(len(pos)), np.ones(len(neg))])
     accuracy = float("nan")
@@ -198,7 +203,7 @@ def rnsb(
     model = LogisticRegression(solver="liblinear", max_iter=10000, random_state=seed).fit(x_train, y_train)
     if holdout:
         accuracy = float(model.score(x_test, y_test))
-    targets = np.vstack([_as_matrix(t1, "T1"), _as_matrix(t2, "T2")])
+    targets = np.vstack([t1, t2])
     p_negative = model.predict_proba(targets)[:, 1]
     dist = p_negative / p_negative.sum()
     kl = float(np.sum(np.where(dist > 0, dist * np.log(dist * dist.size), 0.0)))
@@ -216,11 +221,13 @@ def ect(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray) -> dict:
     Spearman correlation between the attributes' cosine to the T1 mean vector and to the T2 mean vector; 1
     means both groups rank the attributes alike (no bias), so higher is better.
     """
-    a = _unit(_as_matrix(attributes, "attributes"))
+    a, t1, t2 = as_matrix(attributes, "attributes"), as_matrix(t1, "T1"), as_matrix(t2, "T2")
+    same_dimension(T1=t1, T2=t2, attributes=a)
     if a.shape[0] < 2:
         raise InputError("ECT needs at least two attribute words")
-    m1 = _unit(_as_matrix(t1, "T1").mean(axis=0, keepdims=True))[0]
-    m2 = _unit(_as_matrix(t2, "T2").mean(axis=0, keepdims=True))[0]
+    a = unit_rows(a)
+    m1 = unit_rows(t1.mean(axis=0, keepdims=True))[0]
+    m2 = unit_rows(t2.mean(axis=0, keepdims=True))[0]
     rho = spearmanr(a @ m1, a @ m2).statistic
     return {"ect": float(rho) if np.isfinite(rho) else 0.0}
 
@@ -232,12 +239,13 @@ def ripa(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray) -> dict:
     vectors). ``ripa`` is the mean score (signed: positive leans to T1); ``ripa_abs`` the mean absolute score,
     which does not let opposite attributes cancel.
     """
-    t1, t2 = _as_matrix(t1, "T1"), _as_matrix(t2, "T2")
+    t1, t2, a = as_matrix(t1, "T1"), as_matrix(t2, "T2"), as_matrix(attributes, "attributes")
+    same_dimension(T1=t1, T2=t2, attributes=a)
     if t1.shape != t2.shape:
         raise InputError(f"RIPA pairs T1[i] with T2[i]: sets have {len(t1)} and {len(t2)} words")
     diffs = t1 - t2
     norms = np.linalg.norm(diffs, axis=1, keepdims=True)
     if np.any(norms == 0):
         raise InputError("RIPA: a target pair has identical vectors")
-    scores = (_as_matrix(attributes, "attributes") @ (diffs / norms).T).mean(axis=1)
+    scores = (a @ (diffs / norms).T).mean(axis=1)
     return {"ripa": float(scores.mean()), "ripa_abs": float(np.abs(scores).mean())}

@@ -138,7 +138,7 @@ class DoubleHardDebias(BaseDebias):
     def _alignment(self, vectors: np.ndarray, n_words: int) -> float:
         from sklearn.cluster import KMeans
 
-        # ten k-means runs, as the authors and WEFE ran it (sklearn < 1.4 default): one run follows the seed, not the data
+        # ten k-means runs, as the authors and WEFE ran it (sklearn < 1.4): one run follows the seed, not the data
         predicted = KMeans(2, n_init=10, random_state=self.random_state).fit_predict(vectors)
         truth = np.repeat([0, 1], n_words)
         accuracy = float(np.mean(predicted == truth))
