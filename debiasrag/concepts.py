@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import string
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ class Concept:
         letters."""
         if not isinstance(label, str):
             return None
-        wanted = label.strip().casefold()
+        wanted = unicodedata.normalize("NFKC", label).strip().casefold()
         aliases = {alias.casefold(): group for alias, group in self.label_aliases.items()}
         if wanted in aliases:
             return aliases[wanted]
@@ -129,8 +130,14 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'groups' must be a list of two non-empty names",
     )
-    # labels are read in any case (Concept.label_group): groups must differ in more than case
-    _check(groups[0].casefold() != groups[1].casefold(), source, "the two groups must differ (in more than case)")
+    # labels are read in any case, outer blanks ignored (Concept.label_group): a name with outer blanks, or two
+    # names equal but for case, could never be named by a label
+    _check(all(g == g.strip() for g in groups), source, "group names must not begin or end with blanks")
+    _check(
+        unicodedata.normalize("NFKC", groups[0]).casefold() != unicodedata.normalize("NFKC", groups[1]).casefold(),
+        source,
+        "the two groups must differ (in more than case or width)",
+    )
     # "neutral" is what a document with no evidence of either group is labelled: a group of that name could not be
     # told apart from it
     _check(
@@ -189,6 +196,13 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         f"'label_aliases' must map each other spelling of a label to one of {[*groups, NEUTRAL_LABEL]}",
     )
+    for alias, group in aliases.items():  # {"muslim": "christian"}: a typo that would relabel every such document
+        named = next((g for g in (*groups, NEUTRAL_LABEL) if g.casefold() == alias.strip().casefold()), None)
+        _check(
+            named is None or named == group,
+            source,
+            f"'label_aliases' maps {alias!r} to {group!r}, but {alias!r} names the group {named!r} itself",
+        )
     return {
         "name": data["name"],
         "groups": (groups[0], groups[1]),

@@ -160,7 +160,11 @@ def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, .
 
 def _names_another_concepts_group(label: Any, concept: str) -> bool:
     """Whether ``label`` names a group (not neutral) of a bundled concept other than ``concept``: one
-    ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" is unlabelled for gender."""
+    ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" is unlabelled for gender. An
+    initial alone never does: "W" is wealth's initial and a guess at "woman", so for gender it is refused, not
+    silently ignored."""
+    if isinstance(label, str) and len(label.strip()) <= 1:
+        return False
     others = (_bundled_concept(name) for name in available_concepts() if name != concept)
     return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)
 

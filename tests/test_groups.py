@@ -634,3 +634,10 @@ def test_group_summary_counts_groups_and_mixed_documents():
         Document("d", "She met him there.", {GROUP_KEY: "male"}),  # a label: counted as given, never 'mixed'
     ]
     assert group_summary(docs) == {"female": 1, "male": 2, "neutral": 1, "mixed": 1}
+
+
+def test_a_single_letter_of_another_concepts_group_is_refused_for_gender():
+    # "W" is wealth's initial and a guess at "woman": refused, not silently read as no label (red-team round 5)
+    with pytest.raises(InputError, match="expected female, male or neutral"):
+        GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "W"})
+    assert GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "wealthy"}) == "male"

@@ -123,3 +123,17 @@ def test_rank_bias_checks_lengths_before_the_cutoff_and_the_cutoff_type():
 def test_mean_report_refuses_rows_of_different_kinds():
     with pytest.raises(InputError, match="different metrics"):
         mean_report([{"recall": 1.0}, {"precision": 1.0}])
+
+
+def test_word_sets_given_as_one_string_are_refused_not_read_letter_by_letter():
+    from debiasrag.metrics import Query, check_word_sets
+
+    query = Query.build([["she", "woman"], ["he", "man"]], [["nurse"], ["engineer"]])
+    with pytest.raises(InputError, match="definition: expected a list of words"):
+        check_word_sets(query, "she", on_leak="ignore")
+    with pytest.raises(InputError, match="target set 1: expected a list of words"):
+        Query.build(["she", "he"], [["nurse"]])
+    with pytest.raises(InputError, match="target_names needs two names"):
+        Query.build([["a"], ["b"]], [["c"]], target_names=["F"])
+    # blanks and case are read alike by both checkers
+    assert check_word_sets(query, [" She "], on_leak="ignore").leaks == {"definition words scored as targets": ["she"]}

@@ -216,7 +216,13 @@ def run(ctx: BenchContext) -> BenchResult:
         return _skipped(path)
     if ctx.embedder is None:
         raise InputError("summeval needs an embedder")
-    docs = load_summeval(path)
+    try:
+        docs = load_summeval(path)
+    except InputError as exc:  # name the variable: the user may not know which file the bench read
+        raise InputError(
+            f"{ENV_SUMMEVAL}={path}: {exc.message} (expected SummEval in the MTEB format: machine_summaries, "
+            "human_summaries, relevance)"
+        ) from None
     method = ctx.anonymize or "ner"
     original, anonymized, notes = measure(ctx, ctx.embedder, docs, method)
     result = BenchResult(NAME, metrics={"status": "ok", "documents": len(docs)}, notes=notes)

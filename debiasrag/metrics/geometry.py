@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from debiasrag.errors import InputError, check_int, check_seed
-from debiasrag.metrics._arrays import as_matrix, same_dimension
+from debiasrag.metrics.arrays import as_matrix, same_dimension
 
 AUC_CAPTURED = 0.8  # seed 000: below this the concept direction "does not capture the concept well"
 

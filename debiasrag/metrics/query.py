@@ -16,11 +16,19 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 
 
 def _norm(word: str) -> str:
     return word.strip().lower()
+
+
+def _word_set(words: object, label: str) -> list[str]:
+    """One set of words as a list of strings: a bare string would be read letter by letter."""
+    try:
+        return check_texts(words, "word")
+    except InputError as exc:
+        raise InputError(f"{label}: {exc.message}") from None
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,18 @@ class Query:
         name: str = "",
     ) -> Query:
         """Validate and build a query (two non-empty target sets, one or two non-empty attribute sets)."""
+        if isinstance(targets, str) or isinstance(attributes, str):
+            raise InputError(f"query {name!r}: targets and attributes are lists of word sets, not one string")
+        targets = [_word_set(group, f"query {name!r}: target set {i + 1}") for i, group in enumerate(targets)]
+        attributes = [_word_set(group, f"query {name!r}: attribute set {i + 1}") for i, group in enumerate(attributes)]
+        if isinstance(target_names, str) or len(target_names) != 2:
+            raise InputError(f"query {name!r}: target_names needs two names, got {target_names!r}")
+        if attribute_names is not None and (
+            isinstance(attribute_names, str) or len(attribute_names) != len(attributes)
+        ):
+            raise InputError(
+                f"query {name!r}: attribute_names needs one name per attribute set, got {attribute_names!r}"
+            )
         if len(targets) != 2:
             raise InputError(f"query {name!r}: needs exactly two target sets, got {len(targets)}")
         if len(attributes) not in (1, 2):
@@ -106,8 +126,8 @@ def check_word_sets(
     if on_leak not in ("error", "warn", "ignore"):
         raise InputError(f"on_leak must be 'error', 'warn' or 'ignore', got {on_leak!r}")
     targets, attributes = query.target_words(), query.attribute_words()
-    definition_set = {_norm(w) for w in definition}
-    specific = {_norm(w) for w in gender_specific}
+    definition_set = {_norm(w) for w in _word_set(definition, "definition")}
+    specific = {_norm(w) for w in _word_set(gender_specific, "gender_specific")}
     report = WordSetReport()
     checks = [
         ("definition words scored as targets", definition_set & targets),

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from debiasrag.errors import InputError
-from debiasrag.metrics._arrays import as_matrix, same_dimension, unit_rows
+from debiasrag.metrics.arrays import as_matrix, same_dimension, unit_rows
 
 SCENARIOS = ("neutral", "debiasing", "positive", "negative")
 

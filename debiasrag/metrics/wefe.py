@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from debiasrag.errors import InputError, check_int, check_seed
-from debiasrag.metrics._arrays import as_matrix, same_dimension, unit_rows
+from debiasrag.metrics.arrays import as_matrix, same_dimension, unit_rows
 
 # Caliskan et al. (2017) divide by the *sample* standard deviation of s(w, A, B) over X ∪ Y. WEFE uses
 # numpy's default (population, ddof=0), which gives a slightly larger effect size; we default to Caliskan's.

@@ -80,8 +80,12 @@ def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
         parts = line.rstrip().split(" ")
         if parts == [""]:
             continue
-        if len(parts) < 2:
-            raise InputError(f"{path}, line {number}: expected a word followed by numbers")
+        if "\t" in line:
+            raise InputError(f"{path}, line {number}: a tab; expected a word and numbers separated by single spaces")
+        if len(parts) < 2 or not parts[0]:
+            raise InputError(f"{path}, line {number}: expected a word followed by numbers, separated by single spaces")
+        if "" in parts:
+            raise InputError(f"{path}, line {number}: two spaces in a row; separate the numbers by single spaces")
         if dim is None:
             dim = len(parts) - 1
         if len(parts) - 1 != dim:

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from debiasrag.errors import InputError, as_list, check_int, check_texts, shown
+from debiasrag.metrics.arrays import unit_rows
 
 NORMALIZATION = ("keep", "reverse")
 
@@ -148,13 +149,6 @@ class WordEmbeddings:
     def normalized(self) -> WordEmbeddings:
         """A copy with every row scaled to unit length (zero rows stay zero)."""
         return WordEmbeddings(self.words, unit_rows(self.vectors).astype(self.vectors.dtype))
-
-
-def unit_rows(x: np.ndarray) -> np.ndarray:
-    """Rows divided by their L2 norm, in float64 (zero rows are left as they are)."""
-    x = np.asarray(x, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)
-    return x / np.where(norms == 0, 1.0, norms)
 
 
 class BaseDebias(BaseEstimator):

@@ -28,7 +28,9 @@ class HardDebias(BaseDebias):
         normalization: ``"keep"`` (unit vectors, as the algorithm leaves them) or ``"reverse"`` (original lengths).
 
     Fitted attributes: ``bias_direction_`` (unit, dim), ``explained_variance_ratio_`` (per component),
-    ``equalize_pairs_`` (the pairs found in the vocabulary) and ``equalize_embeddings_`` (their unit vectors).
+    ``equalize_pairs_`` (the pairs found in the vocabulary) and ``equalize_embeddings_`` (their unit vectors in
+    the fit model). ``transform`` equalizes each pair from the vectors of the model it transforms — for the fit
+    model the same, as WEFE; for another model (same words, other vectors) its own pairs, not fit's.
     """
 
     name = "Hard Debias"
@@ -77,9 +79,11 @@ class HardDebias(BaseDebias):
         out[rows] = drop(out[rows], direction)
         out = unit_rows(out)
         equalized = []
-        for (word_a, word_b), (emb_a, emb_b) in zip(self.equalize_pairs_, self.equalize_embeddings_, strict=True):
+        for word_a, word_b in self.equalize_pairs_:
             if word_a not in model or word_b not in model:  # transform on another vocabulary than fit's
                 continue
+            # the transformed model's own vectors (WEFE reuses fit's: another model's pair would get fit's vectors)
+            emb_a, emb_b = model.unit_vectors((word_a, word_b))
             y = drop(((emb_a + emb_b) / 2)[None, :], direction)[0]
             z = np.sqrt(max(0.0, 1 - np.linalg.norm(y) ** 2))
             if (emb_a - emb_b) @ direction < 0:

@@ -29,7 +29,8 @@ class MulticlassHardDebias(BaseDebias):
         normalization: ``"keep"`` (unit vectors) or ``"reverse"`` (original lengths back, seed 003 §4).
 
     Fitted attributes: ``bias_subspace_`` (k × dim, orthonormal rows), ``explained_variance_ratio_``,
-    ``equalize_sets_`` and ``equalize_embeddings_``. ``transform`` never neutralizes the definitional words.
+    ``equalize_sets_`` and ``equalize_embeddings_`` (fit model's unit vectors; ``transform`` equalizes from the
+    vectors of the model it transforms, the same for the fit model). It never neutralizes the definitional words.
     """
 
     name = "Multiclass Hard Debias"
@@ -77,9 +78,10 @@ class MulticlassHardDebias(BaseDebias):
         out[rows] = unit_rows(out[rows] - self._project(out[rows]))
         out = unit_rows(out)
         equalized = []
-        for words, embeddings in zip(self.equalize_sets_, self.equalize_embeddings_, strict=True):
+        for words in self.equalize_sets_:
             if any(w not in model for w in words):  # transform on another vocabulary than fit's
                 continue
+            embeddings = model.unit_vectors(words)  # the transformed model's own vectors (as HardDebias)
             mean = embeddings.mean(axis=0)
             mean_b = self._project(mean[None, :])[0]
             upsilon = mean - mean_b

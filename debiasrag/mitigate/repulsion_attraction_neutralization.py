@@ -184,6 +184,10 @@ class RepulsionAttractionNeutralization(BaseDebias):
         rows = self._target_rows(model, target, None)
         if ignore:
             rows = np.setdiff1d(rows, model.rows(ignore))
+        zero = rows[~np.any(model.vectors[rows] != 0, axis=1)]
+        if zero.size:  # a zero vector has no direction: RAN's cosines would turn it into NaN
+            some = ", ".join(repr(model.words[i]) for i in zero[:5])
+            raise InputError(f"RAN cannot debias {zero.size} all-zero word vector(s): {some} (leave them out)")
         out = unit.astype(np.float64)
         for start in range(0, len(rows), self.batch_size):
             chunk = rows[start : start + self.batch_size]

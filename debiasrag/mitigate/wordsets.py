@@ -80,14 +80,15 @@ def check_overlap(
     """Check seed 003 Table 3's rules between a metric's words and a mitigation's words.
 
     Each set is a list (or set) of words; a bare string is an InputError, not a set of letters. ``objective``
-    defaults to "every word not gender-specific" (the paper's choice). Words are compared lower-cased.
+    defaults to "every word not gender-specific" (the paper's choice). Words are compared lower-cased, outer
+    blanks ignored (as :func:`debiasrag.metrics.check_word_sets`).
     ``on_leak``: ``"error"`` raises InputError naming every broken rule, ``"warn"`` warns, ``"ignore"`` only
     returns the report.
     """
     if on_leak not in ("error", "warn", "ignore"):
         raise InputError(f"on_leak must be 'error', 'warn' or 'ignore', got {on_leak!r}")
     # each a collection of words: a bare string would be compared letter by letter
-    lower = lambda words, name: {w.lower() for w in word_list(words, name)}  # noqa: E731
+    lower = lambda words, name: {w.strip().lower() for w in word_list(words, name)}  # noqa: E731  # as check_word_sets
     specific = lower(gender_specific, "gender_specific")
     metric = {"target": lower(target, "target"), "attributes": lower(attributes, "attributes")}
     algorithm: dict[str, Any] = {

@@ -343,3 +343,43 @@ def test_a_compressed_vector_file_is_named_as_such(tmp_path):
     path.write_bytes(gzip.compress(b"she 0.1 0.2\nhe 0.2 0.1\n"))
     with pytest.raises(InputError, match=r"vectors.txt.gz is a gzip file, not text: unpack it first"):
         read_vectors(path)
+
+
+# -- red-team round 5 ----------------------------------------------------------------------------------------------
+def test_ran_refuses_an_all_zero_target_vector_naming_it(small):
+    vectors = np.array(small.vectors, dtype=np.float64)
+    vectors[small.index["nurse"]] = 0.0
+    model = WordEmbeddings(small.words, vectors)
+    ran = RepulsionAttractionNeutralization(epochs=2).fit(model, definitional_pairs=[["she", "he"]])
+    with pytest.raises(InputError, match="all-zero word vector.*'nurse'"):
+        ran.transform(model, target=["nurse", "engineer"])
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [(" 0.1 0.2", "expected a word followed by numbers"), ("b  0.1 0.2", "two spaces"), ("b\t0.1\t0.2", "a tab")],
+)
+def test_word_vector_lines_with_odd_blanks_are_named(tmp_path, line, message):
+    path = tmp_path / "v.txt"
+    path.write_text(f"a 0.5 0.5\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=f"line 2: .*{message}"):
+        read_vectors(path)
+
+
+@pytest.mark.parametrize("algorithm", [HardDebias, MulticlassHardDebias])
+def test_transforming_another_model_equalizes_its_own_vectors(small, algorithm):
+    # model B: A rotated, so the same geometry; fit on A, transform B must equal fit on B, transform B
+    rotation, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((small.dimension, small.dimension)))
+    other = WordEmbeddings(small.words, np.asarray(small.vectors, dtype=np.float64) @ rotation)
+    pairs = [["she", "he"], ["woman", "man"], ["her", "his"]]
+    crossed = algorithm().fit(small, definitional_pairs=pairs) if algorithm is HardDebias else None
+    if algorithm is MulticlassHardDebias:
+        crossed = algorithm().fit(small, definitional_sets=pairs)
+        own = algorithm().fit(other, definitional_sets=pairs)
+    else:
+        own = algorithm().fit(other, definitional_pairs=pairs)
+    she = other.index["she"]
+    fitted_on_a = crossed.transform(other).vectors[she]
+    fitted_on_b = own.transform(other).vectors[she]
+    assert float(fitted_on_a @ other.vectors[she]) / np.linalg.norm(other.vectors[she]) > 0.5
+    assert float(fitted_on_b @ other.vectors[she]) / np.linalg.norm(other.vectors[she]) > 0.5

@@ -1,4 +1,5 @@
-"""Input checks shared by the metric functions: embedding matrices of finite numbers, of one dimension."""
+"""Arrays for the metric (and mitigation) functions: embedding matrices of finite numbers, of one dimension, and
+rows scaled to unit length."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def same_dimension(**matrices: np.ndarray) -> None:
 
 
 def unit_rows(x: np.ndarray) -> np.ndarray:
-    """Each row scaled to length 1 (a zero row stays zero)."""
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return x / norms
+    """Rows divided by their L2 norm, in float64 (zero rows are left as they are)."""
+    x = np.asarray(x, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.where(norms == 0, 1.0, norms)
