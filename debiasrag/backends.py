@@ -50,8 +50,20 @@ def prepare_query(query: object, transform: Callable[[str], str] | None = None) 
     """The checked query, passed through ``transform`` (e.g. an anonymizer) and checked again."""
     text = validate_query(query)
     if transform is not None:
-        text = validate_query(transform(text))
+        text = validate_query(_users_function(transform, text, "query_transform"))
     return text
+
+
+def _users_function(function: Callable[[Any], Any], value: Any, name: str) -> Any:
+    """``function(value)``; an exception it raises (the user's code) is one InputError naming ``name``, the
+    original kept as its cause. Our own errors (an anonymizer refusing a names-only query) pass unchanged."""
+    try:
+        return function(value)
+    except DebiasragError:
+        raise
+    except Exception as exc:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise InputError(f"{name} raised {type(exc).__name__}{': ' + detail if detail else ''}") from exc
 
 
 def backend_error(
@@ -119,7 +131,7 @@ def checked_relevance(convert: Callable[[float], object], raw: float, *, name: s
     ``name`` (the user's ``relevance_fn``, or the store's own relevance function), the value and the raw score,
     so no NaN ever reaches a strategy or a returned score.
     """
-    value = convert(raw)
+    value = _users_function(convert, raw, f"{name} (for the score {raw!r})")
     score = usable_score(value)
     if score is None:
         raise InputError(f"{name} returned {shown(value)} for the score {raw!r}; it must return a finite number")

@@ -76,6 +76,11 @@ INFERRED_BY_KEY = "debiasrag_group_inferred_by"
 """Metadata key :func:`annotate_groups` sets next to an inferred group: the detector's fingerprint. A group without it
 is the user's label and always kept; one inferred by another detector (an older debiasrag) is inferred again."""
 
+BALANCED_GROUP_KEY = "debiasrag_balanced_group"
+"""Metadata key of a returned copy (LangChain / LlamaIndex wrappers): the group ``balanced`` / ``dynamic`` counted the
+document as. :data:`GROUP_KEY` holds it too, unless the document carries the user's own label there (kept as written:
+"F", or a label of another concept such as "wealthy")."""
+
 NEUTRAL = "neutral"
 
 _LETTER = r"[^\W\d_]"  # any script's letters: "Ciarán", "Søren", "Zoë" are one token each
@@ -681,7 +686,7 @@ class GroupDetector:
             raise InputError(
                 f"group() takes a text and a metadata mapping, got {type(text).__name__} and {type(metadata).__name__}"
             )
-        if metadata is not None and metadata.get(GROUP_KEY) is not None and not self._stale(metadata):
+        if metadata is not None and _label(metadata) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
             group = self.concept.label_group(label)
             if group is None and _names_another_concepts_group(label, self.concept.name):
@@ -870,7 +875,22 @@ def detector_for(concept: str | Concept | GroupDetector) -> GroupDetector:
 def user_labelled(metadata: Mapping[str, Any]) -> bool:
     """Whether ``metadata`` holds the user's own group label (a :data:`GROUP_KEY` without :data:`INFERRED_BY_KEY`),
     which inference never replaces."""
-    return metadata.get(GROUP_KEY) is not None and INFERRED_BY_KEY not in metadata
+    return _label(metadata) is not None and INFERRED_BY_KEY not in metadata
+
+
+def _label(metadata: Mapping[str, Any]) -> Any:
+    """The :data:`GROUP_KEY` label, None when absent or blank (an empty CSV cell labels nothing)."""
+    label = metadata.get(GROUP_KEY)
+    return None if isinstance(label, str) and not label.strip() else label
+
+
+def result_group_fields(metadata: Mapping[str, Any], group: str) -> dict[str, str]:
+    """The group keys a returned copy of a document gains: :data:`BALANCED_GROUP_KEY` always, :data:`GROUP_KEY`
+    unless ``metadata`` holds the user's own label there, which is kept as written."""
+    fields = {BALANCED_GROUP_KEY: group}
+    if not user_labelled(metadata):
+        fields[GROUP_KEY] = group
+    return fields
 
 
 def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender", *, versions: bool = True) -> list[str]:
@@ -940,7 +960,7 @@ def mixed_census(
     mixed: list[bool] = []
     for doc, text in zip(docs, texts):
         metadata = getattr(doc, "metadata", None) or {}
-        if metadata.get(GROUP_KEY) is not None:
+        if _label(metadata) is not None:
             groups.append(found.group(text, metadata, doc_id=document_id(doc)))  # a label: checked and kept
             mixed.append(False)
         else:  # one pass over the text gives both the group and whether two groups are named

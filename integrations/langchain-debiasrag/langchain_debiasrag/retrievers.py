@@ -34,13 +34,28 @@ from debiasrag.backends import (
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError, shown
-from debiasrag.groups import GROUP_KEY, group_lookup
+from debiasrag.groups import group_lookup, result_group_fields
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 from langchain_debiasrag.embeddings import DebiasragEmbeddings
 
+# The settings __init__ resolves; assigning one after construction builds the retriever again.
+_SETTINGS = frozenset(
+    {
+        "vectorstore",
+        "embedder",
+        "concept",
+        "strategy",
+        "k",
+        "score_direction",
+        "relevance_fn",
+        "search_kwargs",
+        "query_transform",
+        "max_fetch",
+    }
+)
 # How other libraries spell the result count; given to invoke they would reach the store, which may ignore them.
 _K_SPELLINGS = frozenset({"k", "top_k", "topk", "similarity_top_k", "n", "num_results", "n_results"})
 
@@ -48,6 +63,9 @@ ScoreDirection = Literal["auto", "higher", "lower"]
 SCORE_DIRECTIONS = ("auto", "higher", "lower")
 Scored = list[tuple[Document, float]]
 SCORED_SEARCH = "similarity_search_with_score"
+# "auto" reads the score direction from the order of a search's results: until it has, searches ask for at least
+# this many, so a search for one result (or a filter leaving one) does not pass a distance off as a similarity
+PROBE_DEPTH = 3
 
 
 def document_key(doc: Document) -> str:
@@ -169,9 +187,10 @@ class DebiasedRetriever(BaseRetriever):
             if value is not None and not callable(value) and not (name == "query_transform" and value == "index"):
                 also = " or 'index'" if name == "query_transform" else ""
                 raise InputError(f"{name} must be a function (or None{also}), got {value!r}")
-        if "k" in (kwargs.get("search_kwargs") or {}):
+        counts = sorted(key for key in (kwargs.get("search_kwargs") or {}) if str(key).lower() in _K_SPELLINGS)
+        if counts:  # "top_k" would reach a store taking **kwargs and be ignored there, as "k" would override depth
             raise InputError(
-                "search_kwargs must not set 'k': the strategy sets each search's depth from k; "
+                f"search_kwargs must not set {counts[0]!r}: the strategy sets each search's depth from k; "
                 "pass DebiasedRetriever(k=...) or invoke(query, k=...)"
             )
         max_fetch = kwargs.get("max_fetch", 1000)
@@ -204,6 +223,28 @@ class DebiasedRetriever(BaseRetriever):
         else:
             kind = type(self.vectorstore).__name__
             raise InputError(f"vectorstore must be a LangChain VectorStore or a debiasrag FaissIndex, not {kind}")
+
+    # -- settings changed after construction --------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        # strategy, concept and the store are resolved once in __init__ (and a score direction is learnt per store):
+        # an assignment builds the retriever again, so it takes effect or is refused, never silently ignored
+        if name in _SETTINGS:
+            self._become(type(self)(**{**self._settings(), name: value}))
+        else:
+            super().__setattr__(name, value)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> DebiasedRetriever:
+        """A copy; ``update`` builds it again from the merged settings (checked, resolved, direction relearnt)."""
+        if not update:
+            return super().model_copy(deep=deep)
+        return type(self)(**{**self._settings(), **update})
+
+    def _settings(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+    def _become(self, other: DebiasedRetriever) -> None:
+        for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+            object.__setattr__(self, name, getattr(other, name))
 
     # -- public helpers ---------------------------------------------------------------------------
     @property
@@ -320,12 +361,18 @@ class DebiasedRetriever(BaseRetriever):
             def once(k: int) -> Any:
                 return store.similarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
-            fetch = depth
+            learning = self._learning_direction()
+            fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
                 pairs = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
-                    return _first(pairs, depth)
+                    break
+            if learning and pairs and not self._learn_direction([pairs]) and _filtered(args):
+                # a filter left too few to show an order: the store's order without it tells the same
+                probe = call_variant(name, label, lambda: store.similarity_search_with_score(query, k=PROBE_DEPTH))
+                self._learn_direction([probe])
+            return _first(pairs, depth)
 
         async def asearch(args: dict[str, Any]) -> Scored:
             args = dict(args)
@@ -335,12 +382,20 @@ class DebiasedRetriever(BaseRetriever):
             async def once(k: int) -> Any:
                 return await store.asimilarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
-            fetch = depth
+            learning = self._learning_direction()
+            fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:
                 pairs = await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
-                    return _first(pairs, depth)
+                    break
+            if learning and pairs and not self._learn_direction([pairs]) and _filtered(args):
+
+                async def unfiltered() -> Any:
+                    return await store.asimilarity_search_with_score(query, k=PROBE_DEPTH)
+
+                self._learn_direction([await acall_variant(name, label, unfiltered)])
+            return _first(pairs, depth)
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
 
@@ -390,6 +445,24 @@ class DebiasedRetriever(BaseRetriever):
                 )
             pairs.append((item[0], score))
         return pairs
+
+    def _learning_direction(self) -> bool:
+        """Whether the next search should also show the store's order: ``"auto"`` with no direction learnt yet."""
+        return self.score_direction == "auto" and self._detected_direction is None
+
+    def _learn_direction(self, results: list[Any]) -> bool:
+        """Learn the direction from raw search results (before they are cut to depth); whether it is known now.
+        Results that are not (Document, score) pairs are left to the checks that name them."""
+        try:
+            scores = [[usable_score(item[1]) for item in pairs] for pairs in results]
+            if any(score is None for row in scores for score in row):
+                return False
+            found = detect_score_direction(self.store_name, scores)  # type: ignore[arg-type]
+        except (TypeError, IndexError, KeyError, DebiasragError):
+            return False
+        if found is not None:
+            self._detected_direction = found
+        return found is not None
 
     def _direction(self, score_lists: list[list[float]]) -> str:
         if self.score_direction != "auto":
@@ -475,8 +548,8 @@ def _with_scores(doc: Document, score: float, variant: str, rank: int, group: st
     values: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
     added = {f"debiasrag_{key}": value for key, value in values.items()}
     added.update({key: value for key, value in values.items() if key not in doc.metadata})
-    if group is not None:  # only strategies that balanced groups report one
-        added[GROUP_KEY] = group
+    if group is not None:  # only strategies that balanced groups report one; a user's own label is kept
+        added.update(result_group_fields(doc.metadata, group))
     return doc.model_copy(update={"metadata": {**doc.metadata, **added}})
 
 

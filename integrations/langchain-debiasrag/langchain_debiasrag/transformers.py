@@ -4,6 +4,7 @@ are embedded (seed 002); ``GroupAnnotator`` stores each Document's group in its 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -17,8 +18,9 @@ from debiasrag.anonymize import (
     refuse_beside_anonymizer,
 )
 from debiasrag.backends import aanonymize_items, anonymize_items
+from debiasrag.concepts import Concept
 from debiasrag.errors import InputError, check_bool
-from debiasrag.groups import annotate_groups, detector
+from debiasrag.groups import annotate_groups, detector_for
 
 
 class AnonymizingTransformer(BaseDocumentTransformer):
@@ -112,15 +114,19 @@ class GroupAnnotator(BaseDocumentTransformer):
             JSON; the same ``concept`` the retriever uses. An unknown one raises :class:`debiasrag.InputError` here.
     """
 
-    def __init__(self, concept: str = "gender", **unknown: Any) -> None:
+    def __init__(self, concept: str | os.PathLike[str] | Concept = "gender", **unknown: Any) -> None:
         if unknown:  # a misspelt conecpt= would store the default concept's groups: one line of ours, not a TypeError
             raise InputError(
                 f"GroupAnnotator got unknown argument(s) {', '.join(sorted(unknown))}", hint="it takes concept"
             )
-        if not isinstance(concept, str):
-            raise InputError(f"concept must be a concept name or a concept JSON path, got {type(concept).__name__}")
+        if isinstance(concept, os.PathLike):
+            concept = os.fspath(concept)  # the same Path the retriever takes
+        if not isinstance(concept, (str, Concept)):
+            raise InputError(
+                f"concept must be a concept name, a concept JSON path or a Concept, got {type(concept).__name__}"
+            )
         self.concept = concept
-        self.fingerprint = detector(concept).fingerprint  # loads (and checks) the concept now, not at first use
+        self.fingerprint = detector_for(concept).fingerprint  # loads (and checks) the concept now, not at first use
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Copies of the Documents, in order, with their groups in ``metadata`` (see the class docstring)."""

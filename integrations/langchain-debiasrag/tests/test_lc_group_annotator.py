@@ -95,7 +95,7 @@ def test_bad_input() -> None:
     with pytest.raises(InputError) as unknown:
         GroupAnnotator("nope")
     assert str(unknown.value).startswith("unknown concept 'nope'") and "\n" not in str(unknown.value)
-    with pytest.raises(InputError, match="concept must be a concept name or a concept JSON path, got int"):
+    with pytest.raises(InputError, match="concept must be a concept name, a concept JSON path or a Concept, got int"):
         GroupAnnotator(3)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="expected LangChain Documents, got str at position 1"):
         GroupAnnotator().transform_documents([DOCS[0], "text"])  # type: ignore[list-item]

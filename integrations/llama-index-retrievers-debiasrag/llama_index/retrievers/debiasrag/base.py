@@ -28,7 +28,7 @@ from debiasrag.backends import (
 )
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError, shown
-from debiasrag.groups import GROUP_KEY, group_lookup
+from debiasrag.groups import BALANCED_GROUP_KEY, GROUP_KEY, group_lookup, result_group_fields
 from debiasrag.retriever import validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
@@ -37,7 +37,7 @@ from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 # so a user's own "group" field is never overwritten; variant and rank always go under debiasrag_variant and
 # debiasrag_rank, and under the plain "variant" / "rank" only when the node has no such key of its own.
 RESULT_KEYS = ("variant", "rank")
-DEBIASRAG_KEYS = (*RESULT_KEYS, *(f"debiasrag_{key}" for key in RESULT_KEYS), GROUP_KEY)
+DEBIASRAG_KEYS = (*RESULT_KEYS, *(f"debiasrag_{key}" for key in RESULT_KEYS), GROUP_KEY, BALANCED_GROUP_KEY)
 
 
 class DebiasedRetriever(BaseRetriever):
@@ -115,6 +115,11 @@ class DebiasedRetriever(BaseRetriever):
                 raise InputError(f"{name} must be a function (or None), got {function!r}")
         if retriever_kwargs and not isinstance(source, VectorStoreIndex):
             raise InputError("retriever_kwargs only apply to a VectorStoreIndex; configure your retriever directly")
+        if "node_ids" in (retriever_kwargs or {}):  # as_retriever passes the index's own: a TypeError at first query
+            raise InputError(
+                "retriever_kwargs must not set 'node_ids' (the index passes its own); restrict the search with "
+                "filters=MetadataFilters(...) instead"
+            )
         if "similarity_top_k" in (retriever_kwargs or {}):
             raise InputError(
                 "retriever_kwargs must not set 'similarity_top_k': the strategy sets each search's depth; "
@@ -139,7 +144,15 @@ class DebiasedRetriever(BaseRetriever):
     def _retriever_at(self, depth: int) -> tuple[BaseRetriever, bool]:
         """The retriever to call for ``depth`` results, and whether it can honour that depth."""
         if isinstance(self.source, VectorStoreIndex):
-            return self.source.as_retriever(similarity_top_k=depth, **self.retriever_kwargs), True
+            try:
+                return self.source.as_retriever(similarity_top_k=depth, **self.retriever_kwargs), True
+            except DebiasragError:
+                raise
+            except Exception as exc:  # a retriever_kwargs value the index refuses: one line naming the call
+                detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise InputError(
+                    f"{self.source_name}.as_retriever(**retriever_kwargs) failed: {type(exc).__name__}: {detail}"
+                ) from exc
         if _has_settable_top_k(self.source):
             deeper = copy.copy(self.source)  # shares index and model; only the depth differs
             deeper.similarity_top_k = depth  # type: ignore[attr-defined]
@@ -267,8 +280,8 @@ def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWit
         values: dict[str, Any] = {"variant": pick.variant, "rank": rank}
         added = {f"debiasrag_{key}": value for key, value in values.items()}
         added.update({key: value for key, value in values.items() if key not in node.metadata})  # user's kept
-        if pick.group is not None:  # only strategies that balanced groups report one
-            added[GROUP_KEY] = pick.group
+        if pick.group is not None:  # only strategies that balanced groups report one; a user's own label is kept
+            added.update(result_group_fields(node.metadata, pick.group))
         node.metadata = {**node.metadata, **added}
         hidden = tuple(added)  # only what debiasrag added: a user's own "rank" stays in the views it was in
         node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, hidden)

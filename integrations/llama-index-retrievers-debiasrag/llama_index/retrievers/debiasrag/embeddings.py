@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import Field, PrivateAttr
 
 from debiasrag.counterfactual.neutralize import GenderNeutralizer, neutralizer_for
-from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder
-from debiasrag.errors import InputError
+from debiasrag.embedders import Embedder, embed_documents, embed_queries, load_embedder, resolve_model
+from debiasrag.errors import InputError, check_int
 
 
 class DebiasragEmbedding(BaseEmbedding):
@@ -42,16 +43,31 @@ class DebiasragEmbedding(BaseEmbedding):
             )
         # model_name comes back from to_dict() (from_dict round-trips); it names the model as embedder= does
         model_name = kwargs.pop("model_name", None)
+        both = model_name is not None and embedder is not None
         if model_name is not None and embedder is None:
-            embedder = model_name
+            embedder = model_name  # LlamaIndex's usual spelling, HuggingFaceEmbedding(model_name=...)
         neutralizer = neutralizer_for(neutralize)  # before a model loads
         loaded = load_embedder(embedder)
-        if model_name is not None and model_name != loaded.name:
+        if both and resolve_model(model_name)[0] != loaded.name:  # two spellings of one model are one model
             raise InputError(f"DebiasragEmbedding got embedder {loaded.name!r} and model_name {model_name!r}; give one")
-        kwargs.setdefault("embed_batch_size", 64)
+        kwargs["embed_batch_size"] = check_int("embed_batch_size", kwargs.get("embed_batch_size", 64))
         super().__init__(model_name=loaded.name, neutralize=neutralize, **kwargs)  # type: ignore[call-arg]  # our pydantic field
         self._embedder = loaded
         self._neutralizer = neutralizer
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "neutralize":  # the neutralizer is built from it: an assignment must reach it (or be refused)
+            self._neutralizer = neutralizer_for(value)
+        super().__setattr__(name, value)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> DebiasragEmbedding:
+        """A copy; an ``update`` of ``neutralize`` or ``model_name`` builds it again (a new wording, a new model)."""
+        if not update or not {"neutralize", "model_name"} & set(update):
+            return super().model_copy(update=update, deep=deep)
+        settings = {name: getattr(self, name) for name in self.model_fields_set if name != "model_name"}
+        settings.update(update)
+        model = settings.pop("model_name", None)
+        return type(self)(model if model is not None else self._embedder, **settings)
 
     @classmethod
     def class_name(cls) -> str:

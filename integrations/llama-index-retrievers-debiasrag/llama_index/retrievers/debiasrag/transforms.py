@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from debiasrag.anonymize import (
     settings_fingerprint,
 )
 from debiasrag.backends import aanonymize_items, anonymize_items
+from debiasrag.concepts import Concept
 from debiasrag.errors import InputError, check_bool, shown
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector
 
@@ -174,11 +176,18 @@ class GroupAnnotateTransform(TransformComponent):
         default="", description="the group detector's fingerprint (part of the ingestion cache key)"
     )
 
-    def __init__(self, concept: str = "gender", **data: Any) -> None:
+    def __init__(self, concept: str | os.PathLike[str] = "gender", **data: Any) -> None:
         unknown = sorted(set(data) - set(type(self).model_fields))
         if unknown:  # pydantic would keep a misspelt conecpt= and ignore it: the default concept's groups stored
             raise InputError(
                 f"GroupAnnotateTransform got unknown argument(s) {', '.join(unknown)}", hint="it takes concept"
+            )
+        if isinstance(concept, os.PathLike):
+            concept = os.fspath(concept)  # the same Path the retriever takes
+        if isinstance(concept, Concept):
+            raise InputError(
+                "GroupAnnotateTransform keeps its concept by name or JSON path (it is saved with the pipeline): "
+                "pass the concept's file path, not a Concept object"
             )
         if not isinstance(concept, str):
             raise InputError(f"concept must be a concept name or a concept JSON path, got {type(concept).__name__}")
