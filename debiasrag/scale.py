@@ -49,7 +49,7 @@ from debiasrag.extras import require
 from debiasrag.fileio import atomic_write
 from debiasrag.groups import detector, mixed_census
 from debiasrag.index import StoredGroups
-from debiasrag.shards import RUN_MARKER, SHARD_FORMAT, list_shards, write_shard
+from debiasrag.shards import EARLIER_LIST, REPLACED_DIR, RUN_MARKER, SHARD_FORMAT, list_shards, write_shard
 from debiasrag.storage import RECORDED_NER_SWITCHES
 
 _SHARD_SUFFIXES = (".npy", ".jsonl", ".json")  # a shard's three files (debiasrag.shards)
@@ -239,7 +239,6 @@ class ShardWriter:
 Existing = Literal["refuse", "replace", "add"]
 _EXISTING = ("refuse", "replace", "add")
 _WRITER_STEM = re.compile(r"^part-[0-9a-f]{32}$")  # ShardWriter's shard names: a hash of the batch's ids
-_ASIDE = ".debiasrag-replaced"  # the earlier run's shards while a run with existing="replace" writes
 
 
 def _shard_files(folder: Path) -> list[Path]:
@@ -268,6 +267,11 @@ def _prepare_out_dir(folder: Path, existing: Any) -> None:
     (see :func:`run_ray`); "replace" sets them aside only once the run starts (:func:`_shard_run`)."""
     if existing not in _EXISTING:
         raise InputError(f"existing must be one of {', '.join(map(repr, _EXISTING))}, got {existing!r}")
+    if existing != "replace" and (folder / REPLACED_DIR).exists():
+        raise InputError(
+            f"{folder}: a run with existing='replace' was interrupted (the earlier run's shards are in "
+            f"{folder / REPLACED_DIR}); finish it with existing='replace'"
+        )
     found = _shard_files(folder)
     if found and existing == "refuse":
         complete = sum(p.suffix == ".json" for p in found)
@@ -284,18 +288,34 @@ def _prepare_out_dir(folder: Path, existing: Any) -> None:
 def _shard_run(folder: Path, existing: str) -> Iterator[None]:
     """Mark ``folder`` as being written (:data:`~debiasrag.shards.RUN_MARKER`) for the run, and with
     ``existing="replace"`` keep the earlier run's shards aside until this one has finished: a run that fails leaves
-    them as they were (its own shards removed), one that succeeds deletes them."""
+    them as they were (its own shards removed), one that succeeds deletes them. The marker is written before anything
+    moves and the earlier shards are listed before they do, so a run killed at any point (kill -9 included) leaves a
+    folder :func:`~debiasrag.shards.index_from_shards` refuses, never a silent subset, and the next ``replace`` run
+    tells the earlier run's shards from the killed run's own."""
+    marker, aside = folder / RUN_MARKER, folder / REPLACED_DIR
+    replacing = existing == "replace"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        marker = folder / RUN_MARKER
         had_marker = marker.exists()
-        earlier = _shard_files(folder) if existing == "replace" else []
-        aside = folder / _ASIDE
-        if earlier:
-            aside.mkdir(exist_ok=True)
-            for path in earlier:
-                os.replace(path, aside / path.name)
         atomic_write(marker, b"a debiasrag shard run started here and has not finished\n")
+        earlier: set[str] = set()
+        resumed = False
+        if replacing:
+            earlier = _earlier_run(aside)
+            resumed = bool(earlier)  # the marker there is the interrupted run's, not the earlier run's
+            if earlier:  # a replace run was interrupted: finish setting the earlier run aside, drop its own shards
+                for path in _shard_files(folder):
+                    if path.name in earlier:
+                        os.replace(path, aside / path.name)
+                    else:
+                        path.unlink()
+            else:
+                earlier = {path.name for path in _shard_files(folder)}
+                if earlier:
+                    aside.mkdir(exist_ok=True)
+                    atomic_write(aside / EARLIER_LIST, json.dumps(sorted(earlier)).encode("utf-8"))
+                    for name in sorted(earlier):
+                        os.replace(folder / name, aside / name)
     except OSError as exc:
         raise OutputError(f"cannot prepare {folder} for the shards: {exc.strerror or exc}") from None
     try:
@@ -304,15 +324,25 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
         if earlier:  # back to the earlier run's shards, as if this run had not started
             for path in _shard_files(folder):
                 path.unlink(missing_ok=True)
-            for path in aside.iterdir():
-                os.replace(path, folder / path.name)
-            aside.rmdir()
-            if not had_marker:
+            for name in earlier:
+                if (aside / name).exists():
+                    os.replace(aside / name, folder / name)
+            shutil.rmtree(aside, ignore_errors=True)
+            if not had_marker or resumed:
                 marker.unlink(missing_ok=True)
         raise
     marker.unlink(missing_ok=True)
-    if earlier:
+    if replacing:
         shutil.rmtree(aside, ignore_errors=True)
+
+
+def _earlier_run(aside: Path) -> set[str]:
+    """The earlier run's shard files an interrupted ``replace`` run listed in ``aside`` (none: no such run)."""
+    try:
+        names = json.loads((aside / EARLIER_LIST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {name for name in names if isinstance(name, str) and "/" not in name} if isinstance(names, list) else set()
 
 
 def _check_run(batch_size: Any, existing: Any) -> None:

@@ -38,6 +38,10 @@ from debiasrag.storage import is_model_name
 
 SHARD_FORMAT = 1
 RUN_MARKER = ".debiasrag-run-unfinished"
+# The earlier run's shards while a run with existing="replace" writes (debiasrag.scale); EARLIER_LIST inside it names
+# them, written before any moves, so an interrupted run's own shards are told from the earlier run's
+REPLACED_DIR = ".debiasrag-replaced"
+EARLIER_LIST = ".earlier-run.json"
 """Written into an ``out_dir`` by :func:`~debiasrag.scale.run_ray` / ``run_datasets`` when a run starts and removed
 when it ends well: a folder that holds it is refused by :func:`index_from_shards` — a run that stopped part-way
 leaves whole shards for some batches and none for others, and an index of them would miss documents silently."""
@@ -300,6 +304,12 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
             raise InputError(f"shard folder not found: {item}")
         paths = list_shards(item) if item.is_dir() else [item]
         if item.is_dir():
+            if (item / REPLACED_DIR).exists():
+                raise InputError(
+                    f"{item}: a run with existing='replace' was interrupted and the earlier run's shards are set "
+                    f"aside in {item / REPLACED_DIR}; re-run it with existing='replace' (they stay there until it "
+                    "finishes), or move them back and delete the other part-* files and the marker to index them"
+                )
             if (item / RUN_MARKER).exists():
                 raise InputError(
                     f"{item}: the run writing these shards did not finish ({RUN_MARKER} is there), so some batches "

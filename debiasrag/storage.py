@@ -265,22 +265,34 @@ def publish(
             text = json.dumps(record, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
             write_verified(manifest_tmp, [text])
             os.replace(manifest_tmp, target / MANIFEST)  # the single step readers can observe
-            fsync_folder(target)
         except OSError as exc:
-            shutil.rmtree(version_dir, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                manifest_tmp.unlink()
+            _undo_unpublished(target, version_dir, manifest_tmp)
             reason = exc.strerror or str(exc)
             raise IndexWriteError(
                 f"could not write the index to {target}: {reason}; the previous index is unchanged"
             ) from exc
-        except BaseException:
-            shutil.rmtree(version_dir, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                manifest_tmp.unlink()
+        except BaseException:  # Ctrl-C: undone unless the manifest already names the new version
+            _undo_unpublished(target, version_dir, manifest_tmp)
             raise
+        # Published: the new version is the index now, whatever happens next (a Ctrl-C during this fsync
+        # deleted the version the manifest named, and neither index loaded).
+        with contextlib.suppress(OSError):
+            fsync_folder(target)
         _remove_leftovers(target, keep={version, previous}, upgraded_format_1=previous_format == 1)
     return target
+
+
+def _undo_unpublished(target: Path, version_dir: Path, manifest_tmp: Path) -> None:
+    """Remove a new version that did not become the index. An interrupt can land after the manifest swap but
+    before the handler runs, so the manifest on disk decides: a version it names is kept (it is the index)."""
+    with contextlib.suppress(OSError):
+        manifest_tmp.unlink()
+    try:
+        current = json.loads((target / MANIFEST).read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError, AttributeError):
+        current = None
+    if current != version_dir.name:
+        shutil.rmtree(version_dir, ignore_errors=True)
 
 
 def _check_loadable(manifest: dict[str, Any], target: Path) -> None:

@@ -130,6 +130,38 @@ def test_saves_keep_current_and_previous_versions_only(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("where", ["manifest swap", "folder fsync"])
+def test_ctrl_c_right_after_the_manifest_swap_keeps_the_new_index(tmp_path, monkeypatch, where):
+    """A KeyboardInterrupt landing after os.replace published the manifest (during the folder fsync, ~4 ms) deleted
+    the version it names: neither index loaded (red-team round 5)."""
+    import debiasrag.storage as storage
+
+    folder = tmp_path / "ix"
+    build("old").save(folder)
+    real_replace, real_fsync = os.replace, storage.fsync_folder
+
+    def replace_then_interrupt(src, dst):
+        real_replace(src, dst)
+        if Path(dst).name == "manifest.json":
+            raise KeyboardInterrupt
+
+    def fsync_interrupted(path):
+        if Path(path) == folder:
+            raise KeyboardInterrupt
+        real_fsync(path)
+
+    if where == "manifest swap":
+        monkeypatch.setattr(storage.os, "replace", replace_then_interrupt)
+    else:
+        monkeypatch.setattr(storage, "fsync_folder", fsync_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build("new").save(folder)
+    monkeypatch.undo()
+    assert label_of(folder) == "new"
+    build("later").save(folder)  # and the next save works as ever
+    assert label_of(folder) == "later" and len(versions(folder)) == 2
+
+
 def test_format_1_index_loads_and_is_upgraded(tmp_path):
     """A folder written by debiasrag 0.1 (files at the top, manifest format 1) still loads and can be replaced."""
     folder = tmp_path / "old"
