@@ -7,8 +7,10 @@ The wrapped model is loaded lazily: a run whose texts are all cached never loads
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -81,15 +83,41 @@ class CachedEmbedder:
         # Async callers (the LangChain / LlamaIndex wrappers) encode from worker threads: one connection
         # shared across threads, serialised by a lock.
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('model', ?)", (name,))
-        self._db.commit()
-        self._dimension = dimension or self._stored_dimension()
+        try:
+            self._db = self._open()
+            self._dimension = dimension or self._stored_dimension()
+        except sqlite3.DatabaseError:  # a damaged file: it is only a cache
+            self._db = self._start_afresh()
+            self._dimension = dimension
         self.hits = 0
         self.misses = 0
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('model', ?)", (self.name,))
+            db.commit()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _start_afresh(self) -> sqlite3.Connection:
+        """Move a damaged cache file aside (``….sqlite.damaged``) and open an empty one: every run failed on it with
+        "database disk image is malformed" until the user found and deleted the file."""
+        with contextlib.suppress(AttributeError, sqlite3.Error):
+            self._db.close()
+        damaged = self.path.with_name(self.path.name + ".damaged")
+        with contextlib.suppress(FileNotFoundError):  # another process moved it first
+            os.replace(self.path, damaged)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.with_name(self.path.name + suffix).unlink()
+        logger.warning("the embedding cache %s was damaged: moved to %s, starting an empty one", self.path, damaged)
+        return self._open()
 
     @classmethod
     def for_model(cls, model: str | None, cache_dir: str | Path | None = None, **kwargs: object) -> CachedEmbedder:
@@ -160,6 +188,13 @@ class CachedEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def _encode(self, texts: list[str], use: str) -> np.ndarray:
+        try:
+            return self._encode_cached(texts, use)
+        except sqlite3.DatabaseError:  # damage found while reading (a page of the file): start afresh once
+            self._db = self._start_afresh()
+            return self._encode_cached(texts, use)
+
+    def _encode_cached(self, texts: list[str], use: str) -> np.ndarray:
         keys = [_text_key(t, use) for t in texts]
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
@@ -168,7 +203,9 @@ class CachedEmbedder:
             marks = ",".join("?" * len(chunk))
             for key, blob in self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
                 if isinstance(blob, bytes) and len(blob) == 4 * self.dimension:  # else damaged: embedded again
-                    found[key] = np.frombuffer(blob, dtype=np.float32)
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    if np.isfinite(vector).all() and vector.any():  # NaN or zeros: damaged too
+                        found[key] = vector
         missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in found]
         self.hits += sum(1 for k in keys if k in found)
         self.misses += len(missing)

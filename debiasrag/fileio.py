@@ -281,6 +281,7 @@ def atomic_write(
     *,
     encoding: str = "utf-8",
     before_replace: Callable[[], object] | None = None,
+    sync_folder: bool = True,
 ) -> Path:
     """Write ``chunks`` (text is encoded with ``encoding``) to ``target`` atomically; returns the path written.
 
@@ -294,7 +295,8 @@ def atomic_write(
 
     ``before_replace`` is called once the data is safely on disk, just before ``target`` is replaced: a companion
     file written there (a mapping that belongs to this output) goes first, and if it fails ``target`` stays as it
-    was.
+    was. ``sync_folder=False`` leaves the folder's fsync to the caller (such a companion: its fsync, milliseconds,
+    would otherwise sit between the two replaces).
     """
     path = check_output_path(target)
     if isinstance(chunks, (str, bytes)):
@@ -325,7 +327,8 @@ def atomic_write(
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}; it is unchanged") from exc
         raise
-    fsync_folder(path.parent)
+    if sync_folder:
+        fsync_folder(path.parent)
     return path
 
 
@@ -344,9 +347,12 @@ def atomic_write_text(target: str | Path, text: str, *, encoding: str = "utf-8")
     return atomic_write(target, [text], encoding=encoding)
 
 
-def atomic_write_json(target: str | Path, data: Any, *, indent: int | None = 2, sort_keys: bool = False) -> Path:
+def atomic_write_json(
+    target: str | Path, data: Any, *, indent: int | None = 2, sort_keys: bool = False, sync_folder: bool = True
+) -> Path:
     """Write ``data`` as strict JSON (see :func:`dumps_strict`) to ``target`` atomically."""
-    return atomic_write(target, [dumps_strict(data, indent=indent, sort_keys=sort_keys) + "\n"])
+    text = dumps_strict(data, indent=indent, sort_keys=sort_keys) + "\n"
+    return atomic_write(target, [text], sync_folder=sync_folder)
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:

@@ -8,6 +8,7 @@ The decoded vocabulary is cached as a text file so later runs skip the decoding.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import struct
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from debiasrag.errors import InputError
+from debiasrag.fileio import atomic_write
 
 MODEL_NAME = "glove-6b-50d"
 
@@ -251,14 +253,17 @@ class GloveVectors:
         digest = hashlib.sha256(index_path.read_bytes()).hexdigest()[:16]
         cached = Path(cache_dir) / f"glove-vocab-{digest}.txt"
         if cached.is_file():
-            words = cached.read_text(encoding="utf-8").split("\n")
-            if len(words) == expected_rows:  # a stale or truncated cache file is rebuilt
-                return words
+            # first line: the digest of the rest, so damage of any kind (swapped lines too) means a rebuild
+            with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+                head, body = cached.read_bytes().split(b"\n", 1)
+                words = body.decode("utf-8").split("\n")
+                if head.decode("ascii") == hashlib.sha256(body).hexdigest() and len(words) == expected_rows:
+                    return words
         words = read_parquet_strings(index_path)
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        tmp.write_text("\n".join(words), encoding="utf-8")
-        tmp.replace(cached)
+        body = "\n".join(words).encode("utf-8")
+        # a unique temp name: concurrent builders each write their own (a fixed one was renamed under another)
+        atomic_write(cached, [hashlib.sha256(body).hexdigest().encode("ascii") + b"\n", body])
         return words
 
     def __contains__(self, word: str) -> bool:

@@ -268,9 +268,8 @@ def publish(
         except OSError as exc:
             _undo_unpublished(target, version_dir, manifest_tmp)
             reason = exc.strerror or str(exc)
-            raise IndexWriteError(
-                f"could not write the index to {target}: {reason}; the previous index is unchanged"
-            ) from exc
+            kept = "the previous index is unchanged" if previous_format is not None else "no index was written"
+            raise IndexWriteError(f"could not write the index to {target}: {reason}; {kept}") from exc
         except BaseException:  # Ctrl-C: undone unless the manifest already names the new version
             _undo_unpublished(target, version_dir, manifest_tmp)
             raise

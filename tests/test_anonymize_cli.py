@@ -224,3 +224,23 @@ def test_an_input_with_no_rows_is_refused_and_the_old_output_kept(tmp_path, caps
     assert error.startswith(f"debiasrag: error: {src} holds no rows to anonymize")
     assert ("1 bad line(s) skipped" in error) == skip
     assert dst.read_text(encoding="utf-8") == '{"id": "mine"}\n'
+
+
+def test_nothing_but_the_two_renames_lies_between_mapping_and_output(tmp_path, monkeypatch):
+    # the mapping's folder fsync (4-8 ms) sat between the mapping's rename and the output's: a kill there left the
+    # new mapping beside the old output (red-team round 5); now the two renames follow each other
+    import debiasrag.fileio as fileio
+
+    src, dst, mapping = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "map.json"
+    write_rows(src, [{"id": 1, "text": "Kwame met Ama."}])
+    steps: list[str] = []
+    real_replace, real_fsync = os.replace, fileio.fsync_folder
+    monkeypatch.setattr(
+        fileio.os, "replace", lambda a, b: (steps.append(f"replace {os.path.basename(b)}"), real_replace(a, b))[1]
+    )
+    monkeypatch.setattr(fileio, "fsync_folder", lambda folder: (steps.append("fsync"), real_fsync(folder))[1])
+    argv = ["anonymize", str(src), str(dst), "--strategy", "replace", "--mapping-out", str(mapping)]
+    assert main(argv) == 0
+    at = steps.index("replace map.json")
+    assert steps[at + 1] == "replace out.jsonl", steps
+    assert json.loads(mapping.read_text()) == read_rows(dst)[0]["mapping"]

@@ -125,6 +125,33 @@ def test_cache_of_a_model_folder_saved_again_and_of_odd_texts(embedder, tmp_path
     assert again.hits == 1
 
 
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "nan vector"])
+def test_a_damaged_cache_is_set_aside_and_rebuilt(embedder, tmp_path, damage):
+    # every later run failed with "database disk image is malformed", naming no file; a NaN vector was served
+    # (red-team round 5)
+    texts = [f"text number {i} about nurses" for i in range(300)]
+    first = CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path)
+    expected = first.encode(texts)
+    first.close()
+    data = first.path.read_bytes()
+    if damage == "truncated":
+        first.path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        first.path.write_bytes(b"not a database at all" * 100)
+    else:
+        import sqlite3
+
+        db = sqlite3.connect(first.path)
+        key = db.execute("SELECT key FROM vectors LIMIT 1").fetchone()[0]
+        db.execute("UPDATE vectors SET vector = ? WHERE key = ?", (np.full(384, np.nan, np.float32).tobytes(), key))
+        db.commit()
+        db.close()
+    again = CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path)
+    np.testing.assert_allclose(again.encode(texts), expected, atol=1e-6)
+    assert damage == "nan vector" or first.path.with_name(first.path.name + ".damaged").exists()
+    assert CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path).encode(texts[:5]).shape == (5, 384)
+
+
 # --- seed 000 reproduction with all-MiniLM-L6-v2 (Table 4 and Table 9, row 13) -----------------------------
 
 WEAT_REPRODUCED = [
@@ -512,3 +539,19 @@ def test_concept_auc_runs_against_a_seed_row_without_table9(suite):
     )
     assert 0.5 < auc <= 1.0 and rows
     assert result.seed_figures == {}  # no Table 9 figure for this row: nothing to compare, no KeyError
+
+
+def test_the_glove_vocabulary_cache_is_rebuilt_when_damaged_in_any_way(tmp_path):
+    # two swapped lines (same count) gave wrong word vectors; a non-UTF-8 byte failed every run (red-team round 5)
+    from debiasrag.glove import GloveVectors
+
+    first = GloveVectors(cache_dir=tmp_path)
+    (cached,) = tmp_path.glob("glove-vocab-*.txt")
+    head, body = cached.read_bytes().split(b"\n", 1)
+    words = body.split(b"\n")
+    words[10], words[11] = words[11], words[10]
+    cached.write_bytes(head + b"\n" + b"\n".join(words))
+    assert GloveVectors(cache_dir=tmp_path).index == first.index
+    cached.write_bytes(head + b"\n\xff" + body[1:])
+    assert GloveVectors(cache_dir=tmp_path).index == first.index
+    assert sorted(p.name for p in tmp_path.iterdir()) == [cached.name]  # no temp left

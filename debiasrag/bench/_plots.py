@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -10,6 +11,19 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+from debiasrag.fileio import atomic_write  # noqa: E402
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    """Write the figure as PNG atomically and close it: an interrupted re-run leaves the earlier report's plot
+    whole, never a truncated PNG under a report that points to it."""
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return atomic_write(path, [buffer.getvalue()])
 
 
 def concept_bars(
@@ -36,9 +50,7 @@ def concept_bars(
     bottom.set_ylabel("|ρ| labels vs projections")
     bottom.legend(ncol=len(contexts), fontsize=8)
     fig.suptitle(title)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def similarity_heatmap(
@@ -59,9 +71,7 @@ def similarity_heatmap(
             ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=5, color="white")
     fig.colorbar(image, ax=ax, label="cosine similarity")
     ax.set_title(title)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def distributions(path: Path, series: Mapping[str, Sequence[float]], title: str, xlabel: str) -> Path:
@@ -78,9 +88,7 @@ def distributions(path: Path, series: Mapping[str, Sequence[float]], title: str,
     ax.set_xlabel(xlabel)
     ax.set_ylabel("count")
     ax.set_title(title)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def grouped_bars(path: Path, values: Mapping[str, Mapping[str, float]], title: str, ylabel: str) -> Path:
@@ -97,9 +105,7 @@ def grouped_bars(path: Path, values: Mapping[str, Mapping[str, float]], title: s
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def models_figure1(
@@ -138,6 +144,4 @@ def models_figure1(
         ax.set_xticks(x, labels, rotation=20, fontsize=8)
         ax.legend(fontsize=7)
     fig.suptitle("Bias and context response per model (seed 000 Fig. 1 layout)")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)

@@ -11,6 +11,7 @@ order as they went in; bad lines stop the run with their line number, or are ski
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
 from debiasrag.commands._common import flags_given, no_rows, positive_int, print_json, progress_bar, say, warn
 from debiasrag.corpus import SKIP_HINT, JsonlReport, iter_jsonl, write_jsonl_atomic
 from debiasrag.errors import InputError
-from debiasrag.fileio import atomic_write_json, check_output_path, refuse_same_file
+from debiasrag.fileio import atomic_write_json, check_output_path, fsync_folder, refuse_same_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -240,13 +241,17 @@ def run(args: argparse.Namespace) -> int:
         if str(args.mapping_out) == "-" and shared is not None:  # '-' is standard output, as for the output file
             print_json(shared.mapping, indent=2)
         elif args.mapping_out and shared is not None:
-            atomic_write_json(args.mapping_out, shared.mapping)
+            # its folder is synced after the output is replaced: between the two replaces only microseconds pass
+            atomic_write_json(args.mapping_out, shared.mapping, sync_folder=False)
 
     try:
         with progress_bar(f"anonymizing ({args.method})", _count_lines(args.input)) as advance:
             write_jsonl_atomic(rows(advance), args.output, before_replace=write_mapping)
     except LlmSetupError as exc:  # unknown model / refused key: name the flag, not the library parameter
         raise exc.for_cli() from None
+    if args.mapping_out and str(args.mapping_out) != "-" and shared is not None:
+        with contextlib.suppress(OSError):  # both files are replaced; this only makes the mapping's rename durable
+            fsync_folder(Path(args.mapping_out).parent)
     if report.skipped:
         warn(report.summary())
     if stats["fallbacks"]:

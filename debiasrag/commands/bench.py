@@ -132,6 +132,9 @@ def check_report_folder(folder: Path) -> dict[str, Any] | None:
             f"--out {folder}: {linked[0]!r} is a symbolic link; the report writes only files of its own (choose a "
             "new folder)"
         )
+    writable = folder if folder.is_dir() else parent
+    if writable is not None and not os.access(writable, os.W_OK | os.X_OK):  # found now, not after a long run
+        raise InputError(f"--out {folder}: cannot write into {writable} (no permission or a read-only file system)")
     earlier = _earlier_report(folder) if entries else None
     if entries and (foreign or earlier is None):
         shown = f" (it holds {foreign[0]!r}{' and more' if len(foreign) > 1 else ''})" if foreign else ""

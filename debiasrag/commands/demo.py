@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
@@ -37,12 +38,22 @@ def check_demo_folder(folder: Path) -> None:
         raise InputError(f"--out {folder} exists and is not a folder")
     entries = {entry.name for entry in folder.iterdir()} if folder.is_dir() else set()
     entries = {name for name in entries if not _DEMO_TEMP.match(name)}  # our own interrupted writes
-    earlier_demo = (folder / "index" / "manifest.json").is_file()
+    earlier_demo = (folder / "index" / "manifest.json").is_file() or _is_demo_corpus(folder / "sample_corpus.jsonl")
     if entries and (entries - _DEMO_FILES or not earlier_demo):
         raise InputError(
             f"--out {folder} is not empty and is not an earlier demo output; "
             "refusing to write the demo into it (choose a new folder)"
         )
+
+
+def _is_demo_corpus(path: Path) -> bool:
+    """Whether ``path`` is the demo's own sample corpus, as its first step writes it: a first run interrupted
+    before the index was saved left only that (and perhaps an unfinished index folder), and a re-run must work."""
+    try:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return False
+    return rows == [d.to_row() for d in load_gendered_topics().documents]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -70,7 +70,6 @@ CASES = {
         lambda t: ["index", _file(t, "c.jsonl", MINE), "--out", "ix", "--anonymize", "ner"],
         "document 1 already has an 'anonymized_text' field, which --anonymize would overwrite",
     ),
-    "bench-corrupt-embedding-cache": (lambda t: ["bench", "weat", "--cache-dir", _corrupt_cache(t)], "embedding cache"),
     "bias-score-seed-negative": (lambda t: ["bias-score", _file(t, "c.jsonl", GOOD), "--seed", "-1"], SEED),
     "mitigate-seed-huge": (lambda t: [*MITIGATE[:3], "--algorithm", "dhd", "--seed", str(10**25)], SEED),
     "bench-seed-negative": (lambda t: ["bench", "weat", "--seed", "-5"], SEED),
@@ -95,18 +94,6 @@ CASES = {
 }
 GOOD = rows({"id": 1, "text": "A fine sentence."})
 MINE = rows({"id": 1, "text": "Alice ran.", "anonymized_text": "my own field"})
-
-
-def _corrupt_cache(tmp_path: Path) -> Path:
-    import hashlib
-
-    from debiasrag.embedders import DEFAULT_MODEL
-
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    key = hashlib.sha256(DEFAULT_MODEL.encode("utf-8")).hexdigest()[:16]
-    (cache / f"embeddings-{key}.sqlite").write_bytes(b"this is not a database" * 100)
-    return cache
 
 
 def _link(tmp_path: Path) -> Path:

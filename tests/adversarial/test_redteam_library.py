@@ -520,3 +520,19 @@ def test_an_unusable_llm_base_url_is_one_error_not_a_fallback_for_every_text(mon
     with pytest.raises(InputError, match="ANTHROPIC_BASE_URL") as info:
         LlmAnonymizer(cache_dir=None)
     assert fragment in str(info.value)
+
+
+def test_a_demo_interrupted_before_its_index_was_saved_can_run_again(tmp_path):
+    # only the sample corpus was written: the re-run refused its own folder (red-team round 5)
+    from debiasrag.commands.demo import check_demo_folder
+    from debiasrag.corpus import write_jsonl_atomic
+    from debiasrag.datasets import load_gendered_topics
+
+    folder = tmp_path / "demo-out"
+    folder.mkdir()
+    write_jsonl_atomic((d.to_row() for d in load_gendered_topics().documents), folder / "sample_corpus.jsonl")
+    (folder / "index").mkdir()  # the save had only begun
+    check_demo_folder(folder)
+    (folder / "sample_corpus.jsonl").write_text('{"id": "mine", "text": "a user file"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="not an earlier demo output"):
+        check_demo_folder(folder)
