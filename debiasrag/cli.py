@@ -154,6 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed
         logger.debug("cannot build the command line: %s", exc)
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
+    words = list(sys.argv[1:] if argv is None else argv)
+    if "" in words:  # a path of "" is the current folder to Python: --out "" wrote an index into it
+        at = words.index("")
+        named = words[at - 1] if at and words[at - 1].startswith("-") else None
+        where = f"{named} is given an empty value" if named else f"argument {at + 1} is empty"
+        return _fail(f"debiasrag: error: {where}; give a value (a path, a name) or leave it out")
     args = parser.parse_args(argv)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them

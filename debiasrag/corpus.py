@@ -295,12 +295,17 @@ def stored_row_problem(row: Any) -> str | None:
 def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text"), *, where: str = "") -> dict[str, Any]:
     """A corpus row's metadata: its fields but ``exclude``; a ``metadata`` field holding an object (the shape of a
     :class:`Document`, and of an index's own ``documents.jsonl``) gives its fields, not one nested field — nested,
-    a ``debiasrag_group`` label in it would be silently ignored. A field both inside and beside it is an error."""
+    a ``debiasrag_group`` label in it would be silently ignored. A field both inside and beside it is an error. Beside
+    it, an index row's ``groups`` (concept -> group, stored by ``debiasrag index``) is left out: re-indexing an
+    index's own ``documents.jsonl`` infers them again rather than carrying them into the metadata."""
     skip = set(exclude)
     metadata = {k: v for k, v in row.items() if k not in skip}
     nested = metadata.get("metadata")
     if isinstance(nested, Mapping):
         del metadata["metadata"]
+        stored = metadata.get("groups")
+        if isinstance(stored, Mapping) and all(isinstance(v, str) for v in stored.values()):
+            del metadata["groups"]  # an index's own documents.jsonl: the groups it stored, inferred again on indexing
         both = sorted(set(nested) & set(metadata), key=str)
         if both:
             raise InputError(f"{where}field {both[0]!r} is both in 'metadata' and beside it; keep one")

@@ -30,7 +30,7 @@ from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document, Field, row_metadata
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import loads_strict
 from debiasrag.groups import GROUP_KEY
 from debiasrag.resources import as_file, read_json
@@ -238,8 +238,14 @@ def _group_field(where: str, row: dict[str, Any]) -> str:
     return group
 
 
-_UNKNOWN_GROUP_OPTION = "unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
-_UNKNOWN_GROUP_HINT = f"; to read the set anyway: {_UNKNOWN_GROUP_OPTION}"
+def _unknown_group_error(message: str, what: str = "the set") -> InputError:
+    """``message`` with the way out as an option hint: the CLI words it with its flag (--unknown-groups neutral),
+    the library with the parameter (unknown_groups='neutral'); it showed both before."""
+    return InputError(
+        message, option="unknown_groups", value="neutral", hint=f"to read {what} anyway ('skip' leaves them out)"
+    )
+
+
 # what a missing or empty label should hold, per column
 _LABELS_WANTED = {
     "group": "female, male or neutral (or F, M, N)",
@@ -287,11 +293,10 @@ class _SetBuilder:
             return known
         if self.unknown_groups == "error":
             if label == _NO_LABEL:
-                raise InputError(
-                    f"{where}: {_missing(row, column)}; label it {_LABELS_WANTED[column]}, or to read unlabelled "
-                    f"documents anyway: {_UNKNOWN_GROUP_OPTION}"
+                raise _unknown_group_error(
+                    f"{where}: {_missing(row, column)}; label it {_LABELS_WANTED[column]}", "unlabelled documents"
                 )
-            raise InputError(f"{where}: {refusal}{_UNKNOWN_GROUP_HINT}")
+            raise _unknown_group_error(f"{where}: {refusal}", "such documents")
         self.unknown[label].add(doc_id)
         if self.unknown_groups == "neutral":
             return "neutral"
@@ -639,6 +644,7 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
                     builder.add(kind, where, row)
     task = builder.task()
     if areas is not None:
+        areas = set(check_texts(areas, "area"))  # one string would be read letter by letter ("a, c, e, r")
         unknown = set(areas) - set(task.areas.values())
         if unknown:
             raise InputError(f"unknown area(s) {', '.join(sorted(unknown))}; known: {sorted(set(task.areas.values()))}")

@@ -89,18 +89,18 @@ class _NotFinite(ValueError):
     pass
 
 
-class _RepeatedKey(Exception):  # not a ValueError: that branch below means an overlong integer
+class RepeatedKeyError(Exception):  # not a ValueError: that branch below means an overlong integer
     pass
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object whose keys are all different: ``{"id": 1, "id": 2}`` is ambiguous (JSON parsers keep either)."""
     found = dict(pairs)
     if len(found) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _RepeatedKey(key)
+                raise RepeatedKeyError(key)
             seen.add(key)
     return found
 
@@ -133,9 +133,9 @@ def loads_strict(text: str | bytes) -> Any:
         text = text[1:]
     try:
         return json.loads(
-            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
+            text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=unique_keys
         )
-    except _RepeatedKey as exc:
+    except RepeatedKeyError as exc:
         raise InputError(f"an object repeats the key {exc.args[0]!r}; keep one") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})") from None

@@ -645,17 +645,17 @@ class GroupDetector:
             and raw.endswith("s")
             and raw.rstrip(".") not in self._after_title
             and self._word_group(raw.lower()[:-1]) is not None
-            and not _starts_sentence(text, token.start())
+            and (not _starts_sentence(text, token.start()) or self._before_proper_noun(text, token))
         ):
-            return None  # "Holt Brothers", "Hale & Sons": part of a firm's name
+            return None  # "Holt Brothers", "Hale & Sons", "Kings Cross was busy": part of a firm's or place's name
         if group is not None:
             if (
                 self._margin is not None
                 and raw[0].isupper()
                 and raw.endswith("'s")
-                and not _starts_sentence(text, token.start())
+                and (not _starts_sentence(text, token.start()) or self._before_proper_noun(text, token))
             ):
-                return None  # "King's Cross", "Queen's Park": part of a place name
+                return None  # "King's Cross", "Queen's Park" (first in a sentence too): part of a place name
             return group
         if self._names is not None and raw[0].isupper():
             base = strip_possessive(raw)
@@ -664,6 +664,11 @@ class GroupDetector:
             if base in self._names[1]:
                 return self.groups[1]
         return None
+
+    def _before_proper_noun(self, text: str, token: re.Match[str]) -> bool:
+        """Whether a capitalised word that is no first name follows ``token`` ("King's Cross", not "Sisters Anna")."""
+        follows = re.match(r" ([A-Z][a-z]+)\b", text[token.end() :])
+        return follows is not None and not self.is_first_name(follows.group(1))
 
     def _word_group(self, word: str) -> str | None:
         word = word.rstrip(".") if word not in self._words else word

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from debiasrag.errors import IndexLoadError, IndexWriteError, InputError
-from debiasrag.fileio import fsync_folder
+from debiasrag.fileio import RepeatedKeyError, fsync_folder, unique_keys
 
 try:  # POSIX; on other systems concurrent saves are not serialised
     import fcntl
@@ -354,11 +354,13 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
             raw = handle.read(_MANIFEST_LIMIT + 1)  # ours are a few hundred bytes; never read a runaway file whole
         if len(raw) > _MANIFEST_LIMIT:
             raise IndexLoadError(f"{folder}/{MANIFEST} is corrupted: larger than {_MANIFEST_LIMIT} bytes")
-        manifest = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        manifest = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=unique_keys)
     except FileNotFoundError:
         raise IndexLoadError(f"{folder} is not a debiasrag index (no {MANIFEST})") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise IndexLoadError(f"{folder}/{MANIFEST} is corrupted: {str(exc).splitlines()[0][:200]}") from None
+    except RepeatedKeyError as exc:  # read one way it would pick one of the two values
+        raise IndexLoadError(f"{folder}/{MANIFEST} is corrupted: it repeats the key {exc.args[0]!r}") from None
     except OSError as exc:
         raise IndexLoadError(f"cannot read {folder}/{MANIFEST}: {exc.strerror or exc}") from None
     validate_manifest(manifest, folder)

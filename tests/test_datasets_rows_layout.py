@@ -351,8 +351,8 @@ def test_labels_other_than_f_m_n_refuse_the_set_unless_told_what_to_do(tmp_path)
     with pytest.raises(InputError) as err:
         load_labelled_set(folder)
     assert str(err.value) == (
-        f"{SPORT}:4: 'content_gender' must be F, M or N (or female, male, neutral), got 'botrh'; to read the set "
-        "anyway: unknown_groups='neutral' or 'skip' (CLI: --unknown-groups neutral|skip)"
+        f"{SPORT}:4: 'content_gender' must be F, M or N (or female, male, neutral), got 'botrh' (pass "
+        "unknown_groups='neutral' to read such documents anyway ('skip' leaves them out))"
     )
     neutral = load_labelled_set(folder, unknown_groups="neutral")
     groups = {d.id: d.metadata["group"] for d in neutral.documents}
@@ -394,7 +394,9 @@ def test_an_empty_content_gender_is_read_like_an_unknown_label_when_told(tmp_pat
     with pytest.raises(InputError) as err:
         load_labelled_set(folder)
     assert str(err.value).startswith(f"{SPORT}:3: 'content_gender' is empty; label it F, M or N")
-    assert str(err.value).endswith("(CLI: --unknown-groups neutral|skip)")
+    assert str(err.value).endswith(
+        "(pass unknown_groups='neutral' to read unlabelled documents anyway ('skip' leaves them out))"
+    )
     assert {d.id: d.metadata["group"] for d in load_labelled_set(folder, unknown_groups="neutral").documents}[
         "d2M"
     ] == "neutral"

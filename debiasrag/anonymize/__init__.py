@@ -160,7 +160,7 @@ class QueryAnonymizer:
 
     def __call__(self, query: str) -> str:
         """``query`` anonymized; an :class:`~debiasrag.errors.InputError` when nothing but names was in it."""
-        return check_search_left(self.anonymizer.anonymize(query).text, "the index's documents were anonymized")
+        return check_search_left(self.anonymizer.anonymize(query).text, "queries are anonymized")
 
 
 def as_query_transform(anonymizer: Anonymizer) -> Callable[[str], str]:

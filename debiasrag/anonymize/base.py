@@ -8,6 +8,7 @@ the anonymized text. Offsets into the output text would break as soon as a span 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -171,6 +172,10 @@ def check_batch(texts: Any) -> list[str]:
     return items
 
 
+# The shape of our placeholders (PERSON_1, LOC_2): one found in a text is an earlier anonymization's, never a name
+PLACEHOLDER_ID = re.compile(r"(?<![A-Za-z0-9_])[A-Z]+_\d+(?!\d)")
+
+
 def filter_entities(
     entities: Iterable[Entity],
     labels: frozenset[str],
@@ -184,7 +189,13 @@ def filter_entities(
     """
     allow = {a.casefold() for a in allow_list}
     deny = {d.casefold() for d in deny_list}
-    kept = [e for e in entities if (e.label in labels or e.text.casefold() in deny) and e.text.casefold() not in allow]
+    kept = [
+        e
+        for e in entities
+        if (e.label in labels or e.text.casefold() in deny)
+        and e.text.casefold() not in allow
+        and not PLACEHOLDER_ID.fullmatch(e.text.strip())  # "PERSON_1" already there stays itself (NER tagged it GPE)
+    ]
     return resolve_overlaps(kept)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from debiasrag.anonymize.base import AnonymizedText, Entity
+from debiasrag.anonymize.base import PLACEHOLDER_ID, AnonymizedText, Entity
 from debiasrag.anonymize.gazetteer import load_gazetteer
 from debiasrag.resources import read_json
 
@@ -401,12 +401,9 @@ class PlaceholderMapping:
         return pattern.sub(lambda m: self.mapping[m.group(0)], text)
 
 
-_PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9_])[A-Z]+_\d+(?!\d)")
-
-
 def placeholders_in(text: str) -> set[str]:
     """The ids shaped like our placeholders (``PERSON_1``) that ``text`` already holds."""
-    return set(_PLACEHOLDER.findall(text))
+    return set(PLACEHOLDER_ID.findall(text))
 
 
 def reverse_placeholders(text: str, mapping: dict[str, str]) -> str:

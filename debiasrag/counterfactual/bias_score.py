@@ -83,15 +83,18 @@ class SentenceBias:
     truncated: bool = False
 
     def top_words(self, n: int = 3) -> list[tuple[str, float]]:
-        """The ``n`` non-gendered words with the largest |bias|, summed over their word pieces (punctuation, which
+        """The ``n`` non-gendered words with the largest |bias|, summed over their word pieces and over every place
+        the word stands (in any case: "The" and "the" are one word, listed once, as first written; punctuation, which
         counts in the score, is not a word to show)."""
-        totals: dict[tuple[int, str], float] = {}
+        totals: dict[str, float] = {}
+        shown: dict[str, str] = {}
         for tok in self.tokens:
             if not tok.gendered and any(c.isalnum() for c in tok.word):
-                key = (tok.word_start, tok.word)
+                key = tok.word.casefold()
+                shown.setdefault(key, tok.word)
                 totals[key] = totals.get(key, 0.0) + tok.bias
         ranked = sorted(totals.items(), key=lambda kv: -abs(kv[1]))[:n]
-        return [(word, value) for (_, word), value in ranked]
+        return [(shown[key], value) for key, value in ranked]
 
     def to_dict(self, tokens: bool = False) -> dict[str, Any]:
         """A JSON-ready row (with per-token scores when ``tokens``)."""

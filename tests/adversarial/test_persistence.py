@@ -395,6 +395,15 @@ def test_manifest_without_a_field_is_refused(tmp_path, field):
         FaissIndex.load(folder)
 
 
+def test_a_manifest_repeating_a_key_is_refused_not_read_one_way(tmp_path):
+    folder = tmp_path / "ix"
+    build("a").save(folder)
+    text = (folder / "manifest.json").read_text()
+    (folder / "manifest.json").write_text(text.replace('"nprobe": ', '"nprobe": 4, "nprobe": ', 1))
+    with pytest.raises(IndexLoadError, match="repeats the key 'nprobe'"):
+        FaissIndex.load(folder)
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"[]", b"null", b'{"format": NaN}', b"\xff\xfe{}", b"[" * 100_000, b'{"format": 2}'],
