@@ -155,10 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("cannot build the command line: %s", exc)
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     words = list(sys.argv[1:] if argv is None else argv)
-    if "" in words:  # a path of "" is the current folder to Python: --out "" wrote an index into it
-        at = words.index("")
-        named = words[at - 1] if at and words[at - 1].startswith("-") else None
-        where = f"{named} is given an empty value" if named else f"argument {at + 1} is empty"
+    # a path of "" is the current folder to Python: --out "" (or --out=) wrote an index into it
+    empty = next((i for i, w in enumerate(words) if w == "" or (w.startswith("--") and w.endswith("="))), None)
+    if empty is not None:
+        word = words[empty]
+        named = word[:-1] if word else (words[empty - 1] if empty and words[empty - 1].startswith("-") else None)
+        where = f"{named} is given an empty value" if named else f"argument {empty + 1} is empty"
         return _fail(f"debiasrag: error: {where}; give a value (a path, a name) or leave it out")
     args = parser.parse_args(argv)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]

@@ -31,6 +31,12 @@ def join_context(text: str, context: str) -> str:
     return f"{text} {context.strip()}".strip()
 
 
+def label_key(label: str) -> str:
+    """How a group label is compared: Unicode-normalised (NFKC: full-width "ｆｅｍａｌｅ" is "female"), outer blanks
+    dropped, any case. Group names, aliases and users' labels are all read this way."""
+    return unicodedata.normalize("NFKC", label).strip().casefold()
+
+
 @dataclass(frozen=True)
 class Concept:
     """A bias concept: two groups, their variant sentences and a debiasing context."""
@@ -61,14 +67,14 @@ class Concept:
         letters."""
         if not isinstance(label, str):
             return None
-        wanted = unicodedata.normalize("NFKC", label).strip().casefold()
-        aliases = {alias.casefold(): group for alias, group in self.label_aliases.items()}
+        wanted = label_key(label)
+        aliases = {label_key(alias): group for alias, group in self.label_aliases.items()}
         if wanted in aliases:
             return aliases[wanted]
         names = (*self.groups, NEUTRAL_LABEL)
-        initials = [name[:1].casefold() for name in names]
+        initials = [label_key(name)[:1] for name in names]
         for name, initial in zip(names, initials):
-            if wanted == name.casefold() or (wanted == initial and initials.count(initial) == 1):
+            if wanted == label_key(name) or (wanted == initial and initials.count(initial) == 1):
                 return name
         return None
 
@@ -130,18 +136,16 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'groups' must be a list of two non-empty names",
     )
-    # labels are read in any case, outer blanks ignored (Concept.label_group): a name with outer blanks, or two
-    # names equal but for case, could never be named by a label
+    # labels are read as label_key reads them (Concept.label_group): a name with outer blanks, or two names equal but
+    # for case or width, could never be named by a label
     _check(all(g == g.strip() for g in groups), source, "group names must not begin or end with blanks")
     _check(
-        unicodedata.normalize("NFKC", groups[0]).casefold() != unicodedata.normalize("NFKC", groups[1]).casefold(),
-        source,
-        "the two groups must differ (in more than case or width)",
+        label_key(groups[0]) != label_key(groups[1]), source, "the two groups must differ (in more than case or width)"
     )
     # "neutral" is what a document with no evidence of either group is labelled: a group of that name could not be
     # told apart from it
     _check(
-        NEUTRAL_LABEL not in (g.casefold() for g in groups),
+        NEUTRAL_LABEL not in (label_key(g) for g in groups),
         source,
         "'neutral' cannot be a group name (it labels documents of neither group)",
     )
@@ -196,8 +200,13 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         f"'label_aliases' must map each other spelling of a label to one of {[*groups, NEUTRAL_LABEL]}",
     )
+    names = (*groups, NEUTRAL_LABEL)
+    initials = [label_key(name)[:1] for name in names]
     for alias, group in aliases.items():  # {"muslim": "christian"}: a typo that would relabel every such document
-        named = next((g for g in (*groups, NEUTRAL_LABEL) if g.casefold() == alias.strip().casefold()), None)
+        key = label_key(alias)
+        named = next(
+            (n for n, i in zip(names, initials) if key == label_key(n) or (key == i and initials.count(i) == 1)), None
+        )
         _check(
             named is None or named == group,
             source,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from debiasrag.concepts import available_concepts, load_concept
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, dumps_strict, loads_strict, terminal_safe_json
 
@@ -304,13 +305,25 @@ def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text")
     if isinstance(nested, Mapping):
         del metadata["metadata"]
         stored = metadata.get("groups")
-        if isinstance(stored, Mapping) and all(isinstance(v, str) for v in stored.values()):
+        if _stored_groups(stored):
             del metadata["groups"]  # an index's own documents.jsonl: the groups it stored, inferred again on indexing
         both = sorted(set(nested) & set(metadata), key=str)
         if both:
             raise InputError(f"{where}field {both[0]!r} is both in 'metadata' and beside it; keep one")
         metadata.update(nested)
     return metadata
+
+
+def _stored_groups(value: Any) -> bool:
+    """Whether ``value`` is what an index stores beside a row's metadata: bundled concept name -> that concept's
+    group (a user's own ``groups`` field, {"department": "sales"}, is metadata)."""
+    if not isinstance(value, Mapping) or not value:
+        return False
+    bundled = set(available_concepts())
+    return all(
+        name in bundled and isinstance(group, str) and group in (*load_concept(name).groups, "neutral")
+        for name, group in value.items()
+    )
 
 
 def read_documents(

@@ -86,7 +86,9 @@ class CachedEmbedder:
         try:
             self._db = self._open()
             self._dimension = dimension or self._stored_dimension()
-        except sqlite3.DatabaseError:  # a damaged file: it is only a cache
+        except sqlite3.DatabaseError as exc:  # a damaged file: it is only a cache
+            if not _damaged(exc):
+                raise
             self._db = self._start_afresh()
             self._dimension = dimension
         self.hits = 0
@@ -190,7 +192,9 @@ class CachedEmbedder:
     def _encode(self, texts: list[str], use: str) -> np.ndarray:
         try:
             return self._encode_cached(texts, use)
-        except sqlite3.DatabaseError:  # damage found while reading (a page of the file): start afresh once
+        except sqlite3.DatabaseError as exc:  # damage found while reading (a page of the file): start afresh once
+            if not _damaged(exc):
+                raise  # locked, full, read-only: the file is fine, the error is the user's to see
             self._db = self._start_afresh()
             return self._encode_cached(texts, use)
 
@@ -243,6 +247,15 @@ class CachedEmbedder:
 
     def __repr__(self) -> str:
         return f"CachedEmbedder(name={self.name!r}, path={str(self.path)!r})"
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file itself is damaged (not a database, a malformed page) — not locked, full or
+    read-only, which a healthy cache shared by several processes can be."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (named in the sqlite3 module from Python 3.11)
+    return type(exc) is sqlite3.DatabaseError and any(w in str(exc) for w in ("malformed", "not a database"))
 
 
 __all__ = ["CachedEmbedder", "default_cache_dir"]

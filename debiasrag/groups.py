@@ -163,14 +163,17 @@ def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, .
     return order if set(order) == set(groups) else groups
 
 
-def _names_another_concepts_group(label: Any, concept: str) -> bool:
+def _names_another_concepts_group(label: Any, concept: Concept) -> bool:
     """Whether ``label`` names a group (not neutral) of a bundled concept other than ``concept``: one
-    ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" is unlabelled for gender. An
-    initial alone never does: "W" is wealth's initial and a guess at "woman", so for gender it is refused, not
-    silently ignored."""
-    if isinstance(label, str) and len(label.strip()) <= 1:
-        return False
-    others = (_bundled_concept(name) for name in available_concepts() if name != concept)
+    ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" (or "W") is unlabelled for
+    gender. A single letter that also starts one of ``concept``'s own spellings ("W" for gender: woman) is a guess at
+    this concept, not another's: refused as unknown, never silently dropped."""
+    if isinstance(label, str) and len(label.strip()) == 1:
+        letter = label.strip().casefold()
+        own = (*concept.label_aliases, *concept.groups, NEUTRAL)
+        if any(spelling.strip()[:1].casefold() == letter for spelling in own):
+            return False
+    others = (_bundled_concept(name) for name in available_concepts() if name != concept.name)
     return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)
 
 
@@ -694,7 +697,7 @@ class GroupDetector:
         if metadata is not None and _label(metadata) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
             group = self.concept.label_group(label)
-            if group is None and _names_another_concepts_group(label, self.concept.name):
+            if group is None and _names_another_concepts_group(label, self.concept):
                 return self._infer(text)  # "wealthy" read for gender: a label about another concept, not this one
             if group is None:
                 where = f"document {doc_id!r}: " if doc_id is not None else ""

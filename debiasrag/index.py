@@ -113,7 +113,7 @@ class FaissIndex:
         quantizer = faiss.IndexFlatIP(self.dimension)
         ivf = faiss.IndexIVFFlat(quantizer, self.dimension, nlist, faiss.METRIC_INNER_PRODUCT)
         ivf.nprobe = min(self.nprobe, nlist)
-        # nlist is already capped at n / 39; below 39 points FAISS's own check would print a C++ warning anyway
+        # only silences FAISS's C++ warning (printed for fewer than 39 training points per list): training is the same
         ivf.cp.min_points_per_centroid = 1
         return ivf
 

@@ -294,28 +294,34 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
     tells the earlier run's shards from the killed run's own."""
     marker, aside = folder / RUN_MARKER, folder / REPLACED_DIR
     replacing = existing == "replace"
+    earlier: set[str] = set()
+    earlier_unfinished = False  # whether the earlier run itself had not finished (its marker is restored with it)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         had_marker = marker.exists()
+        listed = _earlier_run(aside) if replacing else None
+        if replacing and listed is None and aside.exists():  # killed before it listed anything: nothing moved yet
+            if any(aside.iterdir()):
+                raise OutputError(f"{aside} holds files no run listed: move them back into {folder} or delete them")
+            aside.rmdir()
         atomic_write(marker, b"a debiasrag shard run started here and has not finished\n")
-        earlier: set[str] = set()
-        resumed = False
-        if replacing:
-            earlier = _earlier_run(aside)
-            resumed = bool(earlier)  # the marker there is the interrupted run's, not the earlier run's
-            if earlier:  # a replace run was interrupted: finish setting the earlier run aside, drop its own shards
-                for path in _shard_files(folder):
-                    if path.name in earlier:
-                        os.replace(path, aside / path.name)
-                    else:
-                        path.unlink()
-            else:
-                earlier = {path.name for path in _shard_files(folder)}
-                if earlier:
-                    aside.mkdir(exist_ok=True)
-                    atomic_write(aside / EARLIER_LIST, json.dumps(sorted(earlier)).encode("utf-8"))
-                    for name in sorted(earlier):
-                        os.replace(folder / name, aside / name)
+        if listed is not None:  # a replace run was interrupted: the earlier run is the one it listed
+            earlier, earlier_unfinished = listed
+            for path in _shard_files(folder):
+                # ShardWriter names a shard by its batch's ids, so the killed run may have written the earlier run's
+                # names again: a name already aside is the killed run's own file, never moved over the earlier one
+                if path.name in earlier and not (aside / path.name).exists():
+                    os.replace(path, aside / path.name)
+                else:
+                    path.unlink()
+        elif replacing:
+            earlier, earlier_unfinished = {path.name for path in _shard_files(folder)}, had_marker
+            if earlier:
+                aside.mkdir(exist_ok=True)
+                listing = {"files": sorted(earlier), "unfinished": earlier_unfinished}
+                atomic_write(aside / EARLIER_LIST, json.dumps(listing).encode("utf-8"))
+                for name in sorted(earlier):
+                    os.replace(folder / name, aside / name)
     except OSError as exc:
         raise OutputError(f"cannot prepare {folder} for the shards: {exc.strerror or exc}") from None
     try:
@@ -328,7 +334,7 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
                 if (aside / name).exists():
                     os.replace(aside / name, folder / name)
             shutil.rmtree(aside, ignore_errors=True)
-            if not had_marker or resumed:
+            if not earlier_unfinished:
                 marker.unlink(missing_ok=True)
         raise
     marker.unlink(missing_ok=True)
@@ -336,13 +342,18 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def _earlier_run(aside: Path) -> set[str]:
-    """The earlier run's shard files an interrupted ``replace`` run listed in ``aside`` (none: no such run)."""
+def _earlier_run(aside: Path) -> tuple[set[str], bool] | None:
+    """The earlier run's shard files an interrupted ``replace`` run listed in ``aside``, and whether that earlier run
+    had itself not finished; None when no run was interrupted there."""
     try:
-        names = json.loads((aside / EARLIER_LIST).read_text(encoding="utf-8"))
+        listing = json.loads((aside / EARLIER_LIST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return set()
-    return {name for name in names if isinstance(name, str) and "/" not in name} if isinstance(names, list) else set()
+        return None
+    names = listing.get("files") if isinstance(listing, dict) else None
+    if not isinstance(names, list):
+        return None
+    files = {name for name in names if isinstance(name, str) and "/" not in name}
+    return files, listing.get("unfinished") is True
 
 
 def _check_run(batch_size: Any, existing: Any) -> None:

@@ -38,13 +38,14 @@ from debiasrag.storage import is_model_name
 
 SHARD_FORMAT = 1
 RUN_MARKER = ".debiasrag-run-unfinished"
-# The earlier run's shards while a run with existing="replace" writes (debiasrag.scale); EARLIER_LIST inside it names
-# them, written before any moves, so an interrupted run's own shards are told from the earlier run's
-REPLACED_DIR = ".debiasrag-replaced"
-EARLIER_LIST = ".earlier-run.json"
 """Written into an ``out_dir`` by :func:`~debiasrag.scale.run_ray` / ``run_datasets`` when a run starts and removed
 when it ends well: a folder that holds it is refused by :func:`index_from_shards` — a run that stopped part-way
 leaves whole shards for some batches and none for others, and an index of them would miss documents silently."""
+# The earlier run's shards while a run with existing="replace" writes (debiasrag.scale); EARLIER_LIST inside it names
+# them (and whether that run had finished), written before any moves, so a run killed at any point is finished or
+# undone by the next replace run
+REPLACED_DIR = ".debiasrag-replaced"
+EARLIER_LIST = ".earlier-run.json"
 _SUFFIXES = (".npy", ".jsonl", ".json")
 NORM_TOLERANCE = 1e-3  # how far a stored vector's L2 norm may be from 1 (float32 rounding, quantised models)
 INDEX_OPTIONS = ("kind", "nlist", "nprobe", "hnsw_m", "ef_search")  # FaissIndex's options, as from_documents lists

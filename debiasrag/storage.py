@@ -275,8 +275,10 @@ def publish(
             raise
         # Published: the new version is the index now, whatever happens next (a Ctrl-C during this fsync
         # deleted the version the manifest named, and neither index loaded).
-        with contextlib.suppress(OSError):
+        try:
             fsync_folder(target)
+        except OSError as exc:  # the index is written and current; only the rename's durability is in doubt
+            logger.warning("index written to %s, but its folder could not be synced: %s", target, exc.strerror or exc)
         _remove_leftovers(target, keep={version, previous}, upgraded_format_1=previous_format == 1)
     return target
 

@@ -152,6 +152,25 @@ def test_a_damaged_cache_is_set_aside_and_rebuilt(embedder, tmp_path, damage):
     assert CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path).encode(texts[:5]).shape == (5, 384)
 
 
+def test_a_locked_cache_is_an_error_not_damage(embedder, tmp_path, monkeypatch):
+    # "database is locked" is an OperationalError, a DatabaseError too: the shared cache was moved aside as damaged
+    # and another process's WAL deleted (review of red-team round 5)
+    import sqlite3
+
+    from debiasrag import embedding_cache
+
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(embedding_cache.sqlite3, "connect", lambda *a, **k: real_connect(*a, **{**k, "timeout": 0.2}))
+    cache = CachedEmbedder(DEFAULT_MODEL, lambda: embedder, tmp_path)
+    cache.encode(["a nurse"])
+    other = real_connect(cache.path, timeout=0.2)
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        cache.encode(["an engineer"])
+    other.rollback()
+    assert not list(tmp_path.glob("*.damaged")) and cache.encode(["an engineer"]).shape == (1, 384)
+
+
 # --- seed 000 reproduction with all-MiniLM-L6-v2 (Table 4 and Table 9, row 13) -----------------------------
 
 WEAT_REPRODUCED = [

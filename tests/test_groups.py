@@ -641,3 +641,9 @@ def test_a_single_letter_of_another_concepts_group_is_refused_for_gender():
     with pytest.raises(InputError, match="expected female, male or neutral"):
         GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "W"})
     assert GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "wealthy"}) == "male"
+    # another concept's letters stay unlabelled for this one: a gender-labelled store queried for age (review)
+    for concept, letter in (("age", "F"), ("age", "M"), ("wealth", "F"), ("gender", "P")):
+        detected = GroupDetector(concept)
+        assert detected.group("The old man waited.", {"debiasrag_group": letter}) == detected.group(
+            "The old man waited."
+        )

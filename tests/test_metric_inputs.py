@@ -107,8 +107,12 @@ def test_nfairr_background_holds_the_returned_documents():
     # a background without the (all neutral) returned list: the ideal is the list itself, not a male document
     report = query_report(["d1", "d2", "d3"], groups, {"d1"}, cutoff=3, background=["d4"])
     assert report["nfairr"] == pytest.approx(1.0)
-    with pytest.raises(InputError, match=r"\[0, 1\]"):
+    with pytest.raises(InputError, match=r"\[-1, 1\]"):
         nfairr([1.0, 1.0], [-2.0, 1.0], 2)
+    from debiasrag.metrics.fairness import document_neutrality
+
+    omega = document_neutrality([1, 0, 1], [0, 1, 1], portion=0.3)  # eq. 1 at another portion: -0.4 for a woman's
+    assert nfairr(omega, omega, 3)["nfairr"] > 0
 
 
 def test_rank_bias_checks_lengths_before_the_cutoff_and_the_cutoff_type():

@@ -272,7 +272,7 @@ def test_a_replace_run_killed_while_setting_the_earlier_shards_aside_is_never_in
     earlier = sorted(p.name for p in out.glob("part-*"))
     aside = out / REPLACED_DIR
     aside.mkdir()
-    (aside / EARLIER_LIST).write_text(json.dumps(earlier), encoding="utf-8")
+    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": False}), encoding="utf-8")
     (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
     for name in earlier[:2]:  # killed half-way through the moves
         (out / name).rename(aside / name)
@@ -288,6 +288,48 @@ def test_a_replace_run_killed_while_setting_the_earlier_shards_aside_is_never_in
     more = datasets.Dataset.from_list([{"id": 5, "text": "They code."}])
     assert run_datasets(more, out, embedder=embedder, existing="replace")["documents"] == 1
     assert index_from_shards(out).ids == [5] and not aside.exists()
+
+
+def test_a_resumed_replace_run_keeps_the_earlier_run_when_the_killed_run_reused_its_shard_names(
+    tmp_path, embedder
+) -> None:
+    # shard names hash the batch's ids: the killed run wrote the earlier run's names again, and the next replace
+    # run moved them over the earlier run's files set aside (review of red-team round 5)
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
+    earlier = sorted(p.name for p in out.glob("part-*"))
+    before = {name: (out / name).read_bytes() for name in earlier}
+    aside = out / REPLACED_DIR
+    aside.mkdir()
+    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": False}), encoding="utf-8")
+    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
+    for name in earlier:
+        (out / name).rename(aside / name)
+        (out / name).write_bytes(b"the killed run's own file")  # same name, other content
+    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    assert {name: (out / name).read_bytes() for name in earlier} == before
+    assert sorted(index_from_shards(out).ids) == [1, 2]
+
+
+def test_a_failed_replace_run_gives_an_unfinished_earlier_run_its_marker_back(tmp_path, embedder) -> None:
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")  # that run was killed (by hand: kill -9)
+    earlier = sorted(p.name for p in out.glob("part-*"))
+    aside = out / REPLACED_DIR  # and so was a replace run after it, once it had set that run's shards aside
+    aside.mkdir()
+    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": True}), encoding="utf-8")
+    for name in earlier:
+        (out / name).rename(aside / name)
+    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    with pytest.raises(InputError, match="did not finish"):
+        index_from_shards(out)
 
 
 def test_a_shard_rewrite_that_fails_leaves_the_old_shard_whole(tmp_path) -> None:

@@ -127,13 +127,13 @@ def _magnitudes(female: Sequence[float] | np.ndarray, male: Sequence[float] | np
 
 
 def _neutralities(values: Sequence[float] | np.ndarray, label: str) -> np.ndarray:
-    """Neutralities ω as a float array, each in [0, 1]."""
+    """Neutralities ω as a float array, each in [-1, 1] (eq. 1 gives [0, 1] at portion 0.5, down to -1 at others)."""
     try:
         omega = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{label}: neutralities must be numbers") from None
-    if omega.ndim != 1 or not (np.isfinite(omega).all() and ((omega >= 0) & (omega <= 1)).all()):
-        raise InputError(f"{label}: neutralities must be a list of numbers in [0, 1]")
+    if omega.ndim != 1 or not (np.isfinite(omega).all() and ((omega >= -1) & (omega <= 1)).all()):
+        raise InputError(f"{label}: neutralities must be a list of numbers in [-1, 1]")
     return omega
 
 

@@ -117,7 +117,7 @@ def random_projection_pvalue(
     As the seed writes it, p̂ is 0 when no random projection reaches |ρ|: read it as p̂ < 1/N."""
     attributes, labels = _attributes_and_labels(attributes, labels)
     n, seed = check_int("n", n), check_seed(seed)
-    if not np.isfinite(rho):
+    if isinstance(rho, bool) or not isinstance(rho, (int, float, np.floating, np.integer)) or not np.isfinite(rho):
         raise InputError(f"rho must be a finite correlation, got {rho!r}")
     rng = np.random.default_rng(seed)
     projections = attributes @ rng.standard_normal((attributes.shape[1], n))  # (m, N)

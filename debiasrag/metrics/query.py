@@ -57,9 +57,7 @@ class Query:
         attributes = [_word_set(group, f"query {name!r}: attribute set {i + 1}") for i, group in enumerate(attributes)]
         if isinstance(target_names, str) or len(target_names) != 2:
             raise InputError(f"query {name!r}: target_names needs two names, got {target_names!r}")
-        if attribute_names is not None and (
-            isinstance(attribute_names, str) or len(attribute_names) != len(attributes)
-        ):
+        if attribute_names and (isinstance(attribute_names, str) or len(attribute_names) != len(attributes)):
             raise InputError(
                 f"query {name!r}: attribute_names needs one name per attribute set, got {attribute_names!r}"
             )

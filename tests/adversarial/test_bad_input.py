@@ -446,6 +446,8 @@ def test_full_custom_concept_loads(tmp_path):
         ({"groups": ["christian ", " christian"]}, "must not begin or end with blanks"),
         ({"groups": ["\uff43hristian", "christian"]}, "the two groups must differ"),
         ({"label_aliases": {"muslim": "christian"}}, "'muslim' names the group 'muslim' itself"),
+        ({"label_aliases": {"m": "christian"}}, "'m' names the group 'muslim' itself"),
+        ({"label_aliases": {" Muslim ": "christian"}}, "names the group 'muslim' itself"),
         ({"variants": ["x"]}, "'variants' needs a non-empty sentence"),
         ({"variants": {"christian": "x", "muslim": 3}}, "'variants' needs a non-empty sentence"),
         ({"variants": {**GOOD_CONCEPT["variants"], "jewish": "x"}}, "unknown group"),

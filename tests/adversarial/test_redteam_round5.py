@@ -54,4 +54,6 @@ def test_an_empty_argument_is_refused_not_read_as_the_current_folder(tmp_path, c
     monkeypatch.chdir(tmp_path)
     assert main(["index", "c.jsonl", "--out", ""]) == 2
     assert "--out is given an empty value" in capsys.readouterr().err
+    assert main(["demo", "--out="]) == 2
+    assert "--out is given an empty value" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []

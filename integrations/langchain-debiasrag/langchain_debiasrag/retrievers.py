@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import functools
 import hashlib
@@ -109,10 +110,11 @@ class DebiasedRetriever(BaseRetriever):
     Each returned Document is a copy whose metadata gains ``debiasrag_score`` (higher = more similar),
     ``debiasrag_variant`` (the query variant that found it), ``debiasrag_rank`` (1-based), the same three under
     the plain keys ``score`` / ``variant`` / ``rank`` unless the document already has that key (a user's own value
-    is kept), and, for strategies that balance groups, ``debiasrag_group`` (the document's group they balanced
-    on). Over a ``FaissIndex``, ``debiasrag_id`` keeps the index's id with its type (ids ``1`` and ``"1"`` are
-    two documents; LangChain's ``Document.id`` is ``"1"`` for both). A store returning one id for two different
-    texts gives two documents (keyed by id and text); only exact duplicates merge.
+    is kept), and, for strategies that balance groups, ``debiasrag_balanced_group`` (the document's group they
+    balanced on) and ``debiasrag_group`` (the same, unless the document carries the user's own label there, which is
+    kept as written). Over a ``FaissIndex``, ``debiasrag_id`` keeps the index's id with its type (ids ``1`` and
+    ``"1"`` are two documents; LangChain's ``Document.id`` is ``"1"`` for both). A store returning one id for two
+    different texts gives two documents (keyed by id and text); only exact duplicates merge.
 
     Args:
         vectorstore: any LangChain ``VectorStore`` implementing ``similarity_search_with_score`` (and
@@ -166,6 +168,9 @@ class DebiasedRetriever(BaseRetriever):
     _strategy: Strategy = PrivateAttr()
     _core: CoreRetriever | None = PrivateAttr(default=None)
     _detected_direction: str | None = PrivateAttr(default=None)
+    # the store that direction was learnt from (a search of a store swapped out meanwhile must not set it)
+    _direction_store: Any = PrivateAttr(default=None)
+    _probed_store: Any = PrivateAttr(default=None)  # the store the unfiltered probe was tried on (once each)
 
     def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
         unknown = sorted(set(kwargs) - set(type(self).model_fields))
@@ -229,7 +234,10 @@ class DebiasedRetriever(BaseRetriever):
         # strategy, concept and the store are resolved once in __init__ (and a score direction is learnt per store):
         # an assignment builds the retriever again, so it takes effect or is refused, never silently ignored
         if name in _SETTINGS:
-            self._become(type(self)(**{**self._settings(), name: value}))
+            fresh = type(self)(**{**self._settings(), name: value})
+            if name != "vectorstore":  # the same store: its learnt score direction still holds
+                fresh._direction_store, fresh._detected_direction = self._direction_store, self._detected_direction
+            self._become(fresh)
         else:
             super().__setattr__(name, value)
 
@@ -298,16 +306,17 @@ class DebiasedRetriever(BaseRetriever):
             return _documents_from_result(result)
         variants = chosen.variants(query, self._concept)
         seen: dict[str, Document] = {}
+        store = self.vectorstore  # one store for the whole query, even if another is assigned meanwhile
 
         def search(depth: int) -> list[Ranking]:
             results = [
-                self._variant_runnable(label).invoke(
+                self._variant_runnable(label, store).invoke(
                     {"query": text, "k": depth, **search_args},
                     config={"callbacks": run_manager.get_child(f"variant:{label}")},
                 )
                 for label, text in variants
             ]
-            return self._rankings(variants, results, depth, seen)
+            return self._rankings(store, variants, results, depth, seen)
 
         groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
         return _documents(retrieve_picks(chosen, search, k, groups), seen)
@@ -331,26 +340,26 @@ class DebiasedRetriever(BaseRetriever):
             return _documents_from_result(result)
         variants = chosen.variants(query, self._concept)
         seen: dict[str, Document] = {}
+        store = self.vectorstore
 
         async def asearch(depth: int) -> list[Ranking]:
             results = await gather_cancelling(
                 [
-                    self._variant_runnable(label).ainvoke(
+                    self._variant_runnable(label, store).ainvoke(
                         {"query": text, "k": depth, **search_args},
                         config={"callbacks": run_manager.get_child(f"variant:{label}")},
                     )
                     for label, text in variants
                 ]
             )
-            return self._rankings(variants, results, depth, seen)
+            return self._rankings(store, variants, results, depth, seen)
 
         groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
         return _documents(await aretrieve_picks(chosen, asearch, k, groups), seen)
 
     # -- store calls, each traced as a child run ----------------------------------------------------
-    def _variant_runnable(self, label: str) -> RunnableLambda:
-        store = self.vectorstore
-        name = self.store_name
+    def _variant_runnable(self, label: str, store: Any) -> RunnableLambda:
+        name = type(store).__name__
         max_fetch = self.max_fetch
 
         def search(args: dict[str, Any]) -> Scored:
@@ -361,17 +370,19 @@ class DebiasedRetriever(BaseRetriever):
             def once(k: int) -> Any:
                 return store.similarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
-            learning = self._learning_direction()
+            learning = self._learning_direction(store)
             fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
                 pairs = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
                     break
-            if learning and pairs and not self._learn_direction([pairs]) and _filtered(args):
-                # a filter left too few to show an order: the store's order without it tells the same
-                probe = call_variant(name, label, lambda: store.similarity_search_with_score(query, k=PROBE_DEPTH))
-                self._learn_direction([probe])
+            if learning and pairs and not self._learn_direction(store, [pairs]) and self._may_probe(store, args):
+                # a filter left too few to show an order: the store's order without it tells the same (best effort,
+                # once per store; every other search argument kept)
+                with contextlib.suppress(Exception):
+                    probe = store.similarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                    self._learn_direction(store, [probe])
             return _first(pairs, depth)
 
         async def asearch(args: dict[str, Any]) -> Scored:
@@ -382,19 +393,17 @@ class DebiasedRetriever(BaseRetriever):
             async def once(k: int) -> Any:
                 return await store.asimilarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
 
-            learning = self._learning_direction()
+            learning = self._learning_direction(store)
             fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:
                 pairs = await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
                     break
-            if learning and pairs and not self._learn_direction([pairs]) and _filtered(args):
-
-                async def unfiltered() -> Any:
-                    return await store.asimilarity_search_with_score(query, k=PROBE_DEPTH)
-
-                self._learn_direction([await acall_variant(name, label, unfiltered)])
+            if learning and pairs and not self._learn_direction(store, [pairs]) and self._may_probe(store, args):
+                with contextlib.suppress(Exception):  # best effort, as in search()
+                    probe = await store.asimilarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                    self._learn_direction(store, [probe])
             return _first(pairs, depth)
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
@@ -412,12 +421,12 @@ class DebiasedRetriever(BaseRetriever):
 
     # -- scores -------------------------------------------------------------------------------------
     def _rankings(
-        self, variants: list[tuple[str, str]], results: list[Any], depth: int, seen: dict[str, Document]
+        self, store: Any, variants: list[tuple[str, str]], results: list[Any], depth: int, seen: dict[str, Document]
     ) -> list[Ranking]:
         checked = [self._check_scored(label, result) for (label, _), result in zip(variants, results)]
         if all(not pairs for pairs in checked):
             raise NoResults
-        convert, name = self._score_converter([[score for _, score in pairs] for pairs in checked])
+        convert, name = self._score_converter(store, [[score for _, score in pairs] for pairs in checked])
         keyed = []
         for pairs in checked:
             keys = [_seen_key(doc, seen) for doc, _ in pairs]
@@ -446,47 +455,73 @@ class DebiasedRetriever(BaseRetriever):
             pairs.append((item[0], score))
         return pairs
 
-    def _learning_direction(self) -> bool:
-        """Whether the next search should also show the store's order: ``"auto"`` with no direction learnt yet."""
-        return self.score_direction == "auto" and self._detected_direction is None
+    def _known_direction(self, store: Any = None) -> str | None:
+        """The direction learnt from ``store`` (default: the store the retriever holds now); None: not learnt yet."""
+        store = self.vectorstore if store is None else store
+        return self._detected_direction if self._direction_store is store else None
 
-    def _learn_direction(self, results: list[Any]) -> bool:
-        """Learn the direction from raw search results (before they are cut to depth); whether it is known now.
-        Results that are not (Document, score) pairs are left to the checks that name them."""
+    def _learning_direction(self, store: Any) -> bool:
+        """Whether a search of ``store`` should also show its order: ``"auto"``, the direction of this store not
+        learnt yet, and a direction that matters (a ``relevance_fn`` maps raw scores whatever their direction)."""
+        return (
+            self.score_direction == "auto"
+            and self.relevance_fn is None
+            and not (self._direction_store is store and self._detected_direction is not None)
+        )
+
+    def _may_probe(self, store: Any, args: Mapping[str, Any]) -> bool:
+        """Whether to read ``store``'s order once without the filter: only for a filtered search, once per store."""
+        if not _filtered(args) or self._probed_store is store:
+            return False
+        self._probed_store = store
+        return True
+
+    def _learn_direction(self, store: Any, results: list[Any]) -> bool:
+        """Learn ``store``'s direction from raw search results (before they are cut to depth); whether it is known
+        now. Results that are not (Document, score) pairs are left to the checks that name them; a search of a store
+        the retriever no longer holds teaches nothing."""
         try:
             scores = [[usable_score(item[1]) for item in pairs] for pairs in results]
             if any(score is None for row in scores for score in row):
                 return False
-            found = detect_score_direction(self.store_name, scores)  # type: ignore[arg-type]
+            found = detect_score_direction(type(store).__name__, scores)  # type: ignore[arg-type]
         except (TypeError, IndexError, KeyError, DebiasragError):
             return False
-        if found is not None:
-            self._detected_direction = found
+        if found is not None and store is self.vectorstore:
+            self._detected_direction, self._direction_store = found, store
         return found is not None
 
-    def _direction(self, score_lists: list[list[float]]) -> str:
+    def _direction(self, store: Any, score_lists: list[list[float]]) -> str:
         if self.score_direction != "auto":
             return self.score_direction
-        if self._detected_direction is None:
-            self._detected_direction = detect_score_direction(self.store_name, score_lists)
+        known = self._known_direction(store)
+        if known is None:
+            known = detect_score_direction(type(store).__name__, score_lists)
+            if known is not None and store is self.vectorstore:
+                self._detected_direction, self._direction_store = known, store
         # Only ties so far: "higher" (the order within each variant is the same either way), decided later.
-        return self._detected_direction or "higher"
+        return known or "higher"
 
-    def _score_converter(self, score_lists: list[list[float]]) -> tuple[Callable[[float], object], str]:
-        """The function turning raw scores into higher-is-better ones, and its name for error messages."""
-        direction = self._direction(score_lists)
+    def _score_converter(self, store: Any, score_lists: list[list[float]]) -> tuple[Callable[[float], object], str]:
+        """The function turning ``store``'s raw scores into higher-is-better ones, and its name for error messages."""
+        direction = self._direction(store, score_lists)
         if self.relevance_fn is not None:
             return self.relevance_fn, "relevance_fn"
         if direction == "higher":
             return float, "score"
         try:
-            return self.vectorstore._select_relevance_score_fn(), f"{self.store_name}._select_relevance_score_fn()"
+            return store._select_relevance_score_fn(), f"{type(store).__name__}._select_relevance_score_fn()"
         except NotImplementedError:
             return (lambda distance: -distance), "negation"
 
 
 FILTER_ARGS = ("filter", "where", "expr")
 FETCH_K = "fetch_k"
+
+
+def _unfiltered(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` without their filter (every other search argument, a tenant or a namespace, kept)."""
+    return {key: value for key, value in args.items() if key not in FILTER_ARGS}
 
 
 def _filtered(args: Mapping[str, Any]) -> bool:

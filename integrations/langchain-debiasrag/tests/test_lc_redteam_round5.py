@@ -10,6 +10,7 @@ from pathlib import Path
 import lc_support  # noqa: F401  (offline environment)
 import pytest
 from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_debiasrag import DebiasedRetriever, GroupAnnotator
 from lc_support import in_memory_store, minilm
 
@@ -101,4 +102,54 @@ def test_the_annotator_takes_a_path_or_a_concept_as_the_retriever_does(tmp_path:
     bundled = Path(__file__).resolve().parents[3] / "debiasrag" / "data" / "concepts" / "age.json"
     for concept in (bundled, load_concept(bundled)):
         (doc,) = GroupAnnotator(concept=concept).transform_documents([Document(page_content="The old man waited.")])
-        assert doc.metadata["debiasrag_group"] in ("old", "young", "neutral")
+        assert doc.metadata["debiasrag_group"] == "old"
+
+
+def test_a_search_of_a_store_swapped_out_meanwhile_teaches_the_new_store_nothing() -> None:
+    import threading
+
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    docs = [Document(id=str(i), page_content=f"doc {i}") for i in range(4)]
+    entered, gate = threading.Event(), threading.Event()
+
+    class Similarities(InMemoryVectorStore):  # best first, descending; blocks until released
+        def similarity_search_with_score(self, query, k=4, **kwargs):
+            entered.set()
+            gate.wait(10)
+            return [(d, 0.9 - 0.1 * i) for i, d in enumerate(docs[:k])]
+
+    class Distances(InMemoryVectorStore):  # best first, ascending
+        def similarity_search_with_score(self, query, k=4, **kwargs):
+            return [(d, 0.1 + 0.1 * i) for i, d in enumerate(docs[:k])]
+
+    embedding = DeterministicFakeEmbedding(size=4)
+    retriever = DebiasedRetriever(Similarities(embedding), strategy="topk", k=2)
+    old_search = threading.Thread(target=lambda: retriever.invoke("q"))
+    old_search.start()
+    entered.wait(10)
+    retriever.vectorstore = Distances(embedding)  # swapped while the old store's search runs
+    gate.set()
+    old_search.join()
+    assert [d.id for d in retriever.invoke("q")] == ["0", "1"]  # read "higher", the old store's, it was reversed
+
+
+def test_the_unfiltered_probe_keeps_other_search_arguments_and_is_best_effort() -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    calls: list[dict] = []
+
+    class Tenanted(InMemoryVectorStore):  # needs its tenant; a filter leaves one document
+        def similarity_search_with_score(self, query, k=4, **kwargs):
+            calls.append(kwargs)
+            if "tenant" not in kwargs:
+                raise RuntimeError("tenant required")
+            if kwargs.get("filter"):
+                return [(Document(id="a", page_content="a"), 0.3)]
+            return [(Document(id=x, page_content=x), 0.3 + 0.1 * i) for i, x in enumerate("abc")]
+
+    store = Tenanted(DeterministicFakeEmbedding(size=4))
+    retriever = DebiasedRetriever(store, strategy="topk", k=3, search_kwargs={"tenant": "t1", "filter": {"x": 1}})
+    (hit,) = retriever.invoke("q")
+    assert calls[-1] == {"tenant": "t1"} and retriever._known_direction() == "lower"
+    assert hit.id == "a" and hit.metadata["score"] == pytest.approx(-0.3)

@@ -84,7 +84,7 @@ def test_distance_store_is_detected_and_normalised(strategy: str, relevance: boo
     memory = DebiasedRetriever(memory_store(), strategy=strategy, k=5).invoke(QUERY)
     retriever = DebiasedRetriever(l2_store(relevance), strategy=strategy, k=5)
     distance = retriever.invoke(QUERY)
-    assert retriever._detected_direction == "lower"
+    assert retriever._known_direction() == "lower"
     assert summary(distance) == summary(memory)
     if relevance:  # the store's own mapping 1 - d/2 is exactly cosine for unit vectors
         assert [d.metadata["score"] for d in distance] == pytest.approx([d.metadata["score"] for d in memory], abs=1e-5)

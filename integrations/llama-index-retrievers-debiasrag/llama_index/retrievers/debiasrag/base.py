@@ -64,8 +64,9 @@ class DebiasedRetriever(BaseRetriever):
     ``dynamic`` and a floor for ``paper`` (Algorithm 1 returns m >= k). Returned nodes are copies: the
     score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``debiasrag_variant``,
     ``debiasrag_rank``, the same two under ``variant`` / ``rank`` unless the node already has that key (a
-    user's own value is kept) and, for strategies that balance groups, ``debiasrag_group`` (the group they
-    balanced on), all excluded from the LLM and embedding metadata views. Nodes sharing an id but not their
+    user's own value is kept) and, for strategies that balance groups, ``debiasrag_balanced_group`` (the group they
+    balanced on) and ``debiasrag_group`` (the same, unless the node carries the user's own label there, kept as
+    written), all excluded from the LLM and embedding metadata views. Nodes sharing an id but not their
     text are two results (keyed by id and text); only exact duplicates merge.
 
     Args:
@@ -149,6 +150,8 @@ class DebiasedRetriever(BaseRetriever):
             except DebiasragError:
                 raise
             except Exception as exc:  # a retriever_kwargs value the index refuses: one line naming the call
+                if not self.retriever_kwargs:
+                    raise
                 detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 raise InputError(
                     f"{self.source_name}.as_retriever(**retriever_kwargs) failed: {type(exc).__name__}: {detail}"
@@ -283,7 +286,9 @@ def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWit
         if pick.group is not None:  # only strategies that balanced groups report one; a user's own label is kept
             added.update(result_group_fields(node.metadata, pick.group))
         node.metadata = {**node.metadata, **added}
-        hidden = tuple(added)  # only what debiasrag added: a user's own "rank" stays in the views it was in
+        # only what debiasrag added: a user's own "rank" stays in the views it was in; the group key is always hidden,
+        # a user's own label included (a gender label in the prompt is what a debiasing plugin must not add)
+        hidden = (*added, GROUP_KEY) if pick.group is not None else tuple(added)
         node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, hidden)
         node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, hidden)
         output.append(NodeWithScore(node=node, score=float(pick.score)))

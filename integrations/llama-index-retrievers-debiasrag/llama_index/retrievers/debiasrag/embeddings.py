@@ -50,7 +50,7 @@ class DebiasragEmbedding(BaseEmbedding):
         loaded = load_embedder(embedder)
         if both and resolve_model(model_name)[0] != loaded.name:  # two spellings of one model are one model
             raise InputError(f"DebiasragEmbedding got embedder {loaded.name!r} and model_name {model_name!r}; give one")
-        kwargs["embed_batch_size"] = check_int("embed_batch_size", kwargs.get("embed_batch_size", 64))
+        kwargs["embed_batch_size"] = check_int("embed_batch_size", kwargs.get("embed_batch_size", 64), high=2048)
         super().__init__(model_name=loaded.name, neutralize=neutralize, **kwargs)  # type: ignore[call-arg]  # our pydantic field
         self._embedder = loaded
         self._neutralizer = neutralizer
