@@ -143,6 +143,29 @@ def _stdout_closed() -> int:
     return 141
 
 
+def _empty_argument(words: list[str], parser: argparse.ArgumentParser) -> str | None:
+    """Which argument is empty, if one is: a path of "" is the current folder to Python (``--out ""`` or ``--out=``
+    wrote an index into it). Options whose default is "" (``--allow``, ``--deny``: no names) may be empty, and words
+    after ``--`` are the user's text."""
+    commands = getattr(parser, "commands", {}).values()
+    may_be_empty = {
+        flag for sub in commands for action in sub._actions if action.default == "" for flag in action.option_strings
+    }
+    for at, word in enumerate(words):
+        if word == "--":
+            return None
+        named = word[:-1] if word.startswith("--") and word.endswith("=") else None
+        if word == "" and at and words[at - 1].startswith("--"):
+            named = words[at - 1]
+        if named in may_be_empty:
+            continue
+        if named is not None:
+            return f"{named} is given an empty value"
+        if word == "":
+            return f"argument {at + 1} is empty"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted,
     141 the reader of the output closed it)."""
@@ -154,14 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed
         logger.debug("cannot build the command line: %s", exc)
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
-    words = list(sys.argv[1:] if argv is None else argv)
-    # a path of "" is the current folder to Python: --out "" (or --out=) wrote an index into it
-    empty = next((i for i, w in enumerate(words) if w == "" or (w.startswith("--") and w.endswith("="))), None)
-    if empty is not None:
-        word = words[empty]
-        named = word[:-1] if word else (words[empty - 1] if empty and words[empty - 1].startswith("-") else None)
-        where = f"{named} is given an empty value" if named else f"argument {empty + 1} is empty"
-        return _fail(f"debiasrag: error: {where}; give a value (a path, a name) or leave it out")
+    refused = _empty_argument(list(sys.argv[1:] if argv is None else argv), parser)
+    if refused is not None:
+        return _fail(f"debiasrag: error: {refused}; give a value (a path, a name) or leave it out")
     args = parser.parse_args(argv)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them

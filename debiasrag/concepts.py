@@ -202,6 +202,13 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
     )
     names = (*groups, NEUTRAL_LABEL)
     initials = [label_key(name)[:1] for name in names]
+    read_as: dict[str, str] = {}
+    for alias, group in aliases.items():  # {"Woman ": "female", "woman": "male"}: one label, two groups
+        _check(
+            read_as.setdefault(label_key(alias), group) == group,
+            source,
+            f"'label_aliases' spells {alias!r} twice (as labels are read), for two groups",
+        )
     for alias, group in aliases.items():  # {"muslim": "christian"}: a typo that would relabel every such document
         key = label_key(alias)
         named = next(

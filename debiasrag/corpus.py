@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from debiasrag.concepts import available_concepts, load_concept
 from debiasrag.errors import InputError
 from debiasrag.fileio import atomic_write, dumps_strict, loads_strict, terminal_safe_json
 
@@ -297,15 +296,14 @@ def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text")
     """A corpus row's metadata: its fields but ``exclude``; a ``metadata`` field holding an object (the shape of a
     :class:`Document`, and of an index's own ``documents.jsonl``) gives its fields, not one nested field — nested,
     a ``debiasrag_group`` label in it would be silently ignored. A field both inside and beside it is an error. Beside
-    it, an index row's ``groups`` (concept -> group, stored by ``debiasrag index``) is left out: re-indexing an
-    index's own ``documents.jsonl`` infers them again rather than carrying them into the metadata."""
+    it, an index row's ``groups`` (concept -> group, stored by ``debiasrag index``; a row of exactly that shape) is
+    left out: re-indexing an index's own ``documents.jsonl`` infers them again rather than carrying them along."""
     skip = set(exclude)
     metadata = {k: v for k, v in row.items() if k not in skip}
     nested = metadata.get("metadata")
     if isinstance(nested, Mapping):
         del metadata["metadata"]
-        stored = metadata.get("groups")
-        if _stored_groups(stored):
+        if _index_row(row):
             del metadata["groups"]  # an index's own documents.jsonl: the groups it stored, inferred again on indexing
         both = sorted(set(nested) & set(metadata), key=str)
         if both:
@@ -314,15 +312,14 @@ def row_metadata(row: Mapping[str, Any], exclude: Iterable[str] = ("id", "text")
     return metadata
 
 
-def _stored_groups(value: Any) -> bool:
-    """Whether ``value`` is what an index stores beside a row's metadata: bundled concept name -> that concept's
-    group (a user's own ``groups`` field, {"department": "sales"}, is metadata)."""
-    if not isinstance(value, Mapping) or not value:
-        return False
-    bundled = set(available_concepts())
-    return all(
-        name in bundled and isinstance(group, str) and group in (*load_concept(name).groups, "neutral")
-        for name, group in value.items()
+def _index_row(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` has the shape of an index's own ``documents.jsonl`` row: exactly id, text, a metadata object
+    and ``groups`` (concept -> group, any concept, bundled or the user's own), the groups it stored."""
+    groups = row.get("groups")
+    return (
+        set(row) == {"id", "text", "metadata", "groups"}
+        and isinstance(groups, Mapping)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in groups.items())
     )
 
 

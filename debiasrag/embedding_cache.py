@@ -254,7 +254,7 @@ def _damaged(exc: sqlite3.DatabaseError) -> bool:
     read-only, which a healthy cache shared by several processes can be."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (named in the sqlite3 module from Python 3.11)
+        return code & 0xFF in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB, with their extended codes (CORRUPT_INDEX …)
     return type(exc) is sqlite3.DatabaseError and any(w in str(exc) for w in ("malformed", "not a database"))
 
 

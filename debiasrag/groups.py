@@ -64,7 +64,7 @@ from functools import cache, cached_property, lru_cache
 from math import exp, log1p
 from typing import Any
 
-from debiasrag.concepts import Concept, available_concepts, load_concept
+from debiasrag.concepts import Concept, available_concepts, label_key, load_concept
 from debiasrag.errors import InputError
 from debiasrag.resources import module_bytes, read_json, read_text
 from debiasrag.strategies import GroupOf
@@ -168,10 +168,10 @@ def _names_another_concepts_group(label: Any, concept: Concept) -> bool:
     ``debiasrag_group`` field serves every concept, so a document labelled "wealthy" (or "W") is unlabelled for
     gender. A single letter that also starts one of ``concept``'s own spellings ("W" for gender: woman) is a guess at
     this concept, not another's: refused as unknown, never silently dropped."""
-    if isinstance(label, str) and len(label.strip()) == 1:
-        letter = label.strip().casefold()
+    if isinstance(label, str) and len(label_key(label)) == 1:
+        letter = label_key(label)
         own = (*concept.label_aliases, *concept.groups, NEUTRAL)
-        if any(spelling.strip()[:1].casefold() == letter for spelling in own):
+        if any(label_key(spelling)[:1] == letter for spelling in own):
             return False
     others = (_bundled_concept(name) for name in available_concepts() if name != concept.name)
     return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)

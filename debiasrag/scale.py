@@ -262,6 +262,11 @@ def _is_sidecar(path: Path) -> bool:
     return isinstance(sidecar, dict) and sidecar.get("format") == SHARD_FORMAT and "count" in sidecar
 
 
+_ASIDE_DONE = (
+    REPLACED_DIR + ".done"
+)  # the earlier run's shards once a replace run has finished: deleted, never restored
+
+
 def _prepare_out_dir(folder: Path, existing: Any) -> None:
     """Refuse, before any work, an ``out_dir`` holding shards of an earlier run when ``existing`` is "refuse"
     (see :func:`run_ray`); "replace" sets them aside only once the run starts (:func:`_shard_run`)."""
@@ -299,11 +304,14 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         had_marker = marker.exists()
+        shutil.rmtree(folder / _ASIDE_DONE, ignore_errors=True)  # a finished run killed while deleting it
         listed = _earlier_run(aside) if replacing else None
         if replacing and listed is None and aside.exists():  # killed before it listed anything: nothing moved yet
-            if any(aside.iterdir()):
-                raise OutputError(f"{aside} holds files no run listed: move them back into {folder} or delete them")
-            aside.rmdir()
+            if any(aside.glob("part-*")):
+                raise OutputError(
+                    f"{aside} holds shard files no run listed: move them back into {folder} or delete them"
+                )
+            shutil.rmtree(aside)  # at most the list's own unfinished temp file
         atomic_write(marker, b"a debiasrag shard run started here and has not finished\n")
         if listed is not None:  # a replace run was interrupted: the earlier run is the one it listed
             earlier, earlier_unfinished = listed
@@ -337,9 +345,10 @@ def _shard_run(folder: Path, existing: str) -> Iterator[None]:
             if not earlier_unfinished:
                 marker.unlink(missing_ok=True)
         raise
+    if replacing and aside.exists():  # the commit point: one rename, then nothing can bring the earlier run back
+        os.replace(aside, folder / _ASIDE_DONE)
     marker.unlink(missing_ok=True)
-    if replacing:
-        shutil.rmtree(aside, ignore_errors=True)
+    shutil.rmtree(folder / _ASIDE_DONE, ignore_errors=True)
 
 
 def _earlier_run(aside: Path) -> tuple[set[str], bool] | None:

@@ -638,8 +638,9 @@ def test_group_summary_counts_groups_and_mixed_documents():
 
 def test_a_single_letter_of_another_concepts_group_is_refused_for_gender():
     # "W" is wealth's initial and a guess at "woman": refused, not silently read as no label (red-team round 5)
-    with pytest.raises(InputError, match="expected female, male or neutral"):
-        GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "W"})
+    for letter in ("W", "\uff37"):  # and a full-width W, read as labels are read
+        with pytest.raises(InputError, match="expected female, male or neutral"):
+            GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": letter})
     assert GroupDetector("gender").group("He designed the bridge.", {"debiasrag_group": "wealthy"}) == "male"
     # another concept's letters stay unlabelled for this one: a gender-labelled store queried for age (review)
     for concept, letter in (("age", "F"), ("age", "M"), ("wealth", "F"), ("gender", "P")):

@@ -332,6 +332,36 @@ def test_a_failed_replace_run_gives_an_unfinished_earlier_run_its_marker_back(tm
         index_from_shards(out)
 
 
+def test_a_finished_replace_run_killed_while_deleting_the_earlier_shards_is_still_finished(tmp_path, embedder) -> None:
+    # the success path deleted the set-aside shards with no commit point: a kill inside that delete, then a failed
+    # replace run, restored part of the earlier run without a marker (second review); now one rename commits first
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    more = datasets.Dataset.from_list([{"id": 5, "text": "They code."}])
+    assert run_datasets(more, out, embedder=embedder, existing="replace")["documents"] == 1
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []  # aside gone, marker gone
+    done = out / (REPLACED_DIR + ".done")  # as a kill during its deletion leaves it
+    done.mkdir()
+    (done / "part-0.npy").write_bytes(b"an earlier shard, half deleted")
+    assert index_from_shards(out).ids == [5]
+    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    assert index_from_shards(out).ids == [5] and not done.exists()
+
+
+def test_a_replace_run_killed_while_writing_its_list_can_run_again(tmp_path, embedder) -> None:
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    (out / REPLACED_DIR).mkdir()
+    (out / REPLACED_DIR / "..earlier-run.json.123-abcdef01.tmp").write_text("{", encoding="utf-8")
+    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
+    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, existing="replace")["documents"] == 2
+    assert sorted(index_from_shards(out).ids) == [1, 2]
+
+
 def test_a_shard_rewrite_that_fails_leaves_the_old_shard_whole(tmp_path) -> None:
     # the data files were replaced before the sidecar failed: new rows and vectors under the old sidecar's groups
     write_shard(tmp_path, [Document("a", "She is a nurse.")], unit(1), model_name="m", name="one")

@@ -448,6 +448,7 @@ def test_full_custom_concept_loads(tmp_path):
         ({"label_aliases": {"muslim": "christian"}}, "'muslim' names the group 'muslim' itself"),
         ({"label_aliases": {"m": "christian"}}, "'m' names the group 'muslim' itself"),
         ({"label_aliases": {" Muslim ": "christian"}}, "names the group 'muslim' itself"),
+        ({"label_aliases": {"Moslem ": "muslim", "moslem": "christian"}}, "spells 'moslem' twice"),
         ({"variants": ["x"]}, "'variants' needs a non-empty sentence"),
         ({"variants": {"christian": "x", "muslim": 3}}, "'variants' needs a non-empty sentence"),
         ({"variants": {**GOOD_CONCEPT["variants"], "jewish": "x"}}, "unknown group"),

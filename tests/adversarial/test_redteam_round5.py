@@ -57,3 +57,19 @@ def test_an_empty_argument_is_refused_not_read_as_the_current_folder(tmp_path, c
     assert main(["demo", "--out="]) == 2
     assert "--out is given an empty value" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_options_whose_default_is_empty_may_be_given_empty(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("in.jsonl").write_text('{"id": 1, "text": "Maria met Ama."}\n', encoding="utf-8")
+    assert main(["anonymize", "in.jsonl", "out.jsonl", "--allow=", "--deny", ""]) == 0  # a script's empty $NAMES
+    assert json.loads(Path("out.jsonl").read_text(encoding="utf-8"))["text"] == "met."
+
+
+def test_an_index_row_of_a_custom_concept_re_indexes_without_its_groups():
+    from debiasrag.corpus import row_metadata
+
+    row = {"id": 1, "text": "t", "metadata": {"source": "x"}, "groups": {"gender": "female", "sex": "female"}}
+    assert row_metadata(row) == {"source": "x"}
+    mine = {"id": 1, "text": "t", "metadata": {"source": "x"}, "groups": {"department": "sales"}, "more": 1}
+    assert row_metadata(mine)["groups"] == {"department": "sales"}  # a user's own field beside others: kept

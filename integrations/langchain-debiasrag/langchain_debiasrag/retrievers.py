@@ -167,10 +167,9 @@ class DebiasedRetriever(BaseRetriever):
     _concept: Concept = PrivateAttr()
     _strategy: Strategy = PrivateAttr()
     _core: CoreRetriever | None = PrivateAttr(default=None)
-    _detected_direction: str | None = PrivateAttr(default=None)
-    # the store that direction was learnt from (a search of a store swapped out meanwhile must not set it)
-    _direction_store: Any = PrivateAttr(default=None)
-    _probed_store: Any = PrivateAttr(default=None)  # the store the unfiltered probe was tried on (once each)
+    # (store, direction) learnt from that store, one tuple so a thread never pairs one store with another's direction
+    _learnt: tuple[Any, str] | None = PrivateAttr(default=None)
+    _probed_store: Any = PrivateAttr(default=None)  # the store whose unfiltered order was read (once each)
 
     def __init__(self, vectorstore: Any = None, **kwargs: Any) -> None:
         unknown = sorted(set(kwargs) - set(type(self).model_fields))
@@ -236,7 +235,7 @@ class DebiasedRetriever(BaseRetriever):
         if name in _SETTINGS:
             fresh = type(self)(**{**self._settings(), name: value})
             if name != "vectorstore":  # the same store: its learnt score direction still holds
-                fresh._direction_store, fresh._detected_direction = self._direction_store, self._detected_direction
+                fresh._learnt = self._learnt
             self._become(fresh)
         else:
             super().__setattr__(name, value)
@@ -382,6 +381,7 @@ class DebiasedRetriever(BaseRetriever):
                 # once per store; every other search argument kept)
                 with contextlib.suppress(Exception):
                     probe = store.similarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                    self._probed_store = store
                     self._learn_direction(store, [probe])
             return _first(pairs, depth)
 
@@ -403,6 +403,7 @@ class DebiasedRetriever(BaseRetriever):
             if learning and pairs and not self._learn_direction(store, [pairs]) and self._may_probe(store, args):
                 with contextlib.suppress(Exception):  # best effort, as in search()
                     probe = await store.asimilarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                    self._probed_store = store
                     self._learn_direction(store, [probe])
             return _first(pairs, depth)
 
@@ -458,23 +459,18 @@ class DebiasedRetriever(BaseRetriever):
     def _known_direction(self, store: Any = None) -> str | None:
         """The direction learnt from ``store`` (default: the store the retriever holds now); None: not learnt yet."""
         store = self.vectorstore if store is None else store
-        return self._detected_direction if self._direction_store is store else None
+        learnt = self._learnt
+        return learnt[1] if learnt is not None and learnt[0] is store else None
 
     def _learning_direction(self, store: Any) -> bool:
         """Whether a search of ``store`` should also show its order: ``"auto"``, the direction of this store not
         learnt yet, and a direction that matters (a ``relevance_fn`` maps raw scores whatever their direction)."""
-        return (
-            self.score_direction == "auto"
-            and self.relevance_fn is None
-            and not (self._direction_store is store and self._detected_direction is not None)
-        )
+        return self.score_direction == "auto" and self.relevance_fn is None and self._known_direction(store) is None
 
     def _may_probe(self, store: Any, args: Mapping[str, Any]) -> bool:
-        """Whether to read ``store``'s order once without the filter: only for a filtered search, once per store."""
-        if not _filtered(args) or self._probed_store is store:
-            return False
-        self._probed_store = store
-        return True
+        """Whether to read ``store``'s order without the filter: only for a filtered search, until one such search
+        of this store has returned (a failed one is tried again next time)."""
+        return _filtered(args) and self._probed_store is not store
 
     def _learn_direction(self, store: Any, results: list[Any]) -> bool:
         """Learn ``store``'s direction from raw search results (before they are cut to depth); whether it is known
@@ -488,7 +484,7 @@ class DebiasedRetriever(BaseRetriever):
         except (TypeError, IndexError, KeyError, DebiasragError):
             return False
         if found is not None and store is self.vectorstore:
-            self._detected_direction, self._direction_store = found, store
+            self._learnt = (store, found)
         return found is not None
 
     def _direction(self, store: Any, score_lists: list[list[float]]) -> str:
@@ -498,15 +494,15 @@ class DebiasedRetriever(BaseRetriever):
         if known is None:
             known = detect_score_direction(type(store).__name__, score_lists)
             if known is not None and store is self.vectorstore:
-                self._detected_direction, self._direction_store = known, store
+                self._learnt = (store, known)
         # Only ties so far: "higher" (the order within each variant is the same either way), decided later.
         return known or "higher"
 
     def _score_converter(self, store: Any, score_lists: list[list[float]]) -> tuple[Callable[[float], object], str]:
         """The function turning ``store``'s raw scores into higher-is-better ones, and its name for error messages."""
-        direction = self._direction(store, score_lists)
-        if self.relevance_fn is not None:
+        if self.relevance_fn is not None:  # maps raw scores whatever their direction: the order is not read
             return self.relevance_fn, "relevance_fn"
+        direction = self._direction(store, score_lists)
         if direction == "higher":
             return float, "score"
         try:

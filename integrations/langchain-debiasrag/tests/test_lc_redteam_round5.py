@@ -153,3 +153,15 @@ def test_the_unfiltered_probe_keeps_other_search_arguments_and_is_best_effort() 
     (hit,) = retriever.invoke("q")
     assert calls[-1] == {"tenant": "t1"} and retriever._known_direction() == "lower"
     assert hit.id == "a" and hit.metadata["score"] == pytest.approx(-0.3)
+
+
+def test_with_a_relevance_fn_the_store_order_is_not_read() -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    class Reranked(InMemoryVectorStore):  # a hybrid store: results not sorted by their raw score
+        def similarity_search_with_score(self, query, k=4, **kwargs):
+            return [(Document(id=x, page_content=x), s) for x, s in zip("abc", (0.5, 0.9, 0.1))][:k]
+
+    store = Reranked(DeterministicFakeEmbedding(size=4))
+    hits = DebiasedRetriever(store, strategy="topk", k=3, relevance_fn=lambda s: s).invoke("q")
+    assert [d.id for d in hits] == ["b", "a", "c"]  # failed: "returned unsorted scores"
