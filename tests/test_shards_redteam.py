@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -261,6 +262,19 @@ def test_a_failed_run_leaves_the_earlier_shards_and_a_folder_index_from_shards_r
     assert (fresh / "part-00000-3f2a-c000.json").read_text(encoding="utf-8") == '{"a": 1}\n{"a": 2}\n'
 
 
+def killed_replace_run(out: Path, moved: list[str], *, unfinished: bool = False) -> Path:
+    """The folder as a replace run killed after listing the earlier run's shard files and moving ``moved`` aside
+    leaves it (a kill runs no handlers, so the state is made by hand); returns the set-aside folder."""
+    earlier = sorted(p.name for p in out.glob("part-*"))
+    aside = out / REPLACED_DIR
+    aside.mkdir()
+    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": unfinished}), encoding="utf-8")
+    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
+    for name in moved:
+        (out / name).rename(aside / name)
+    return aside
+
+
 def test_a_replace_run_killed_while_setting_the_earlier_shards_aside_is_never_indexed_as_a_subset(
     tmp_path, embedder
 ) -> None:
@@ -270,12 +284,7 @@ def test_a_replace_run_killed_while_setting_the_earlier_shards_aside_is_never_in
     out = tmp_path / "out"
     assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
     earlier = sorted(p.name for p in out.glob("part-*"))
-    aside = out / REPLACED_DIR
-    aside.mkdir()
-    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": False}), encoding="utf-8")
-    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
-    for name in earlier[:2]:  # killed half-way through the moves
-        (out / name).rename(aside / name)
+    aside = killed_replace_run(out, earlier[:2])  # killed half-way through the moves
     with pytest.raises(InputError, match="was interrupted and the earlier run's shards are set aside"):
         index_from_shards(out)
     with pytest.raises(InputError, match="finish it with existing='replace'"):
@@ -300,12 +309,8 @@ def test_a_resumed_replace_run_keeps_the_earlier_run_when_the_killed_run_reused_
     assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
     earlier = sorted(p.name for p in out.glob("part-*"))
     before = {name: (out / name).read_bytes() for name in earlier}
-    aside = out / REPLACED_DIR
-    aside.mkdir()
-    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": False}), encoding="utf-8")
-    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")
+    killed_replace_run(out, earlier)
     for name in earlier:
-        (out / name).rename(aside / name)
         (out / name).write_bytes(b"the killed run's own file")  # same name, other content
     bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
     with pytest.raises(InputError, match="'text' is empty"):
@@ -318,13 +323,8 @@ def test_a_failed_replace_run_gives_an_unfinished_earlier_run_its_marker_back(tm
     datasets = pytest.importorskip("datasets")
     out = tmp_path / "out"
     run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
-    (out / RUN_MARKER).write_text("started\n", encoding="utf-8")  # that run was killed (by hand: kill -9)
-    earlier = sorted(p.name for p in out.glob("part-*"))
-    aside = out / REPLACED_DIR  # and so was a replace run after it, once it had set that run's shards aside
-    aside.mkdir()
-    (aside / EARLIER_LIST).write_text(json.dumps({"files": earlier, "unfinished": True}), encoding="utf-8")
-    for name in earlier:
-        (out / name).rename(aside / name)
+    # that run was killed, and so was a replace run after it, once it had set that run's shards aside
+    killed_replace_run(out, sorted(p.name for p in out.glob("part-*")), unfinished=True)
     bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
     with pytest.raises(InputError, match="'text' is empty"):
         run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
