@@ -177,7 +177,6 @@ def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper)
     assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Scarlet met Dame Jayla John."
     assert swapper.swap("On Sunday she met Mr. James in April.") == "On Sunday he met Mrs. James in April."
     assert swapper.swap("Nurse Grace Kelly met Mrs. Karen Doyle.") == "Nurse Armando Kelly met Mr. James Doyle."
-    assert swapper.swap("Martin Luther King spoke.") == "Norma Luther King spoke."  # King: his surname, no king
     assert (
         swapper.swap("Lady Gaga sang.") == "Lord Gaga sang." and swapper.swap("The lady sang.") == "The gentleman sang."
     )

@@ -238,10 +238,7 @@ class GenderSwapper:
         # capitalised words that are no one's name here (weekdays, months, holidays: "Sunday", "April", "Christmas")
         non_names = loads_strict(read_text(data_path("names", "non_names.json"), what="name list"))
         self._non_names = frozenset(w for key in ("weekdays", "months", "other") for w in non_names.get(key, []))
-        # titles a surname follows (Mr, Dr, Nurse …; the anonymizer's removal lists), not those a first name follows
-        # (Sir Elton, Queen Elizabeth)
-        removal = loads_strict(read_text(data_path("names", "removal_context.json"), what="title list"))
-        self._any_title = frozenset(t.lower() for t in (*removal["titles"], *removal["role_titles"]))
+        self._any_title = frozenset(t.lower() for t in non_names.get("titles", [])) | frozenset(self._titles)
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -356,17 +353,6 @@ class GenderSwapper:
             return other, direction, "word"
         if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
             return None
-        before = token.doc[token.i - 1] if token.i > 0 else None
-        if (
-            text[:1].isupper()
-            and token.pos_ == "PROPN"
-            and before is not None
-            and before.whitespace_
-            and before.pos_ == "PROPN"
-            and before.text[:1].isupper()
-            and before.text.rstrip(".").lower() not in self._any_title
-        ):  # "Stephen King", "Martin Luther King": a surname that is also a gendered word
-            return None
         if lower in self._f2m:
             return self._f2m[lower], "f2m", "word"
         if lower in self._m2f:
@@ -386,11 +372,7 @@ class GenderSwapper:
             return True
         after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
         title = before.text.rstrip(".").lower()
-        return (
-            before.text[:1].isupper()
-            and title in self._any_title
-            and not (after is not None and after.text[:1].isupper() and after.is_alpha)
-        )
+        return before.text[:1].isupper() and title in self._any_title and not (after is not None and after.text[:1].isupper() and after.is_alpha)
 
     def _pronoun(self, token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
