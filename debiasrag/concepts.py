@@ -37,6 +37,16 @@ def label_key(label: str) -> str:
     return unicodedata.normalize("NFKC", label).strip().casefold()
 
 
+def _group_named(key: str, names: tuple[str, ...]) -> str | None:
+    """The name a label read as ``key`` (:func:`label_key`) names: the name itself, or its first letter where no
+    other name starts with it; None for any other label."""
+    initials = [label_key(name)[:1] for name in names]
+    for name, initial in zip(names, initials):
+        if key == label_key(name) or (key == initial and initials.count(initial) == 1):
+            return name
+    return None
+
+
 @dataclass(frozen=True)
 class Concept:
     """A bias concept: two groups, their variant sentences and a debiasing context."""
@@ -71,12 +81,7 @@ class Concept:
         aliases = {label_key(alias): group for alias, group in self.label_aliases.items()}
         if wanted in aliases:
             return aliases[wanted]
-        names = (*self.groups, NEUTRAL_LABEL)
-        initials = [label_key(name)[:1] for name in names]
-        for name, initial in zip(names, initials):
-            if wanted == label_key(name) or (wanted == initial and initials.count(initial) == 1):
-                return name
-        return None
+        return _group_named(wanted, (*self.groups, NEUTRAL_LABEL))
 
     def label_spellings(self) -> str:
         """How :meth:`label_group` accepts labels, for messages: "female, male or neutral (any case, or F, M, N)"."""
@@ -200,8 +205,6 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         f"'label_aliases' must map each other spelling of a label to one of {[*groups, NEUTRAL_LABEL]}",
     )
-    names = (*groups, NEUTRAL_LABEL)
-    initials = [label_key(name)[:1] for name in names]
     read_as: dict[str, str] = {}
     for alias, group in aliases.items():  # {"Woman ": "female", "woman": "male"}: one label, two groups
         _check(
@@ -210,10 +213,7 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
             f"'label_aliases' spells {alias!r} twice (as labels are read), for two groups",
         )
     for alias, group in aliases.items():  # {"muslim": "christian"}: a typo that would relabel every such document
-        key = label_key(alias)
-        named = next(
-            (n for n, i in zip(names, initials) if key == label_key(n) or (key == i and initials.count(i) == 1)), None
-        )
+        named = _group_named(label_key(alias), (*groups, NEUTRAL_LABEL))
         _check(
             named is None or named == group,
             source,

@@ -239,6 +239,8 @@ class ShardWriter:
 Existing = Literal["refuse", "replace", "add"]
 _EXISTING = ("refuse", "replace", "add")
 _WRITER_STEM = re.compile(r"^part-[0-9a-f]{32}$")  # ShardWriter's shard names: a hash of the batch's ids
+# the earlier run's shards once a replace run has finished: deleted, never restored
+_ASIDE_DONE = REPLACED_DIR + ".done"
 
 
 def _shard_files(folder: Path) -> list[Path]:
@@ -260,11 +262,6 @@ def _is_sidecar(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(sidecar, dict) and sidecar.get("format") == SHARD_FORMAT and "count" in sidecar
-
-
-_ASIDE_DONE = (
-    REPLACED_DIR + ".done"
-)  # the earlier run's shards once a replace run has finished: deleted, never restored
 
 
 def _prepare_out_dir(folder: Path, existing: Any) -> None:

@@ -288,11 +288,7 @@ def _undo_unpublished(target: Path, version_dir: Path, manifest_tmp: Path) -> No
     before the handler runs, so the manifest on disk decides: a version it names is kept (it is the index)."""
     with contextlib.suppress(OSError):
         manifest_tmp.unlink()
-    try:
-        current = json.loads((target / MANIFEST).read_text(encoding="utf-8")).get("version")
-    except (OSError, ValueError, AttributeError):
-        current = None
-    if current != version_dir.name:
+    if _current_version(target)[0] != version_dir.name:
         shutil.rmtree(version_dir, ignore_errors=True)
 
 

@@ -12,6 +12,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -262,6 +263,21 @@ def test_a_failed_run_leaves_the_earlier_shards_and_a_folder_index_from_shards_r
     assert (fresh / "part-00000-3f2a-c000.json").read_text(encoding="utf-8") == '{"a": 1}\n{"a": 2}\n'
 
 
+def finished_run(tmp_path: Path, embedder) -> tuple[Any, Path]:
+    """``datasets`` and a folder holding a finished run of ROWS: two shards, one document each."""
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / "out"
+    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
+    return datasets, out
+
+
+def failing_replace_run(datasets: Any, out: Path, embedder) -> None:
+    """A replace run over ``out`` that fails on its third row, as any run can."""
+    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
+    with pytest.raises(InputError, match="'text' is empty"):
+        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+
+
 def killed_replace_run(out: Path, moved: list[str], *, unfinished: bool = False) -> Path:
     """The folder as a replace run killed after listing the earlier run's shard files and moving ``moved`` aside
     leaves it (a kill runs no handlers, so the state is made by hand); returns the set-aside folder."""
@@ -280,18 +296,14 @@ def test_a_replace_run_killed_while_setting_the_earlier_shards_aside_is_never_in
 ) -> None:
     # the marker was written after the moves: a kill between them left a folder index_from_shards read as 2,956 of
     # 3,000 documents without a word (red-team round 5). A kill cannot run handlers, so the state is made by hand.
-    datasets = pytest.importorskip("datasets")
-    out = tmp_path / "out"
-    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
+    datasets, out = finished_run(tmp_path, embedder)
     earlier = sorted(p.name for p in out.glob("part-*"))
     aside = killed_replace_run(out, earlier[:2])  # killed half-way through the moves
     with pytest.raises(InputError, match="was interrupted and the earlier run's shards are set aside"):
         index_from_shards(out)
     with pytest.raises(InputError, match="finish it with existing='replace'"):
         run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, existing="add")
-    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
-    with pytest.raises(InputError, match="'text' is empty"):  # a replace run that fails restores the earlier run
-        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    failing_replace_run(datasets, out, embedder)  # restores the earlier run
     assert sorted(p.name for p in out.glob("part-*")) == earlier and not aside.exists()
     assert sorted(index_from_shards(out).ids) == [1, 2]
     more = datasets.Dataset.from_list([{"id": 5, "text": "They code."}])
@@ -304,30 +316,22 @@ def test_a_resumed_replace_run_keeps_the_earlier_run_when_the_killed_run_reused_
 ) -> None:
     # shard names hash the batch's ids: the killed run wrote the earlier run's names again, and the next replace
     # run moved them over the earlier run's files set aside (review of red-team round 5)
-    datasets = pytest.importorskip("datasets")
-    out = tmp_path / "out"
-    assert run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)["shards"] == 2
+    datasets, out = finished_run(tmp_path, embedder)
     earlier = sorted(p.name for p in out.glob("part-*"))
     before = {name: (out / name).read_bytes() for name in earlier}
     killed_replace_run(out, earlier)
     for name in earlier:
         (out / name).write_bytes(b"the killed run's own file")  # same name, other content
-    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
-    with pytest.raises(InputError, match="'text' is empty"):
-        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    failing_replace_run(datasets, out, embedder)
     assert {name: (out / name).read_bytes() for name in earlier} == before
     assert sorted(index_from_shards(out).ids) == [1, 2]
 
 
 def test_a_failed_replace_run_gives_an_unfinished_earlier_run_its_marker_back(tmp_path, embedder) -> None:
-    datasets = pytest.importorskip("datasets")
-    out = tmp_path / "out"
-    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    datasets, out = finished_run(tmp_path, embedder)
     # that run was killed, and so was a replace run after it, once it had set that run's shards aside
     killed_replace_run(out, sorted(p.name for p in out.glob("part-*")), unfinished=True)
-    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
-    with pytest.raises(InputError, match="'text' is empty"):
-        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    failing_replace_run(datasets, out, embedder)
     with pytest.raises(InputError, match="did not finish"):
         index_from_shards(out)
 
@@ -335,9 +339,7 @@ def test_a_failed_replace_run_gives_an_unfinished_earlier_run_its_marker_back(tm
 def test_a_finished_replace_run_killed_while_deleting_the_earlier_shards_is_still_finished(tmp_path, embedder) -> None:
     # the success path deleted the set-aside shards with no commit point: a kill inside that delete, then a failed
     # replace run, restored part of the earlier run without a marker (second review); now one rename commits first
-    datasets = pytest.importorskip("datasets")
-    out = tmp_path / "out"
-    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    datasets, out = finished_run(tmp_path, embedder)
     more = datasets.Dataset.from_list([{"id": 5, "text": "They code."}])
     assert run_datasets(more, out, embedder=embedder, existing="replace")["documents"] == 1
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []  # aside gone, marker gone
@@ -345,16 +347,12 @@ def test_a_finished_replace_run_killed_while_deleting_the_earlier_shards_is_stil
     done.mkdir()
     (done / "part-0.npy").write_bytes(b"an earlier shard, half deleted")
     assert index_from_shards(out).ids == [5]
-    bad = datasets.Dataset.from_list([*ROWS, {"id": 3, "text": "   "}])
-    with pytest.raises(InputError, match="'text' is empty"):
-        run_datasets(bad, out, embedder=embedder, batch_size=1, existing="replace")
+    failing_replace_run(datasets, out, embedder)
     assert index_from_shards(out).ids == [5] and not done.exists()
 
 
 def test_a_replace_run_killed_while_writing_its_list_can_run_again(tmp_path, embedder) -> None:
-    datasets = pytest.importorskip("datasets")
-    out = tmp_path / "out"
-    run_datasets(datasets.Dataset.from_list(ROWS), out, embedder=embedder, batch_size=1)
+    datasets, out = finished_run(tmp_path, embedder)
     (out / REPLACED_DIR).mkdir()
     (out / REPLACED_DIR / "..earlier-run.json.123-abcdef01.tmp").write_text("{", encoding="utf-8")
     (out / RUN_MARKER).write_text("started\n", encoding="utf-8")

@@ -483,18 +483,20 @@ class DebiasedRetriever(BaseRetriever):
             found = detect_score_direction(type(store).__name__, scores)  # type: ignore[arg-type]
         except (TypeError, IndexError, KeyError, DebiasragError):
             return False
+        return self._remember(store, found) is not None
+
+    def _remember(self, store: Any, found: str | None) -> str | None:
+        """Keep ``found`` as ``store``'s direction when there is one and the retriever still holds that store."""
         if found is not None and store is self.vectorstore:
             self._learnt = (store, found)
-        return found is not None
+        return found
 
     def _direction(self, store: Any, score_lists: list[list[float]]) -> str:
         if self.score_direction != "auto":
             return self.score_direction
         known = self._known_direction(store)
         if known is None:
-            known = detect_score_direction(type(store).__name__, score_lists)
-            if known is not None and store is self.vectorstore:
-                self._learnt = (store, known)
+            known = self._remember(store, detect_score_direction(type(store).__name__, score_lists))
         # Only ties so far: "higher" (the order within each variant is the same either way), decided later.
         return known or "higher"
 
