@@ -172,7 +172,12 @@ def test_swap_names_data(swapper: GenderSwapper) -> None:
 def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper):
     """'Miss Scarlet' became 'Miss Pierce' (a female title on a male name), 'Sir Elton John' 'Madam ...', 'Lady Gaga'
     'Gentleman Gaga'; 'the mother board' became 'the father board' (red-team round 3)."""
-    assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Pierce met Dame Jayla Jessica."
+    # the word after a title with nothing capitalised after it is a surname, kept; so is one after a first name
+    # (session 35: "Mr. James" became "Mrs. Karen", "Martin Luther King" "Norma Alia Queen"), as the detector reads them
+    assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Scarlet met Dame Jayla John."
+    assert swapper.swap("On Sunday she met Mr. James in April.") == "On Sunday he met Mrs. James in April."
+    assert swapper.swap("Nurse Grace Kelly met Mrs. Karen Doyle.") == "Nurse Armando Kelly met Mr. James Doyle."
+    assert swapper.swap("Martin Luther King spoke.") == "Norma Luther King spoke."  # King: his surname, no king
     assert (
         swapper.swap("Lady Gaga sang.") == "Lord Gaga sang." and swapper.swap("The lady sang.") == "The gentleman sang."
     )

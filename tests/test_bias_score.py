@@ -65,7 +65,9 @@ def scorer(memo, swapper) -> BiasScorer:
 def test_gender_direction(scorer: BiasScorer, embedder) -> None:
     ratio = scorer.explained_variance_ratio_
     assert scorer.n_fit_pairs_ == 104
-    assert ratio[0] == pytest.approx(0.595, abs=0.02)  # seed Fig. 7a: 0.78 for SBERT/BERT-base; MiniLM: 0.59
+    # seed Fig. 7a: 0.78 for SBERT/BERT-base; MiniLM: 0.618 (`debiasrag bench bias-score`, session 36; 0.595 while the
+    # swap turned 'on Sunday' into a name in three fitting sentences)
+    assert ratio[0] == pytest.approx(0.618, abs=0.02)
     assert ratio[0] > 5 * ratio[1]
     assert np.linalg.norm(scorer.gender_direction_) == pytest.approx(1.0, abs=1e-5)
     she, he, woman, man = embedder.encode(["She is here.", "He is here.", "The woman is here.", "The man is here."])

@@ -34,7 +34,7 @@ def test_bias_score_json_ranks_both_directions(tmp_path: Path, capsys: pytest.Ca
     result = json.loads(captured.out)
     assert result["sentences"] == 8
     assert result["fit_pairs"] == 104
-    assert result["explained_variance"] == pytest.approx(0.595, abs=0.02)
+    assert result["explained_variance"] == pytest.approx(0.618, abs=0.02)
     assert result["signs"].startswith("the gender direction points from male to female, so + leans female")
     assert [r["id"] for r in result["female"]] == ["s4", "s1"]  # pageant 0.113, nurse 0.106 (library test values)
     assert [r["id"] for r in result["male"]] == ["s2", "s5"]  # soldier -0.094, mechanic -0.060
@@ -88,7 +88,7 @@ def test_glove_scorer_shows_the_score_augment_selects_by(tmp_path: Path, capsys:
 
 
 def test_no_sentence_leaning_one_way_is_said_not_shown_as_an_empty_table(tmp_path, capsys) -> None:
-    source = write_corpus(tmp_path / "c.jsonl", sentences=["The weather is nice."])
+    source = write_corpus(tmp_path / "c.jsonl", sentences=["Weather."])  # one word: it leans one way
     assert main(["bias-score", str(source)]) == 0
     captured = capsys.readouterr()
     said = " ".join(captured.err.split())

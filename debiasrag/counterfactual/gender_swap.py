@@ -235,6 +235,13 @@ class GenderSwapper:
         # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
         # detector reads them (its generic phrases of two words)
         self._generic = frozenset(p.lower() for p in generic_phrases("gender") if len(p.split()) == 2)
+        # capitalised words that are no one's name here (weekdays, months, holidays: "Sunday", "April", "Christmas")
+        non_names = loads_strict(read_text(data_path("names", "non_names.json"), what="name list"))
+        self._non_names = frozenset(w for key in ("weekdays", "months", "other") for w in non_names.get(key, []))
+        # titles a surname follows (Mr, Dr, Nurse …; the anonymizer's removal lists), not those a first name follows
+        # (Sir Elton, Queen Elizabeth)
+        removal = loads_strict(read_text(data_path("names", "removal_context.json"), what="title list"))
+        self._any_title = frozenset(t.lower() for t in (*removal["titles"], *removal["role_titles"]))
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -328,7 +335,7 @@ class GenderSwapper:
             return self._pronoun(token, self._pron_f2m[lower]), "f2m", "pronoun"
         if lower in self._pron_m2f:
             return self._pronoun(token, self._pron_m2f[lower]), "m2f", "pronoun"
-        if self.swap_names and text[:1].isupper() and token.pos_ == "PROPN":
+        if self.swap_names and text[:1].isupper() and token.pos_ == "PROPN" and not self._surname(token):
             name = text if not text.isupper() else text.title()
             if name in self._name_f2m:
                 return self._name_f2m[name], "f2m", "name"
@@ -349,11 +356,41 @@ class GenderSwapper:
             return other, direction, "word"
         if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
             return None
+        before = token.doc[token.i - 1] if token.i > 0 else None
+        if (
+            text[:1].isupper()
+            and token.pos_ == "PROPN"
+            and before is not None
+            and before.whitespace_
+            and before.pos_ == "PROPN"
+            and before.text[:1].isupper()
+            and before.text.rstrip(".").lower() not in self._any_title
+        ):  # "Stephen King", "Martin Luther King": a surname that is also a gendered word
+            return None
         if lower in self._f2m:
             return self._f2m[lower], "f2m", "word"
         if lower in self._m2f:
             return self._m2f[lower], "m2f", "word"
         return None
+
+    def _surname(self, token: Any) -> bool:
+        """Whether a capitalised word is no first name to swap: a weekday, month or holiday ("Sunday"), a word right
+        after a first name ("Grace Kelly", "Martin Luther King"), or right after a gendered title with no capitalised
+        word following ("Mr. James said": the title is swapped, the surname kept; "Mrs. Karen Doyle" swaps Karen)."""
+        if token.text in self._non_names:
+            return True
+        before = token.doc[token.i - 1] if token.i > 0 else None
+        if before is None or not before.whitespace_:
+            return False
+        if before.text[:1].isupper() and (before.text in self._name_f2m or before.text in self._name_m2f):
+            return True
+        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        title = before.text.rstrip(".").lower()
+        return (
+            before.text[:1].isupper()
+            and title in self._any_title
+            and not (after is not None and after.text[:1].isupper() and after.is_alpha)
+        )
 
     def _pronoun(self, token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
