@@ -88,6 +88,9 @@ _TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-.])*{_LETTER}|{_LETTER}")
 _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
 _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+# what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
+_COORDINATOR = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|nor|&|/)\s*", re.IGNORECASE)
+_CONTRACTION = re.compile(r"'(?:s|d|ll|re|ve|m)$")
 
 PROTAGONIST_DECIDERS = ("learned", "rules")
 """How :class:`GroupDetector` picks a gender protagonist from the mentions: ``"learned"`` (default) weighs the
@@ -296,6 +299,11 @@ class GroupDetector:
         self._place = (
             re.compile(rf"\b({_LETTER}[\w'\-]*)\s+(?:{'|'.join(map(re.escape, places))})\b") if places else None
         )
+        things = rule.get("named_thing_words", [])
+        self._named_thing = (
+            re.compile(rf"\b(?:{'|'.join(map(re.escape, things))})\s+({_LETTER}[\w'\-]*)") if things else None
+        )
+        self._firm = re.compile(rf"\b({_LETTER}[\w'\-]*)\s*&\s*({_LETTER}[\w'\-]*)") if things else None
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
@@ -428,6 +436,9 @@ class GroupDetector:
             plain = self._generic.sub(lambda m: " " * len(m.group(0)), plain)
         if self._place is not None:  # "Warren Avenue", "Marsh Lane": a street is named after nobody here
             plain = self._place.sub(lambda m: " " * len(m.group(0)) if m.group(1)[0].isupper() else m.group(0), plain)
+        if self._named_thing is not None and self._firm is not None:  # "Hurricane Maria", "Marks & Spencer": nobody
+            plain = _blank_capitalised(self._named_thing, plain)
+            plain = _blank_capitalised(self._firm, plain)
         phrases: list[Mention] = []
         if self._phrase is not None:  # the concept's phrase pairs ("home office"): one mention each, then blanked
 
@@ -476,6 +487,7 @@ class GroupDetector:
                         if j < len(tokens)
                         and tokens[j].group(0)[0].islower()  # a person noun: "His therapist, Yasmin" is two people
                         and self._token_group(plain, tokens[j]) is not None
+                        and tokens[j].group(0).lower() not in self._pronouns  # "his or her": two pronouns, no noun
                     ),
                     None,
                 )
@@ -494,7 +506,35 @@ class GroupDetector:
                 kind = "full name" if self._is_first_name(plain, tokens, i) else ""
                 found.append(Mention(group, start, end, text[start:end], kind))
             i += 1
-        return sorted(found + phrases, key=lambda mention: mention.start) if phrases else found
+        found = sorted(found + phrases, key=lambda mention: mention.start) if phrases else found
+        return self._coordinated(plain, found) if self._margin is not None else found
+
+    def _coordinated(self, plain: str, found: list[Mention]) -> list[Mention]:
+        """``found`` without the pairs of a female and a male word joined by "or", "and", "/" or "&" ("he or she",
+        "his/her", "s/he", "men and women", "the mother and father", "Mr and Mrs"): such a pair names anyone, or both
+        alike — the inclusive wording of a neutral text, no evidence of either group (before session 36 its first word
+        decided). Named people are not joined: "Fiona and Neil Carr" are a couple in a story about one of them as
+        often as not."""
+        kept: list[Mention] = []
+        for mention in found:
+            before = plain[max(mention.start - 3, 0) : mention.start].lower()
+            if mention.text.lower() == "he" and (before.endswith("s/") or before == "(s)"):  # "s/he", "(s)he"
+                continue
+            last = kept[-1] if kept else None
+            if (
+                last is not None
+                and {last.group, mention.group} == set(self.groups)
+                and not any(" " in m.text or self._names_someone(m) for m in (last, mention))  # "His wife and son"
+                and _COORDINATOR.fullmatch(plain[last.end : mention.start])
+            ):
+                kept.pop()  # the words between them are only the joining word: the pair's text ends here
+                continue
+            kept.append(mention)
+        return kept
+
+    def _names_someone(self, mention: Mention) -> bool:
+        """Whether ``mention`` is a person's name (first name or surname), not a pronoun, noun or title."""
+        return bool(mention.kind) or self.name_group(strip_possessive(mention.text)) is not None
 
     def _lower_all_caps(self, text: str) -> str:
         """``text`` with the pronouns and kin words of its all-caps stretches in lower case, offsets unchanged
@@ -592,7 +632,7 @@ class GroupDetector:
         skip = i + 1 if self._name_follows(text, tokens, i) else i  # the name's own surname
         for j in range(i + 1, len(tokens)):
             word = tokens[j].group(0)
-            pronoun = self._pronouns.get(word.lower())
+            pronoun = self._pronouns.get(_CONTRACTION.sub("", word.lower()))  # "he's", "she'd": he, she
             if pronoun is not None:
                 return pronoun
             name = strip_possessive(word)
@@ -838,6 +878,21 @@ class GroupDetector:
         if len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= self._margin:
             return ranked[0][0]
         return found[0].group  # the first person a text mentions is the one it is about
+
+
+def _blank_capitalised(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with the groups of ``pattern``'s matches blanked (offsets kept) where every group is capitalised."""
+
+    def blank(match: re.Match[str]) -> str:
+        words = [match.group(k) for k in range(1, (match.re.groups or 0) + 1)]
+        if not all(word[:1].isupper() for word in words):
+            return match.group(0)
+        out = list(match.group(0))
+        for k in range(1, len(words) + 1):
+            out[match.start(k) - match.start() : match.end(k) - match.start()] = " " * (match.end(k) - match.start(k))
+        return "".join(out)
+
+    return pattern.sub(blank, text)
 
 
 def strip_possessive(word: str) -> str:
