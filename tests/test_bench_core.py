@@ -435,7 +435,7 @@ def test_a_report_written_over_an_earlier_one_says_so_and_drops_its_plots(cache_
     out = tmp_path / "out"
     assert main(["bench", "concept-auc", "--out", str(out), "--cache-dir", str(cache_dir)]) == 0
     first = json.loads((out / "results.json").read_text())
-    old_plots = [Path(p) for p in first["results"][DEFAULT_MODEL]["concept-auc"]["plots"]]
+    old_plots = [out / p for p in first["results"][DEFAULT_MODEL]["concept-auc"]["plots"]]
     assert old_plots and all(p.is_file() for p in old_plots)
     (out / "plots" / "mine.png").write_bytes(b"not named by any report")
     capsys.readouterr()
@@ -444,7 +444,8 @@ def test_a_report_written_over_an_earlier_one_says_so_and_drops_its_plots(cache_
     assert f"replaced the earlier report in {out} (run {first['run_id']}): concept-auc; removed" in err
     assert not any(p.exists() for p in old_plots) and (out / "plots" / "mine.png").exists()
     second = json.loads((out / "results.json").read_text())
-    assert all(Path(p).is_file() for p in second["results"][DEFAULT_MODEL]["weat"]["plots"])
+    # named relative to the report folder (they were relative to the working folder of the run)
+    assert all((out / p).is_file() and not Path(p).is_absolute() for p in second["results"][DEFAULT_MODEL]["weat"]["plots"])
 
 
 def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_path, capsys):
@@ -479,6 +480,24 @@ def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_p
     assert "## Model comparison" in report
     mean_row = next(line for line in report.splitlines() if line.startswith("| gender.neutral.p_hat |"))
     assert mean_row.startswith("| gender.neutral.p_hat | 0.4792 | ")
+
+
+def test_two_models_whose_folders_end_alike_get_plot_folders_of_their_own(embedder, cache_dir, tmp_path, capsys):
+    """runA/model and runB/model both wrote plots/model/: the second model's plot replaced the first's and the report
+    showed it under both (red-team round 6)."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling
+
+    first, second = tmp_path / "runA" / "model", tmp_path / "runB" / "model"
+    embedder.model.save(str(first))
+    SentenceTransformer(modules=[embedder.model[0], Pooling(384, pooling_mode="max"), Normalize()]).save(str(second))
+    out = tmp_path / "out"
+    argv = ["bench", "concept-auc", "--model", str(first), "--model", str(second), "--out", str(out)]
+    assert main([*argv, "--cache-dir", str(cache_dir), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    plots = [document["results"][str(m.resolve())]["concept-auc"]["plots"] for m in (first, second)]
+    assert all(plots) and set(plots[0]).isdisjoint(plots[1])
+    assert all((out / p).is_file() for p in plots[0] + plots[1])
 
 
 def test_weat_table4_minilm_significance_stars_reproduce(suite):

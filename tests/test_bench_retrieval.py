@@ -198,6 +198,7 @@ def test_compare_divides_by_the_oracle_and_subtracts_topk_recall():
     assert scores["balanced", "6"]["recall_vs_topk"] == pytest.approx(-0.3)
     assert scores["topk", "6"]["recall_vs_topk"] == 0.0
     assert scores["oracle", "best"]["f1_vs_oracle"] == pytest.approx(1.0)
+    assert "recall_vs_topk" not in scores["oracle", "best"]  # no top-k at "best": it read a made-up 0.0
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "single-jsonl", "single-csv"])

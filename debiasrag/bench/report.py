@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -79,6 +80,21 @@ def make_context(
         progress=progress,
         cache_dir=embedder.cache_dir,
     )
+
+
+def distinct_plot_folders(contexts: Sequence[BenchContext]) -> None:
+    """Give models whose names end alike ("runA/model", "runB/model") plot folders of their own: the short name
+    and a digest of the whole one. One shared folder let the second model's plots replace the first's, and the
+    report showed them under both (a red-team round, session 36)."""
+    by_folder: dict[Path, list[BenchContext]] = {}
+    for ctx in contexts:
+        if ctx.out_dir is not None:
+            by_folder.setdefault(ctx.out_dir, []).append(ctx)
+    for folder, sharing in by_folder.items():
+        if len(sharing) > 1:
+            for ctx in sharing:
+                digest = hashlib.sha1(context_embedder(ctx).name.encode("utf-8")).hexdigest()[:8]
+                ctx.out_dir = folder.with_name(f"{folder.name}-{digest}")
 
 
 def resolve_names(name: str) -> list[str]:
@@ -294,6 +310,25 @@ def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
     return models_figure1(out_dir / "plots" / "figure1_models.png", models, auc, rho or None, p_hat or None)
 
 
+def _plots_relative_to(document: dict[str, Any], out: Path) -> None:
+    """Plot paths in ``document`` made relative to the report folder ``out`` (in place), so results.json still
+    finds its plots when the folder is moved or read from elsewhere (they were relative to the run's working
+    folder: a red-team round, session 36); a path outside ``out`` stays as it is."""
+
+    def relative(path: Any) -> Any:
+        try:
+            return Path(path).resolve().relative_to(out.resolve()).as_posix()
+        except (TypeError, ValueError, OSError):
+            return path
+
+    if document.get("figure1_plot"):
+        document["figure1_plot"] = relative(document["figure1_plot"])
+    for records in document.get("results", {}).values():
+        for record in records.values():
+            if isinstance(record, dict) and isinstance(record.get("plots"), list):
+                record["plots"] = [relative(plot) for plot in record["plots"]]
+
+
 def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, Path]:
     """Write ``results.json``, ``report.md`` and the cross-model Fig. 1 plot into ``out_dir`` (files replaced
     atomically)."""
@@ -302,6 +337,7 @@ def write_report(document: dict[str, Any], out_dir: str | Path) -> tuple[Path, P
     figure = figure1_plot(document, out)
     if figure is not None:
         document["figure1_plot"] = str(figure)
+    _plots_relative_to(document, out)
     json_path, md_path = out / "results.json", out / "report.md"
     # Each file is replaced atomically, but not the two together: a run killed between them would leave a
     # report beside another run's results, which this shared id tells apart.

@@ -31,7 +31,7 @@ from debiasrag.datasets import (
     load_toy_task,
     toy_data,
 )
-from debiasrag.embedders import Embedder
+from debiasrag.embedders import Embedder, embed_queries
 from debiasrag.fileio import printable
 from debiasrag.index import FaissIndex
 from debiasrag.metrics.fairness import mean_report, oracle_cut, query_report
@@ -80,7 +80,7 @@ def build_retriever(task: RetrievalTask, embedder: Embedder, neutralize: str | N
         for s in STRATEGIES
         for _, text in get_strategy(s).variants(q, retriever.concept)
     }
-    embedder.encode(sorted(variants))
+    embed_queries(embedder, sorted(variants))  # as retrieve() embeds them: the cache keys queries apart
     return retriever
 
 
@@ -206,11 +206,13 @@ def agreement_note(task: RetrievalTask, agreement: dict[str, float], used: Seque
 
 
 def compare(scores: dict[tuple[str, str], dict[str, float]]) -> None:
-    """Add ``f1_vs_oracle`` (mean F1 / mean oracle F1) and ``recall_vs_topk`` (recall − topk's at the same k)."""
+    """Add ``f1_vs_oracle`` (mean F1 / mean oracle F1) and ``recall_vs_topk`` (recall − topk's at the same k; not
+    for the oracle row, which has no top-k to compare with)."""
     for (_, k), row in scores.items():
         row["f1_vs_oracle"] = row["f1"] / row["oracle_f1"] if row["oracle_f1"] > 0 else 0.0
         topk = scores.get(("topk", k))
-        row["recall_vs_topk"] = row["recall"] - topk["recall"] if topk is not None else 0.0
+        if topk is not None:  # the oracle row ("best") has no top-k at its k: no value, not a made-up 0
+            row["recall_vs_topk"] = row["recall"] - topk["recall"]
 
 
 # --- render --------------------------------------------------------------------------------------------------

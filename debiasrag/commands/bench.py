@@ -101,9 +101,16 @@ def replace_note(folder: Path, earlier: dict[str, Any], document: dict[str, Any]
     """Say which report the new one replaced, and remove the earlier report's plots the new one does not use
     (only files the earlier results.json names, inside ``folder/plots``)."""
     plots = folder.resolve() / "plots"
+
+    def where(name: str) -> Path:
+        # results.json names plots relative to its folder since session 36, relative to the run's working folder
+        # before: compared as files, so an earlier report's spelling never removes a plot the new one uses
+        inside = folder.resolve() / name
+        return inside if not Path(name).is_absolute() and inside.is_file() else Path(name).resolve()
+
     stale = 0
-    for name in sorted(_report_plots(earlier) - _report_plots(document)):
-        path = Path(name).resolve()
+    used = {where(name) for name in _report_plots(document)}
+    for path in sorted({where(name) for name in _report_plots(earlier)} - used):
         if path.suffix == ".png" and plots in path.parents and path.is_file():
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -198,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     from debiasrag.bench._common import context_embedder
     from debiasrag.bench.base import BenchContext, discover_benchmarks
     from debiasrag.bench.report import (
+        distinct_plot_folders,
         make_context,
         render_markdown,
         resolve_names,
@@ -261,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
         unique.setdefault(context_embedder(ctx).name, ctx)
     contexts = list(unique.values())
+    distinct_plot_folders(contexts)
 
     def done(model: str, name: str, status: str, elapsed: float) -> None:
         say(f"{name} on {model}: {status} in {elapsed:.1f} s", style="dim")
