@@ -67,6 +67,49 @@ def test_replace_with_corpus_ids_and_mapping_file(tmp_path):
     assert json.loads(mapping.read_text()) == {"PERSON_1": "Kwame", "PERSON_2": "Ama", "PERSON_3": "Kofi"}
 
 
+def test_corpus_ids_never_give_a_name_an_id_another_row_holds_as_text(tmp_path, capsys, monkeypatch):
+    """Row a's literal PERSON_1 was given to Maria Lopez in row b: reversing row a with the corpus mapping wrote
+    her name into a row that never held it (red-team round 6). From a file the rows are read for such ids first;
+    from standard input, a later row's literal is reported."""
+    src, dst, mapping = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "map.json"
+    rows = [
+        {"id": "a", "text": "Ticket PERSON_1 was closed by the bot."},
+        {"id": "b", "text": "Maria Lopez reopened it."},
+    ]
+    write_rows(src, [*rows, {"id": "c", "text": "Omar Haddad read PERSON_2 aloud."}])
+    argv = ["anonymize", str(src), str(dst), "--strategy", "replace", "--entities", "person"]
+    assert main([*argv, "--mapping-out", str(mapping)]) == 0
+    out = read_rows(dst)
+    assert out[0]["text"] == "Ticket PERSON_1 was closed by the bot."
+    assert out[1]["text"] == "PERSON_3 reopened it." and out[2]["text"] == "PERSON_4 read PERSON_2 aloud."
+    assert json.loads(mapping.read_text()) == {"PERSON_3": "Maria Lopez", "PERSON_4": "Omar Haddad"}
+    capsys.readouterr()
+    write_rows(src, [rows[1], {"id": "c", "text": "Omar Haddad read PERSON_1 aloud."}])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src.read_bytes()), encoding="utf-8"))
+    assert main(["anonymize", "-", str(dst), "--strategy", "replace", "--entities", "person", "--corpus-ids"]) == 0
+    assert "some rows hold PERSON_1 as literal text, an id the mapping had already given to a name" in " ".join(
+        capsys.readouterr().err.split()
+    )
+
+
+def test_corpus_ids_link_a_surname_alone_to_a_full_name_of_the_same_row_only(tmp_path):
+    """'Mr. Smith' of one row became 'Anna Smith' of another (reversed: 'Mr. Anna Smith'; red-team round 6)."""
+    src, dst = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(
+        src,
+        [
+            {"id": 1, "text": "Anna Smith chaired the meeting. Later Smith left."},
+            {"id": 2, "text": "Mr. Smith repaired the printer."},
+            {"id": 3, "text": "Anna Smith thanked him, and Smith smiled."},
+        ],
+    )
+    assert main(["anonymize", str(src), str(dst), "--strategy", "replace", "--corpus-ids", "--entities", "person"]) == 0
+    out = read_rows(dst)
+    assert out[0]["text"] == "PERSON_1 chaired the meeting. Later PERSON_1 left."
+    assert out[1]["text"] == "Mr. PERSON_2 repaired the printer." and out[1]["mapping"] == {"PERSON_2": "Smith"}
+    assert out[2]["text"] == "PERSON_1 thanked him, and PERSON_1 smiled."
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device whose writes fail)")
 def test_a_mapping_that_cannot_be_written_leaves_the_old_output(tmp_path, capsys):
     # the output was replaced first, then the mapping failed: exit 2 with a new output and no mapping for it

@@ -445,7 +445,9 @@ def test_a_report_written_over_an_earlier_one_says_so_and_drops_its_plots(cache_
     assert not any(p.exists() for p in old_plots) and (out / "plots" / "mine.png").exists()
     second = json.loads((out / "results.json").read_text())
     # named relative to the report folder (they were relative to the working folder of the run)
-    assert all((out / p).is_file() and not Path(p).is_absolute() for p in second["results"][DEFAULT_MODEL]["weat"]["plots"])
+    assert all(
+        (out / p).is_file() and not Path(p).is_absolute() for p in second["results"][DEFAULT_MODEL]["weat"]["plots"]
+    )
 
 
 def test_cli_several_models_give_one_comparison_table(embedder, cache_dir, tmp_path, capsys):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -361,37 +361,62 @@ class PlaceholderMapping:
     ``mapping`` is placeholder -> original name; :meth:`reverse` puts the names back.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, reserved: Iterable[str] = ()) -> None:
         self._ids: dict[tuple[str, str], str] = {}
         self._counters: dict[str, int] = {}
         self._person_parts: dict[str, str] = {}
         self.mapping: dict[str, str] = {}
+        # ids some text of the corpus holds as literal text ("Ticket PERSON_1 was closed"): never given to a name,
+        # or reversing with the corpus mapping writes that name into the row that held the literal
+        self.reserved: set[str] = set(reserved)
+        # literal ids found in a text after this mapping had given them to a name (a corpus not reserved first)
+        self.collisions: set[str] = set()
         self._lock = threading.Lock()  # LLM anonymization may call from worker threads
 
-    def placeholder_for(self, label: str, name: str, avoid: Collection[str] = ()) -> str:
+    def reserve(self, texts: Iterable[str]) -> None:
+        """Keep the placeholder-shaped ids ``texts`` hold (:func:`placeholders_in`) from ever being given to a name:
+        call it with the whole corpus before anonymizing it with this mapping."""
+        with self._lock:
+            for text in texts:
+                self.reserved.update(placeholders_in(text))
+
+    def placeholder_for(
+        self, label: str, name: str, avoid: Collection[str] = (), parts: dict[str, str] | None = None
+    ) -> str:
         """The placeholder of ``name`` (an entity of type ``label``): the same name gets the same id every time. A new
-        id skips those in ``avoid`` (the ids the text being anonymized already holds, :func:`placeholders_in`):
-        "PERSON_1 is our template's name, and Maria wrote it" must not read back as Maria twice."""
+        id skips those in ``avoid`` (the ids the text being anonymized already holds, :func:`placeholders_in`) and
+        :attr:`reserved`: "PERSON_1 is our template's name, and Maria wrote it" must not read back as Maria twice.
+        A first name or surname alone after a full name ("Sarah" after "Sarah Connor") takes the full name's id when
+        that full name is in ``parts`` (:class:`Replace` passes one per text: "Mr. Smith" in one document is not
+        "Anna Smith" of another); without ``parts``, any full name this mapping has seen."""
         prefix = PLACEHOLDER_PREFIX.get(label, label)
         key = (prefix, " ".join(name.split()).casefold())
+        seen_parts = self._person_parts if parts is None else parts
         with self._lock:
+            if prefix == "PERSON" and key[1] in seen_parts:
+                return seen_parts[key[1]]
             if key in self._ids:
-                return self._ids[key]
-            # "Sarah" after "Sarah Connor" is the same person: reuse the id of the full name.
-            if prefix == "PERSON" and key[1] in self._person_parts:
-                return self._person_parts[key[1]]
+                placeholder = self._ids[key]
+                self._remember_parts(key[1], placeholder, prefix, seen_parts)
+                return placeholder
             self._counters[prefix] = self._counters.get(prefix, 0) + 1
-            while f"{prefix}_{self._counters[prefix]}" in avoid:
+            while (
+                f"{prefix}_{self._counters[prefix]}" in avoid or f"{prefix}_{self._counters[prefix]}" in self.reserved
+            ):
                 self._counters[prefix] += 1
             placeholder = f"{prefix}_{self._counters[prefix]}"
             self._ids[key] = placeholder
             self.mapping[placeholder] = name
-            if prefix == "PERSON":
-                parts = key[1].split()
-                if len(parts) > 1:
-                    for part in (parts[0], parts[-1]):
-                        self._person_parts.setdefault(part, placeholder)
+            self._remember_parts(key[1], placeholder, prefix, seen_parts)
             return placeholder
+
+    @staticmethod
+    def _remember_parts(name: str, placeholder: str, prefix: str, parts: dict[str, str]) -> None:
+        """A full name's first and last word lead to its id: "Sarah" after "Sarah Connor" is the same person."""
+        words = name.split()
+        if prefix == "PERSON" and len(words) > 1:
+            for part in (words[0], words[-1]):
+                parts.setdefault(part, placeholder)
 
     def reverse(self, text: str) -> str:
         """Replace placeholders in ``text`` by the original names (longest ids first: PERSON_10 before PERSON_1)."""
@@ -429,12 +454,16 @@ class Replace:
         """``text`` with each entity replaced by its placeholder, and the placeholders this text used."""
         mapping = self.shared if self.shared is not None else PlaceholderMapping()
         present = placeholders_in(text)
+        if self.shared is not None:
+            mapping.collisions.update(present & set(mapping.mapping))
+            mapping.reserve([text])  # later texts' names never take an id this one holds as literal text
+        parts: dict[str, str] = {}  # full names of this text only: a surname alone elsewhere is someone else
         pieces: list[str] = []
         used: dict[str, str] = {}
         position = 0
         for ent in entities:
             pieces.append(text[position : ent.start])
-            placeholder = mapping.placeholder_for(ent.label, ent.text, avoid=present)
+            placeholder = mapping.placeholder_for(ent.label, ent.text, avoid=present, parts=parts)
             used[placeholder] = mapping.mapping[placeholder]
             pieces.append(placeholder)
             position = ent.end

@@ -133,6 +133,9 @@ def build_anonymizer(args: argparse.Namespace) -> Any:
     options: dict[str, Any] = {"allow_list": _names(args.allow), "deny_list": _names(args.deny)}
     if args.strategy == "replace" and (args.corpus_ids or args.mapping_out):
         options["mapping"] = PlaceholderMapping()
+        if args.input != "-" and Path(args.input).is_file():  # ids any row holds literally go to no name
+            with open(args.input, encoding="utf-8", errors="replace") as handle:
+                options["mapping"].reserve(handle)
     if args.method == "ner":
         given = flags_given(args, "llm_model", "base_url", "concurrency", "cache_dir", "timeout")
         if given:  # they would be ignored: the run would look like an LLM run that never was
@@ -256,6 +259,13 @@ def run(args: argparse.Namespace) -> int:
         warn(report.summary())
     if stats["fallbacks"]:
         warn(f"{stats['fallbacks']} row(s) fell back to NER (see 'anonymize_fallback' in those rows)")
+    if shared is not None and shared.collisions:  # standard input is not read twice, so not reserved beforehand
+        ids = ", ".join(sorted(shared.collisions)[:5])
+        warn(
+            f"some rows hold {ids} as literal text, an id the mapping had already given to a name: reversing them "
+            "with the mapping would write that name in; anonymize the corpus from a file, which is read for such "
+            "ids first"
+        )
     destination = "stdout" if args.output == "-" else args.output
     say(
         f"anonymized {stats['rows']} rows ({stats['entities']} entities, method {args.method}, "
