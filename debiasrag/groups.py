@@ -180,6 +180,23 @@ def _names_another_concepts_group(label: Any, concept: Concept) -> bool:
     return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)
 
 
+def _a_bundled_initial_for_a_users_concept(label: Any, concept: Concept) -> bool:
+    """Whether ``label`` is one letter that is a bundled concept's spelling ("F", "M", "N", "O" …) while ``concept``
+    is the user's own: there it is that bundled concept's label, never an initial of the user's groups."""
+    if not isinstance(label, str) or len(label_key(label)) != 1:
+        return False
+    bundled = _bundled_concept(concept.name)
+    if bundled is not None and bundled.groups == concept.groups:
+        return False
+    letter = label_key(label)
+    if letter == NEUTRAL[:1]:
+        return True
+    return any(
+        c is not None and c.label_group(label) not in (None, NEUTRAL)
+        for c in (_bundled_concept(name) for name in available_concepts())
+    )
+
+
 @cache
 def _names(
     names_file: str,
@@ -736,6 +753,10 @@ class GroupDetector:
             )
         if metadata is not None and _label(metadata) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
+            if _a_bundled_initial_for_a_users_concept(label, self.concept):
+                # "F" / "M" / "N" are the README's gender spellings: under a concept of the user's own ("christian",
+                # "muslim") "M" labelled every church document muslim (red-team round 6); "N" is neutral everywhere
+                return NEUTRAL if label_key(label) == NEUTRAL[:1] else self._infer(text)
             group = self.concept.label_group(label)
             if group is None and _names_another_concepts_group(label, self.concept):
                 return self._infer(text)  # "wealthy" read for gender: a label about another concept, not this one

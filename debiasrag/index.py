@@ -9,6 +9,7 @@ verified and reader-safe; :mod:`debiasrag.storage` holds the protocol.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import math
@@ -160,7 +161,7 @@ class FaissIndex:
             self._position[doc.id] = start + offset
             self.ids.append(doc.id)
             self.texts.append(doc.text)
-            self.metadatas.append(dict(doc.metadata))
+            self.metadatas.append(copy.deepcopy(dict(doc.metadata)))  # the caller's nested objects stay theirs
         if self.kind == "ivf":
             self._index.make_direct_map()  # lets vectors_at() reconstruct stored vectors
 
@@ -368,11 +369,12 @@ class FaissIndex:
         ]
 
     def document(self, position: int) -> Document:
-        """The document stored at FAISS row ``position``."""
+        """The document stored at FAISS row ``position`` (its metadata a copy: editing a result, or a document read
+        here, never edits the stored corpus — nested objects were shared, and a redacted hit was saved redacted)."""
         valid = isinstance(position, (int, np.integer)) and not isinstance(position, bool)
         if not (valid and 0 <= position < len(self.ids)):
             raise InputError(f"position must be an integer from 0 to {len(self.ids) - 1}, got {position!r}")
-        return Document(self.ids[position], self.texts[position], self.metadatas[position])
+        return Document(self.ids[position], self.texts[position], copy.deepcopy(self.metadatas[position]))
 
     def position_of(self, doc_id: str | int) -> int:
         """The FAISS row of the document with id ``doc_id``; an :class:`InputError` when there is none."""

@@ -285,7 +285,7 @@ class DebiasedRetriever:
         hits = []
         for rank, pick in enumerate(picks, start=1):
             doc = self.index.document(_row(pick.key))
-            hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, dict(doc.metadata), pick.group))
+            hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, doc.metadata, pick.group))
         return hits
 
 

@@ -327,3 +327,23 @@ def test_a_bad_group_label_is_refused_when_the_retriever_is_built(embedder):
     index.metadatas[0]["debiasrag_group"] = "Woman"  # a good label (as bench --data's 'group' takes it) is read once
     retriever = DebiasedRetriever(index, embedder, strategy="balanced", k=2)
     assert retriever.group_of(0) == "female" and retriever._groups == {0: "female"}
+
+
+def test_editing_a_hits_or_the_callers_metadata_leaves_the_stored_document_alone(tmp_path, embedder):
+    """Nested metadata was shared: a hit redacted for one user came back redacted for the next and was saved so, and
+    a NaN put in afterwards made save() fail (red-team round 6, data loss)."""
+    from debiasrag import DebiasedRetriever
+
+    meta = {"source": {"url": "https://example.org/a", "tags": ["hr"]}}
+    docs = [Document("a", "She led the hiring committee.", meta), Document("b", "He repaired the roof.")]
+    index = FaissIndex.from_documents(docs, embedder)
+    meta["source"]["tags"].append(float("nan"))  # the caller's own dict, after indexing
+    retriever = DebiasedRetriever(index, embedder, strategy="topk")
+    hit = retriever.retrieve("hiring committee", k=1)[0]
+    hit.metadata["source"]["url"] = "REDACTED"
+    index.document(0).metadata["source"]["tags"].clear()
+    assert retriever.retrieve("hiring committee", k=1)[0].metadata == {
+        "source": {"url": "https://example.org/a", "tags": ["hr"]}
+    }
+    index.save(tmp_path / "ix")
+    assert FaissIndex.load(tmp_path / "ix", embedder=embedder).document(0).metadata["source"]["tags"] == ["hr"]

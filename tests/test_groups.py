@@ -251,6 +251,38 @@ def test_user_labels_are_read_in_any_case_or_by_first_letter(label, group):
     assert age.group("The teenager left.", {GROUP_KEY: "O"}) == "old"  # old / young / neutral: distinct letters
 
 
+def test_a_bundled_concepts_letter_is_no_initial_of_a_users_concept(tmp_path):
+    """A gender-labelled corpus (F / M / N, as the README spells them) under a christian / muslim concept: "M" read
+    as muslim labelled every church document muslim, and "N" was refused for a concept with a group starting with n
+    (red-team round 6). A letter of a bundled concept is that concept's label there; N is neutral everywhere."""
+    religion = {
+        "name": "religion",
+        "groups": ["christian", "muslim"],
+        "pairs": [["christian", "muslim"], ["church", "mosque"]],
+        "variants": {"christian": "This person is Christian.", "muslim": "This person is Muslim."},
+        "debiasing": "This person's religion is unknown.",
+    }
+    nationality = {**religion, "name": "nationality", "groups": ["native", "foreign"], "pairs": [["native", "foreign"]]}
+    nationality["variants"] = {"native": "This person is native.", "foreign": "This person is foreign."}
+    for concept in (religion, nationality):
+        (tmp_path / f"{concept['name']}.json").write_text(json.dumps(concept), encoding="utf-8")
+    found = GroupDetector(str(tmp_path / "religion.json"))
+    church = "The Christian group from the church helped."
+    assert [found.group(church, {GROUP_KEY: label}) for label in ("M", "F", "N")] == [
+        "christian",
+        "christian",
+        "neutral",
+    ]
+    assert (
+        found.group(church, {GROUP_KEY: "muslim"}) == "muslim" and found.group(church, {GROUP_KEY: "C"}) == "christian"
+    )
+    native = GroupDetector(str(tmp_path / "nationality.json"))
+    assert native.group("A citizen opened a bakery.", {GROUP_KEY: "N"}) == "neutral"
+    assert native.group("A foreign citizen opened a bakery.", {GROUP_KEY: "F"}) == "foreign"  # inferred, not read
+    assert native.group("A native citizen opened a bakery.", {GROUP_KEY: "F"}) == "native"
+    assert detector("gender").group("The report.", {GROUP_KEY: "M"}) == "male"  # bundled: its own letters
+
+
 def test_a_bad_user_label_names_its_document():
     docs = [Document("a1", "He fixed it.", {GROUP_KEY: "Female"}), Document("a7", "He fixed it.", {GROUP_KEY: "Fem"})]
     expected = r"document 'a7': metadata 'debiasrag_group' is 'Fem'; expected female, male or neutral \(any case, or F"
