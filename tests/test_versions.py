@@ -221,3 +221,28 @@ def test_cli_query_with_versions_returns_every_wording_of_the_answer_text(tmp_pa
     assert set(ids()) > task.relevant["T-hos-06"]  # the default window also keeps the close text's wordings
     assert main(["query", str(tmp_path / "ix"), query, "--strategy", "topk", "--versions"]) == 2
     assert "--versions applies to --strategy dynamic" in capsys.readouterr().err
+
+
+def test_neighbouring_chunks_of_a_sliding_window_are_no_versions():
+    """Chunks of four sentences at a stride of one share three quarters of their tokens: read as versions of one
+    text, `balanced` swapped the second-best answer chunk for its neighbour (0.661 -> 0.318) and `dynamic` returned
+    all of a document's chunks (red-team round 6)."""
+    from debiasrag.versions import families, is_version, overlapping_windows
+
+    story = [
+        "Dr. Anna Kowalski began her shift at the county hospital at seven in the morning.",
+        "She reviewed the overnight admissions with the charge nurse before rounds.",
+        "Tom Becker, the new radiographer, had flagged an unusual shadow on a chest scan.",
+        "He explained that the shadow sat just behind the patient's left lung.",
+        "Anna ordered a contrast CT to rule out an aortic aneurysm.",
+        "The CT confirmed a small aneurysm, and she scheduled surgery for the afternoon.",
+    ]
+    chunks = [" ".join(story[i : i + 4]) for i in range(3)]
+    assert overlapping_windows(chunks[0], chunks[1]) and overlapping_windows(chunks[2], chunks[1])
+    assert not is_version(chunks[0], chunks[1]) and families(chunks) == [0, 1, 2]
+    # versions of one text still are, whatever their first words
+    female = "Anna ordered a contrast CT to rule out an aortic aneurysm, and she scheduled surgery for the afternoon."
+    neutral = (
+        "The doctor ordered a contrast CT to rule out an aortic aneurysm, and they scheduled surgery for the afternoon."
+    )
+    assert is_version(female, neutral) and not overlapping_windows(female, neutral)
