@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from debiasrag.errors import DebiasragError
+from debiasrag.errors import DebiasragError, DebiasragWarning
 from debiasrag.extras import EXTRA_OF_MODULE, missing_extra
 from debiasrag.fileio import printable
 
@@ -166,12 +166,27 @@ def _empty_argument(words: list[str], parser: argparse.ArgumentParser) -> str | 
     return None
 
 
+_SHOW_WARNING = warnings.showwarning
+
+
+def _show_ours(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None):
+    """A :class:`DebiasragWarning` as a ``warning:`` line; any other warning as Python shows it."""
+    if issubclass(category, DebiasragWarning):
+        from debiasrag.commands._common import warn
+
+        warn(str(message))
+        return
+    _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted,
     141 the reader of the output closed it)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if not sys.warnoptions:  # third-party warnings (joblib, torch, ...) would break the one-line contract
         warnings.simplefilter("ignore")
+        warnings.simplefilter("default", DebiasragWarning)  # ours: one "warning:" line each (_show_ours)
+    warnings.showwarning = _show_ours
     try:
         parser = build_parser()
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed

@@ -7,13 +7,14 @@ in the package (FAISS ``METRIC_INNER_PRODUCT``, bias metrics, strategies).
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from debiasrag.errors import InputError, check_int, check_texts
+from debiasrag.errors import DebiasragWarning, InputError, check_int, check_texts
 from debiasrag.extras import require
 from debiasrag.fileio import encodable
 
@@ -237,11 +238,48 @@ class SentenceTransformerEmbedder:
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Encode search queries with the query prompt (if any)."""
-        return self._encode(texts, self._prompt(self.query_prompt, ("query",)))
+        vectors = self._encode(texts, self._prompt(self.query_prompt, ("query",)))
+        self._warn_if_cut(texts, "queries")
+        return vectors
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Encode documents to index with the document prompt (if any)."""
-        return self._encode(texts, self._prompt(self.document_prompt, ("document", "passage")))
+        vectors = self._encode(texts, self._prompt(self.document_prompt, ("document", "passage")))
+        self._warn_if_cut(texts, "documents")
+        return vectors
+
+    def _warn_if_cut(self, texts: Sequence[str], kind: str) -> None:
+        """Warn (once per kind) when texts are longer than the model reads: their ends are not embedded — a fact
+        after the first 256 tokens (MiniLM) scored like unrelated text, and the sentence `paper` / `context` append
+        to a long query was cut off, so both returned `topk`'s list (a red-team round, session 36)."""
+        limit = getattr(self.model, "max_seq_length", None)
+        warned = self.__dict__.setdefault("_warned_cut", set())
+        if not isinstance(limit, int) or limit <= 0 or kind in warned:
+            return
+        long = [t for t in texts if isinstance(t, str) and len(t) > limit]  # a token is at least one character
+        if not long:
+            return
+        try:
+            lengths = [
+                len(ids) for ids in self.model.tokenizer([encodable(t) for t in long], verbose=False)["input_ids"]
+            ]
+        except Exception:  # noqa: BLE001 - a model without a callable tokenizer: no note, the embedding stands
+            return
+        cut = sum(length > limit for length in lengths)
+        if not cut:
+            return
+        warned.add(kind)
+        advice = (
+            "split them into smaller chunks"
+            if kind == "documents"
+            else "shorten them (the sentences the context and paper strategies append come last and are cut first)"
+        )
+        warnings.warn(
+            f"{cut} of {len(texts)} {kind} are longer than {self.name} reads ({limit} tokens): only their first "
+            f"{limit} tokens are embedded; {advice}",
+            DebiasragWarning,
+            stacklevel=3,
+        )
 
     def __repr__(self) -> str:
         dimension = self._dimension if self._dimension is not None else "?"

@@ -51,6 +51,10 @@ class OutputError(DebiasragError):
     """A file could not be written (missing folder, disk full, permissions); any previous file is unchanged."""
 
 
+class DebiasragWarning(UserWarning):
+    """A note the user should see: the command line prints it as a ``warning:`` line (it silences other warnings)."""
+
+
 class IndexWriteError(OutputError):
     """An index could not be written (disk full, file too big, permissions); the previous index is unchanged."""
 

@@ -127,3 +127,29 @@ def test_embedder_options_are_checked() -> None:
         SentenceTransformerEmbedder(batch_size=0, lazy=True)
     with pytest.raises(InputError, match="batch_size must be an integer >= 1"):
         E5Embedder(batch_size=2.5)
+
+
+def test_texts_longer_than_the_model_reads_are_named_once(embedder, tmp_path, capsys) -> None:
+    """A fact after MiniLM's first 256 tokens scored like unrelated text, and the sentence `paper` / `context`
+    append to a long query was cut off, without a word (red-team round 6)."""
+    import warnings
+
+    from debiasrag import SentenceTransformerEmbedder
+    from debiasrag.cli import main
+    from debiasrag.errors import DebiasragWarning
+
+    fresh = SentenceTransformerEmbedder()  # warns once per embedder and kind
+    long = "The quarterly report lists office supplies and the cafeteria menu. " * 30 + "The pump failed."
+    with pytest.warns(DebiasragWarning, match=r"1 of 2 documents are longer than .* reads \(256 tokens\)"):
+        fresh.encode_documents([long, "Short."])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fresh.encode_documents([long])  # said once
+        fresh.encode_queries(["A short question?"])  # a short query: nothing to say
+    with pytest.warns(DebiasragWarning, match="the context and paper strategies append come last"):
+        fresh.encode_queries([long])
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "a", "text": "%s"}\n{"id": "b", "text": "Short."}\n' % long, encoding="utf-8")
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "warning: 1 of 2 documents are longer than sentence-transformers/all-MiniLM-L6-v2 reads" in err
