@@ -7,6 +7,7 @@ line turns it into its flag (``--on-error skip``), so library messages never men
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 
@@ -135,6 +136,11 @@ def check_search_left(query: str, how: str) -> str:
             f"the query holds only names, and {how}: nothing is left to search; add what you are looking for"
         )
     return query
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` holds nothing to read: only spaces, controls and invisible marks (U+200B, U+FEFF, NUL)."""
+    return not any(unicodedata.category(c)[0] not in "CZ" for c in text)
 
 
 def check_texts(texts: Any, what: str = "text") -> list[str]:

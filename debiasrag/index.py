@@ -25,7 +25,7 @@ from debiasrag import storage
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document, check_storable_metadata, is_document_id, stored_row_problem
 from debiasrag.embedders import Embedder, embed_documents, load_embedder
-from debiasrag.errors import IndexLoadError, InputError, check_int
+from debiasrag.errors import IndexLoadError, InputError, check_int, is_blank
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
 
@@ -180,7 +180,7 @@ class FaissIndex:
                     raise InputError("a document id is an integer too long to write (4300 digits or more)") from None
             if not isinstance(doc.text, str):
                 raise InputError(f"document {doc.id!r}: text must be a string, got {type(doc.text).__name__}")
-            if not doc.text.strip():  # as `debiasrag index` refuses it: a blank text embeds to a meaningless vector
+            if is_blank(doc.text):  # as queries are refused: only spaces or invisible marks embed to no meaning
                 raise InputError(f"document {doc.id!r}: text is blank")
             if not isinstance(doc.metadata, dict):
                 raise InputError(f"document {doc.id!r}: metadata must be a dict, got {type(doc.metadata).__name__}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -13,7 +12,7 @@ import numpy as np
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, is_blank
 from debiasrag.groups import NEUTRAL, GroupDetector, detector, user_labelled
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
@@ -106,7 +105,7 @@ class RetrievalResult(Sequence[Hit]):
 def validate_query(query: object) -> str:
     if not isinstance(query, str):
         raise InputError(f"query must be a string, not {type(query).__name__}")
-    if not any(unicodedata.category(c)[0] not in "CZ" for c in query):  # only spaces, controls, invisible marks
+    if is_blank(query):  # only spaces, controls, invisible marks
         raise InputError("query is empty")
     return query.strip()
 
@@ -245,7 +244,7 @@ class DebiasedRetriever:
         chosen = self.strategy if strategy is None else self.strategy_for(strategy)
         k = self.k if k is None else validate_k(k)  # for dynamic a cap: the constructor's k is one too
         variants = chosen.variants(query, self.concept)
-        vectors = embed_queries(self.embedder, [text for _, text in variants])  # e5-style query prefix if any
+        vectors = _unit(embed_queries(self.embedder, [text for _, text in variants]))  # e5-style prefix if any
         groups = (
             GroupOf(self.concept.groups, lambda key: self.group_of(_row(key)), lambda key: self.index.texts[_row(key)])
             if chosen.uses_groups
@@ -287,6 +286,19 @@ class DebiasedRetriever:
             doc = self.index.document(_row(pick.key))
             hits.append(Hit(doc.id, doc.text, float(pick.score), rank, pick.variant, doc.metadata, pick.group))
         return hits
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Query rows at unit length, as ``FaissIndex.add`` stores documents, so scores stay cosines for an embedder
+    that does not normalise (they reached 5.47: red-team round 6); unit rows are kept bit for bit."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2:
+        return vectors
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    off = (np.abs(norms - 1) > 1e-4) & (norms > 0)
+    if not off.any():
+        return vectors
+    return np.where(off, vectors / np.where(norms > 0, norms, 1.0), vectors).astype(np.float32)
 
 
 def _row(key: Hashable) -> int:

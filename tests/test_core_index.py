@@ -347,3 +347,35 @@ def test_editing_a_hits_or_the_callers_metadata_leaves_the_stored_document_alone
     }
     index.save(tmp_path / "ix")
     assert FaissIndex.load(tmp_path / "ix", embedder=embedder).document(0).metadata["source"]["tags"] == ["hr"]
+
+
+def test_a_document_of_invisible_characters_only_is_refused_as_a_query_is(embedder):
+    """U+200B, U+FEFF and NUL documents were indexed (and scored 0.121 against any query) while the same text as a
+    query was refused as empty (red-team round 6)."""
+    for text in ("\u200b", "\ufeff", "\x00", " \u200b\n"):
+        with pytest.raises(InputError, match="text is blank"):
+            FaissIndex.from_documents([Document("x", text), Document("y", "He repaired the roof.")], embedder)
+
+
+def test_scores_stay_cosines_for_an_embedder_that_does_not_normalise(embedder):
+    """Documents were normalised by add() but queries not: a 'cosine' of 5.47 (red-team round 6)."""
+    from debiasrag import DebiasedRetriever
+
+    class Scaled:
+        def __init__(self, inner):
+            self.inner, self.name, self.dimension = inner, inner.name, inner.dimension
+
+        def encode(self, texts):
+            return self.inner.encode(texts) * 7.0
+
+    scaled = Scaled(embedder)
+    docs = [Document("a", "She led the hiring committee."), Document("b", "He repaired the roof.")]
+    index = FaissIndex.from_documents(docs, scaled)
+    scores = [hit.score for hit in DebiasedRetriever(index, scaled, strategy="topk").retrieve("hiring", k=2)]
+    plain = [
+        hit.score
+        for hit in DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder, strategy="topk").retrieve(
+            "hiring", k=2
+        )
+    ]
+    assert scores == pytest.approx(plain, abs=1e-5) and max(scores) <= 1.0

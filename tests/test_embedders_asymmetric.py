@@ -6,6 +6,8 @@ and the packaged MiniLM with explicit prompts.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -149,7 +151,8 @@ def test_texts_longer_than_the_model_reads_are_named_once(embedder, tmp_path, ca
     with pytest.warns(DebiasragWarning, match="the context and paper strategies append come last"):
         fresh.encode_queries([long])
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text('{"id": "a", "text": "%s"}\n{"id": "b", "text": "Short."}\n' % long, encoding="utf-8")
+    rows = [{"id": "a", "text": long}, {"id": "b", "text": "Short."}]
+    corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix")]) == 0
     err = " ".join(capsys.readouterr().err.split())
     assert "warning: 1 of 2 documents are longer than sentence-transformers/all-MiniLM-L6-v2 reads" in err
