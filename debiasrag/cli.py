@@ -13,6 +13,7 @@ import importlib
 import logging
 import os
 import pkgutil
+import re
 import shlex
 import signal
 import sqlite3
@@ -65,6 +66,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage first otherwise)
         # Every error line starts with "debiasrag: error:", a subcommand's too; its --help is named instead.
         help_hint = f" (see {self.prog} --help)" if self.prog != "debiasrag" else ""
+        swallowed = re.match(r"argument (--[\w-]+): invalid choice: '([^']*)'", message)
+        optional = next(
+            (a for a in self._actions if swallowed and swallowed.group(1) in a.option_strings and a.nargs == "?"), None
+        )
+        if optional is not None and swallowed is not None:
+            # "--neutralize corpus.jsonl": an option whose value may be left out took the next word as its value
+            help_hint = (
+                f" (to use {swallowed.group(1)} without a value, put it after {swallowed.group(2)!r}, "
+                f"or give it one){help_hint}"
+            )
         self.exit(2, f"debiasrag: error: {printable(message)}{help_hint}\n")
 
 

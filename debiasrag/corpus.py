@@ -328,11 +328,14 @@ def read_documents(
     *,
     on_error: OnError = "stop",
     report: JsonlReport | None = None,
+    check: Callable[[Document], str | None] | None = None,
 ) -> list[Document]:
     """Read a corpus (JSONL path, ``-``, open handle, or an iterable of dicts) into documents.
 
     Ids are strings or integers of any size (kept exactly). Duplicate ids are always an error: a second
-    row with the same id would silently shadow the first. Every problem is an :class:`InputError`.
+    row with the same id would silently shadow the first. Every problem is an :class:`InputError`. ``check``
+    names what else makes a row bad (a group label no concept has): a problem like any other, its line named, and
+    skipped with ``on_error="skip"``.
     """
     report = report if report is not None else JsonlReport()
     documents: list[Document] = []
@@ -341,8 +344,15 @@ def read_documents(
         doc_id = obj["id"]
         if doc_id in seen:
             raise InputError(f"line {number}: duplicate id {doc_id!r} (first seen on line {seen[doc_id]})")
+        document = Document(doc_id, obj["text"], row_metadata(obj, where=f"line {number}: "))
+        problem = check(document) if check is not None else None
+        if problem is not None:
+            if on_error == "stop":
+                raise InputError(f"line {number}: {problem}")
+            report.skipped.append((number, problem))
+            continue
         seen[doc_id] = number
-        documents.append(Document(doc_id, obj["text"], row_metadata(obj, where=f"line {number}: ")))
+        documents.append(document)
     if not documents:
         raise InputError("the corpus is empty: no documents to index")
     return documents

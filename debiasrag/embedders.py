@@ -166,6 +166,13 @@ class SentenceTransformerEmbedder:
         target = self._target
         if getattr(self, "local_files_only", False) and not Path(target).exists():
             # Load the cached snapshot as a plain folder: no hub call at all (not even the hub's telemetry).
+            requested = self._requested or self.name
+            if isinstance(requested, str) and requested.startswith(("/", "./", "../", "~", ".\\")):
+                # a folder the index was built with, moved or deleted since: nothing to download
+                raise InputError(
+                    f"embedding model folder {requested} (the index's model) is not there any more: put the model "
+                    "back at that path, or build the index again with the model where it is now"
+                )
             target = _cached_snapshot(target) or ""
             if not target:
                 raise InputError(

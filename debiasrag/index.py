@@ -531,6 +531,12 @@ def check_model(manifest: dict[str, Any], embedder: Embedder, folder: Path) -> N
             f"the embedder {embedder.name} has dimension {embedder.dimension}"
         )
     if built_name is not None and embedder.name != built_name:
+        if Path(built_name).is_absolute() and not Path(built_name).exists():
+            raise IndexLoadError(
+                f"{folder} was built with the model folder {built_name}, which is not there any more: put the model "
+                f"back at that path (the index keeps its name, not its files), or build the index again with "
+                f"{embedder.name}"
+            )
         raise IndexLoadError(
             f"{folder} was built with model {built_name}, not {embedder.name}",
             hint="to embed queries with the model the index was built with",

@@ -38,9 +38,10 @@ err_console = _Console(stderr=True, soft_wrap=True)
 out_console = _Console(width=None if sys.stdout.isatty() else 140)
 
 
-def cell(value: Any, style: str = "") -> Text:
-    """A table cell or title showing ``value`` as plain text: no markup, control characters escaped."""
-    return Text(printable(value, one_line=False), style=style)
+def cell(value: Any, style: str = "", *, one_line: bool = False) -> Text:
+    """A table cell or title showing ``value`` as plain text: no markup, control characters escaped (with
+    ``one_line`` newlines too: an id "a\nb" was drawn as two ids)."""
+    return Text(printable(value, one_line=one_line), style=style)
 
 
 def say(message: str, style: str = "") -> None:

@@ -61,8 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bias-percentile",
         type=float,
         default=None,
-        help="swap only rows whose absolute bias score is above this percentile (seed 001 §4.2: 90, 93, 95, 97); "
-        "the others are written unchanged",
+        help="swap only rows whose absolute bias score is above this percentile (seed 001 §4.2: 90, 93, 95, 97; "
+        "0 keeps every row); the others are written unchanged",
     )
     augment.add_argument(
         "--scorer",
@@ -240,7 +240,12 @@ def run_augment(args: argparse.Namespace) -> int:
             "those counterparts still name the same people (the table pairs the 2,500 most common US female and "
             "male first names, data/names/gender_swap_names.json); edit those rows' names before augmenting"
         )
-    chosen = "" if selected is None else f", {len(selected)} above the {args.bias_percentile:g}th bias percentile"
+    if selected is None:
+        chosen = ""
+    elif args.bias_percentile == 0:  # the 0th percentile keeps every row, the lowest too: none is "above" it
+        chosen = f", {len(selected)} selected (--bias-percentile 0 keeps every row)"
+    else:
+        chosen = f", {len(selected)} above the {args.bias_percentile:g}th bias percentile"
     say(
         f"augment: {len(rows)} row(s) read{chosen}, {stats['changed']} changed by gender swapping, {written} written"
         + (f" to {args.output}" if args.output != "-" else "")

@@ -23,7 +23,7 @@ from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError
 from debiasrag.fileio import printable
-from debiasrag.groups import census_counts, mixed_census
+from debiasrag.groups import census_counts, detector, mixed_census, user_labelled
 from debiasrag.index import FaissIndex
 from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target, read_manifest
 
@@ -158,6 +158,18 @@ def anonymize_documents(documents: list[Document], settings: dict, timeout: floa
     return texts
 
 
+def _label_problem(document: Document) -> str | None:
+    """Why a row's ``debiasrag_group`` label can label nothing (its line named, skipped with --on-error skip), or
+    None: a bad label stopped the run after reading, without its line, whatever --on-error said."""
+    if not user_labelled(document.metadata):
+        return None
+    try:
+        detector("gender").group("", document.metadata)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``debiasrag index``; returns the exit status."""
     settings = anonymize_settings(args)  # a misplaced --llm-model / --timeout: refused before any work
@@ -167,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give a corpus (a JSONL file, or - for stdin) or --shards DIR")
     check_writable_target(Path(args.out))  # fail before reading, anonymizing and embedding, not after
     report = JsonlReport()
-    documents = read_documents(args.corpus, on_error=args.on_error or "stop", report=report)
+    documents = read_documents(args.corpus, on_error=args.on_error or "stop", report=report, check=_label_problem)
     if report.skipped:
         warn(report.summary())
     if args.anonymize:  # the anonymized text is stored there: never overwrite a field of the user's own

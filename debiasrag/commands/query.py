@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     for hit in result:
         group = (cell(hit.group or "-"),) if grouped else ()
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), *group, cell(hit.id), cell(hit.text))
+        row_id = cell(hit.id, one_line=True)  # an id's newline is part of it, not a second id
+        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), *group, row_id, cell(hit.text))
     out_console.print(table)
     return 0
 
