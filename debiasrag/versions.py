@@ -68,12 +68,32 @@ def overlapping_windows(first: str, second: str) -> bool:
     version pairs of our labelled sets has that shape (session 36, a one-off check; a red-team round found
     `balanced` swapping an answer chunk for its neighbour, and `dynamic` returning a whole document's chunks)."""
     a, b = tokens(first), tokens(second)
+    if not (_head_inside(a, b) or _head_inside(b, a)):  # the cheap test first: most pairs are versions
+        return False
     run = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
 
     def tail_is_head(i: int, j: int, size_i: int, size_j: int) -> bool:
         return i >= 3 and j <= 1 and i + run.size >= size_i - 1 and size_j - (j + run.size) >= 3
 
     return tail_is_head(run.a, run.b, len(a), len(b)) or tail_is_head(run.b, run.a, len(b), len(a))
+
+
+def _head_inside(a: list[str], b: list[str]) -> bool:
+    """Whether ``b``'s first three tokens (from its first or second) come again in ``a`` at least 3 tokens in: what
+    a window's shared run must look like, tested before the alignment."""
+    for j in (0, 1):
+        head = b[j : j + 3]
+        if len(head) < 3:
+            break
+        i = 2
+        while True:
+            try:
+                i = a.index(head[0], i + 1)  # a C-level scan: most pairs are versions, and their heads never recur
+            except ValueError:
+                break
+            if a[i : i + 3] == head:
+                return True
+    return False
 
 
 def is_version(first: str, second: str, min_overlap: float = MIN_OVERLAP) -> bool:
