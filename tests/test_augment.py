@@ -178,6 +178,11 @@ def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper)
     assert swapper.swap("On Sunday she met Mr. James in April.") == "On Sunday he met Mrs. James in April."
     assert swapper.swap("Nurse Grace Kelly met Mrs. Karen Doyle.") == "Nurse Armando Kelly met Mr. James Doyle."
     assert swapper.swap("Martin Luther King spoke.") == "Norma Luther King spoke."  # King: his surname, no king
+    # session 36's review: a name kept beside a swapped pronoun is worse than both swapped
+    assert swapper.swap("April said she would come.") == "Kenneth said he would come."  # a name, not the month
+    assert swapper.swap("Dr. Sarah said she was tired.") == "Dr. Luis said he was tired."  # a first name follows Dr
+    assert swapper.swap("Sir Elton said he would sing.") == "Dame Jayla said she would sing."
+    assert swapper.swap("Her Majesty Queen Elizabeth visited.") == "His Majesty King Chris visited."
     assert (
         swapper.swap("Lady Gaga sang.") == "Lord Gaga sang." and swapper.swap("The lady sang.") == "The gentleman sang."
     )

@@ -455,7 +455,7 @@ class Replace:
         mapping = self.shared if self.shared is not None else PlaceholderMapping()
         present = placeholders_in(text)
         if self.shared is not None:
-            mapping.collisions.update(present & set(mapping.mapping))
+            mapping.collisions.update(p for p in present if p in mapping.mapping)  # not a copy of every id per row
             mapping.reserve([text])  # later texts' names never take an id this one holds as literal text
         parts: dict[str, str] = {}  # full names of this text only: a surname alone elsewhere is someone else
         pieces: list[str] = []

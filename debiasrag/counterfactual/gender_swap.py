@@ -181,6 +181,42 @@ def match_case(source: str, target: str) -> str:
     return target  # lower-case source: words stay lower case, names keep their capital
 
 
+# honorifics a surname follows: "Mr. James said" keeps James (the surname), "Mrs. Karen Doyle" swaps Karen
+_SURNAME_HONORIFICS = frozenset(
+    {"mr", "mrs", "ms", "miss", "mx", "mister", "madam", "madame", "mme", "mlle", "monsieur", "herr", "frau"}
+)
+# words before a month's name that make it the month: "on April 3", "in June", "last August"
+_MONTH_CONTEXT = frozenset(
+    {
+        "in",
+        "on",
+        "of",
+        "since",
+        "until",
+        "till",
+        "by",
+        "from",
+        "last",
+        "next",
+        "this",
+        "early",
+        "late",
+        "mid",
+        "during",
+        "before",
+        "after",
+        "through",
+        "throughout",
+        "every",
+        "each",
+        "to",
+        "between",
+        "and",
+        "or",
+    }
+)
+
+
 class GenderSwapper:
     """Swap gendered words and given names for their other-gender counterparts.
 
@@ -237,11 +273,13 @@ class GenderSwapper:
         self._generic = frozenset(p.lower() for p in generic_phrases("gender") if len(p.split()) == 2)
         # capitalised words that are no one's name here (weekdays, months, holidays: "Sunday", "April", "Christmas")
         non_names = loads_strict(read_text(data_path("names", "non_names.json"), what="name list"))
-        self._non_names = frozenset(w for key in ("weekdays", "months", "other") for w in non_names.get(key, []))
-        # titles a surname follows (Mr, Dr, Nurse …; the anonymizer's removal lists), not those a first name follows
-        # (Sir Elton, Queen Elizabeth)
-        removal = loads_strict(read_text(data_path("names", "removal_context.json"), what="title list"))
-        self._any_title = frozenset(t.lower() for t in (*removal["titles"], *removal["role_titles"]))
+        self._non_names = frozenset(w for key in ("weekdays", "other") for w in non_names.get(key, []))
+        # months are no names, but April, June, August are names too: a month only before a number or after a word of
+        # time ("on April 3", "in June"), a name otherwise ("April said she would come": April and she swap together)
+        self._months = frozenset(non_names.get("months", []))
+        # honorifics a surname follows ("Mr. James said": James is his surname, kept); not professional titles, which
+        # a first name follows as often ("Dr. Sarah said she …"), nor Sir / Queen ("Sir Elton", "Queen Elizabeth")
+        self._any_title = _SURNAME_HONORIFICS
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -356,17 +394,8 @@ class GenderSwapper:
             return other, direction, "word"
         if token.pos_ in ("VERB", "AUX"):  # "to man the desk", "mothered": verbs are not gendered nouns
             return None
-        before = token.doc[token.i - 1] if token.i > 0 else None
-        if (
-            text[:1].isupper()
-            and token.pos_ == "PROPN"
-            and before is not None
-            and before.whitespace_
-            and before.pos_ == "PROPN"
-            and before.text[:1].isupper()
-            and before.text.rstrip(".").lower() not in self._any_title
-        ):  # "Stephen King", "Martin Luther King": a surname that is also a gendered word
-            return None
+        if text[:1].isupper() and token.pos_ == "PROPN" and self._after_a_first_name(token):
+            return None  # "Stephen King", "Martin Luther King": a surname that is also a gendered word
         if lower in self._f2m:
             return self._f2m[lower], "f2m", "word"
         if lower in self._m2f:
@@ -377,7 +406,7 @@ class GenderSwapper:
         """Whether a capitalised word is no first name to swap: a weekday, month or holiday ("Sunday"), a word right
         after a first name ("Grace Kelly", "Martin Luther King"), or right after a gendered title with no capitalised
         word following ("Mr. James said": the title is swapped, the surname kept; "Mrs. Karen Doyle" swaps Karen)."""
-        if token.text in self._non_names:
+        if token.text in self._non_names or (token.text in self._months and self._is_a_month(token)):
             return True
         before = token.doc[token.i - 1] if token.i > 0 else None
         if before is None or not before.whitespace_:
@@ -391,6 +420,28 @@ class GenderSwapper:
             and title in self._any_title
             and not (after is not None and after.text[:1].isupper() and after.is_alpha)
         )
+
+    def _is_a_month(self, token: Any) -> bool:
+        """Whether a month's name that is also a first name ("April") is the month: before a number, after a word
+        of time ("on April 3", "in June", "last August"), or when no name table holds it."""
+        if token.text not in self._name_f2m and token.text not in self._name_m2f:
+            return True
+        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        before = token.doc[token.i - 1] if token.i > 0 else None
+        return (after is not None and after.like_num) or (before is not None and before.lower_ in _MONTH_CONTEXT)
+
+    def _after_a_first_name(self, token: Any) -> bool:
+        """Whether one of the two capitalised words right before ``token`` is a first name of the name tables
+        ("Stephen King", "Martin Luther King"): ``token`` is then a surname ("Her Majesty Queen Elizabeth" is not)."""
+        for back in (1, 2):
+            if token.i - back < 0:
+                return False
+            word = token.doc[token.i - back]
+            if not (word.text[:1].isupper() and word.whitespace_):
+                return False
+            if word.text in self._name_f2m or word.text in self._name_m2f:
+                return True
+        return False
 
     def _pronoun(self, token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
