@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, is_blank
 from debiasrag.fileio import atomic_write, dumps_strict, loads_strict, terminal_safe_json
 
 logger = logging.getLogger(__name__)
@@ -220,7 +220,7 @@ class Field:
         if not isinstance(value, self.types) or (is_bool and bool not in self.types):
             words = " or ".join(_TYPE_WORDS.get(t, t.__name__) for t in self.types)
             return f"{self.name!r} must be {words}"
-        if self.nonempty and isinstance(value, str) and not value.strip():
+        if self.nonempty and isinstance(value, str) and is_blank(value):  # "\u200b" too: nothing to read
             return f"{self.name!r} is empty"
         return None
 

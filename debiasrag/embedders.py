@@ -281,8 +281,9 @@ class SentenceTransformerEmbedder:
             if kind == "documents"
             else "shorten them (the sentences the context and paper strategies append come last and are cut first)"
         )
-        warnings.warn(
-            f"{cut} of {len(texts)} {kind} are longer than {self.name} reads ({limit} tokens): only their first "
+        counted = f"{cut} of {len(texts)}" if len(texts) < 256 else f"{cut} in a batch of {len(texts)}"
+        warnings.warn(  # said once: an index embeds in batches, so the first batch with such texts is counted
+            f"{kind} longer than {self.name} reads ({limit} tokens) are cut ({counted}; said once): only their first "
             f"{limit} tokens are embedded; {advice}",
             DebiasragWarning,
             stacklevel=3,

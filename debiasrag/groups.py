@@ -58,7 +58,7 @@ import json
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache, cached_property, lru_cache
 from math import exp, log1p
@@ -90,6 +90,7 @@ _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
 _COORDINATOR = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|nor|&|/)\s*", re.IGNORECASE)
+_ME = frozenset({"me", "i", "you", "we", "us"})  # "Me & John went fishing": people, not a firm
 _CONTRACTION = re.compile(r"'(?:s|d|ll|re|ve|m)$")
 
 PROTAGONIST_DECIDERS = ("learned", "rules")
@@ -158,6 +159,12 @@ def _bundled_concept(name: str) -> Concept | None:
     return load_concept(name) if name in available_concepts() else None
 
 
+@cache
+def _bundled_concepts() -> tuple[Concept, ...]:
+    """Every bundled concept (read once: labels are checked per document)."""
+    return tuple(c for c in (_bundled_concept(name) for name in available_concepts()) if c is not None)
+
+
 def _bundled_groups(source: str | None, groups: tuple[str, ...]) -> tuple[str, ...]:
     """The order in which the evidence of ``group_words.json``'s entry ``source`` lists its two groups (its bundled
     concept's order); ``groups`` itself when there is no such concept or it has other groups."""
@@ -176,25 +183,34 @@ def _names_another_concepts_group(label: Any, concept: Concept) -> bool:
         own = (*concept.label_aliases, *concept.groups, NEUTRAL)
         if any(label_key(spelling)[:1] == letter for spelling in own):
             return False
-    others = (_bundled_concept(name) for name in available_concepts() if name != concept.name)
-    return any(c is not None and c.label_group(label) not in (None, NEUTRAL) for c in others)
+    others = (c for c in _bundled_concepts() if c.name != concept.name)
+    return any(c.label_group(label) not in (None, NEUTRAL) for c in others)
 
 
-def _a_bundled_initial_for_a_users_concept(label: Any, concept: Concept) -> bool:
-    """Whether ``label`` is one letter that is a bundled concept's spelling ("F", "M", "N", "O" …) while ``concept``
-    is the user's own: there it is that bundled concept's label, never an initial of the user's groups."""
+def _bundled_letter_under_a_users_concept(label: Any, concept: Concept) -> str | None:
+    """For ``label`` one letter that spells a bundled concept's group ("F", "M", "O", "Y") or neutral ("N") while
+    ``concept`` is the user's own: ``"neutral"`` or ``"other"`` (another concept's label: this document's group is
+    inferred). An :class:`InputError` when the letter also starts one of the user's groups ("M": male, or muslim?;
+    "N": neutral, or north?) — silently read one way it had labelled every church document muslim (red-team round
+    6). None when the rule does not apply: not one letter, a bundled concept, or a concept with a bundled concept's
+    groups under another name (its letters are its own)."""
     if not isinstance(label, str) or len(label_key(label)) != 1:
-        return False
-    bundled = _bundled_concept(concept.name)
-    if bundled is not None and bundled.groups == concept.groups:
-        return False
+        return None
+    bundled = _bundled_concepts()
+    if any(set(c.groups) == set(concept.groups) for c in bundled):
+        return None
     letter = label_key(label)
-    if letter == NEUTRAL[:1]:
-        return True
-    return any(
-        c is not None and c.label_group(label) not in (None, NEUTRAL)
-        for c in (_bundled_concept(name) for name in available_concepts())
-    )
+    spelled = [c.name for c in bundled if c.label_group(label) not in (None, NEUTRAL)]
+    if letter != NEUTRAL[:1] and not spelled:
+        return None
+    own = [group for group in concept.groups if label_key(group)[:1] == letter]
+    if own:
+        meaning = "neutral" if letter == NEUTRAL[:1] else f"a group of {', '.join(spelled)}"
+        raise InputError(
+            f"metadata {GROUP_KEY!r} is {label!r}, which is {meaning} as debiasrag spells it and the initial of "
+            f"{own[0]!r} under concept {concept.name!r}; spell the group out"
+        )
+    return NEUTRAL if letter == NEUTRAL[:1] else "other"
 
 
 @cache
@@ -317,8 +333,8 @@ class GroupDetector:
             re.compile(rf"\b({_LETTER}[\w'\-]*)\s+(?:{'|'.join(map(re.escape, places))})\b") if places else None
         )
         things = rule.get("named_thing_words", [])
-        self._named_thing = (
-            re.compile(rf"\b(?:{'|'.join(map(re.escape, things))})\s+({_LETTER}[\w'\-]*)") if things else None
+        self._named_thing = (  # "Hurricane Maria", "RMS Queen Mary": the capitalised words after the head word
+            re.compile(rf"\b(?:{'|'.join(map(re.escape, things))})((?:\s+[A-Z][\w'\-]*)+)") if things else None
         )
         self._firm = re.compile(rf"\b({_LETTER}[\w'\-]*)\s*&\s*({_LETTER}[\w'\-]*)") if things else None
         if not set(self._possessive.values()) <= set(known):
@@ -454,8 +470,8 @@ class GroupDetector:
         if self._place is not None:  # "Warren Avenue", "Marsh Lane": a street is named after nobody here
             plain = self._place.sub(lambda m: " " * len(m.group(0)) if m.group(1)[0].isupper() else m.group(0), plain)
         if self._named_thing is not None and self._firm is not None:  # "Hurricane Maria", "Marks & Spencer": nobody
-            plain = _blank_capitalised(self._named_thing, plain)
-            plain = _blank_capitalised(self._firm, plain)
+            plain = _blank_groups(self._named_thing, plain, lambda words: True)
+            plain = _blank_groups(self._firm, plain, self._names_a_firm)
         phrases: list[Mention] = []
         if self._phrase is not None:  # the concept's phrase pairs ("home office"): one mention each, then blanked
 
@@ -541,6 +557,7 @@ class GroupDetector:
             if (
                 last is not None
                 and {last.group, mention.group} == set(self.groups)
+                and _alike(last.text.lower(), mention.text.lower(), self._pronouns)
                 and not any(" " in m.text or self._names_someone(m) for m in (last, mention))  # "His wife and son"
                 and _COORDINATOR.fullmatch(plain[last.end : mention.start])
             ):
@@ -548,6 +565,15 @@ class GroupDetector:
                 continue
             kept.append(mention)
         return kept
+
+    def _names_a_firm(self, words: list[str]) -> bool:
+        """Whether "X & Y" names a firm ("Marks & Spencer", "Johnson & Johnson"), not two people ("Sarah & Tom",
+        "Me & John"): its first word is no first name and no pronoun, or both words are one name. "Ben & Jerry's" reads
+        as two men."""
+        first, second = strip_possessive(words[0]), strip_possessive(words[1])
+        if first == second:  # "Johnson & Johnson": a firm, though Johnson is a first name too
+            return True
+        return not self._known_first_name(first) and first.lower() not in self._pronouns and first.lower() not in _ME
 
     def _names_someone(self, mention: Mention) -> bool:
         """Whether ``mention`` is a person's name (first name or surname), not a pronoun, noun or title."""
@@ -753,15 +779,17 @@ class GroupDetector:
             )
         if metadata is not None and _label(metadata) is not None and not self._stale(metadata):
             label = metadata[GROUP_KEY]
-            if _a_bundled_initial_for_a_users_concept(label, self.concept):
-                # "F" / "M" / "N" are the README's gender spellings: under a concept of the user's own ("christian",
-                # "muslim") "M" labelled every church document muslim (red-team round 6); "N" is neutral everywhere
-                return NEUTRAL if label_key(label) == NEUTRAL[:1] else self._infer(text)
+            where = f"document {doc_id!r}: " if doc_id is not None else ""
+            try:
+                letter = _bundled_letter_under_a_users_concept(label, self.concept)
+            except InputError as exc:
+                raise InputError(f"{where}{exc}") from None
+            if letter is not None:  # "F" / "M" / "N" are the README's gender spellings, not the user's initials
+                return NEUTRAL if letter == NEUTRAL else self._infer(text)
             group = self.concept.label_group(label)
             if group is None and _names_another_concepts_group(label, self.concept):
                 return self._infer(text)  # "wealthy" read for gender: a label about another concept, not this one
             if group is None:
-                where = f"document {doc_id!r}: " if doc_id is not None else ""
                 raise InputError(
                     f"{where}metadata {GROUP_KEY!r} is {label!r}; expected {self.concept.label_spellings()}"
                 )
@@ -901,12 +929,27 @@ class GroupDetector:
         return found[0].group  # the first person a text mentions is the one it is about
 
 
-def _blank_capitalised(pattern: re.Pattern[str], text: str) -> str:
-    """``text`` with the groups of ``pattern``'s matches blanked (offsets kept) where every group is capitalised."""
+# pronouns that can stand in one place: "he or she", "him or her", "his or her", "hers or his", "herself or himself"
+_PRONOUN_PAIRS = frozenset(
+    frozenset(pair) for pair in (("he", "she"), ("him", "her"), ("his", "her"), ("his", "hers"), ("himself", "herself"))
+)
+
+
+def _alike(first: str, second: str, pronouns: Mapping[str, str]) -> bool:
+    """Whether two joined words name people in the same place: two pronouns of one case ("him or her"; "fired her
+    and he was glad" joins two clauses), or two nouns or titles ("men and women", "Mr and Mrs")."""
+    if first in pronouns or second in pronouns:
+        return frozenset((first, second)) in _PRONOUN_PAIRS
+    return True
+
+
+def _blank_groups(pattern: re.Pattern[str], text: str, keep: Callable[[list[str]], bool]) -> str:
+    """``text`` with the groups of ``pattern``'s matches blanked (offsets kept) where ``keep(groups)`` says so and
+    every group is capitalised."""
 
     def blank(match: re.Match[str]) -> str:
         words = [match.group(k) for k in range(1, (match.re.groups or 0) + 1)]
-        if not all(word[:1].isupper() for word in words):
+        if not all(word.strip()[:1].isupper() for word in words) or not keep(words):
             return match.group(0)
         out = list(match.group(0))
         for k in range(1, len(words) + 1):

@@ -142,7 +142,9 @@ def test_texts_longer_than_the_model_reads_are_named_once(embedder, tmp_path, ca
 
     fresh = SentenceTransformerEmbedder()  # warns once per embedder and kind
     long = "The quarterly report lists office supplies and the cafeteria menu. " * 30 + "The pump failed."
-    with pytest.warns(DebiasragWarning, match=r"1 of 2 documents are longer than .* reads \(256 tokens\)"):
+    with pytest.warns(
+        DebiasragWarning, match=r"documents longer than .* reads \(256 tokens\) are cut \(1 of 2; said once\)"
+    ):
         fresh.encode_documents([long, "Short."])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -155,4 +157,4 @@ def test_texts_longer_than_the_model_reads_are_named_once(embedder, tmp_path, ca
     corpus.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix")]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert "warning: 1 of 2 documents are longer than sentence-transformers/all-MiniLM-L6-v2 reads" in err
+    assert "warning: documents longer than sentence-transformers/all-MiniLM-L6-v2 reads (256 tokens) are cut" in err

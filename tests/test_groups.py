@@ -253,8 +253,8 @@ def test_user_labels_are_read_in_any_case_or_by_first_letter(label, group):
 
 def test_a_bundled_concepts_letter_is_no_initial_of_a_users_concept(tmp_path):
     """A gender-labelled corpus (F / M / N, as the README spells them) under a christian / muslim concept: "M" read
-    as muslim labelled every church document muslim, and "N" was refused for a concept with a group starting with n
-    (red-team round 6). A letter of a bundled concept is that concept's label there; N is neutral everywhere."""
+    as muslim labelled every church document muslim (red-team round 6). A letter of a bundled concept is that
+    concept's label there, N is neutral, and a letter that also starts one of the user's groups is refused."""
     religion = {
         "name": "religion",
         "groups": ["christian", "muslim"],
@@ -268,18 +268,21 @@ def test_a_bundled_concepts_letter_is_no_initial_of_a_users_concept(tmp_path):
         (tmp_path / f"{concept['name']}.json").write_text(json.dumps(concept), encoding="utf-8")
     found = GroupDetector(str(tmp_path / "religion.json"))
     church = "The Christian group from the church helped."
-    assert [found.group(church, {GROUP_KEY: label}) for label in ("M", "F", "N")] == [
-        "christian",
-        "christian",
-        "neutral",
-    ]
-    assert (
-        found.group(church, {GROUP_KEY: "muslim"}) == "muslim" and found.group(church, {GROUP_KEY: "C"}) == "christian"
-    )
+    assert [found.group(church, {GROUP_KEY: label}) for label in ("F", "N")] == ["christian", "neutral"]
+    assert found.group(church, {GROUP_KEY: "muslim"}) == "muslim"
+    assert found.group(church, {GROUP_KEY: "C"}) == "christian"
+    # "M" is male as debiasrag spells it and muslim's initial: refused, never read one way in silence (review)
+    with pytest.raises(InputError, match=r"document 'd1': .*'M'.* initial of 'muslim' .*spell the group out"):
+        found.group(church, {GROUP_KEY: "M"}, doc_id="d1")
     native = GroupDetector(str(tmp_path / "nationality.json"))
-    assert native.group("A citizen opened a bakery.", {GROUP_KEY: "N"}) == "neutral"
-    assert native.group("A foreign citizen opened a bakery.", {GROUP_KEY: "F"}) == "foreign"  # inferred, not read
-    assert native.group("A native citizen opened a bakery.", {GROUP_KEY: "F"}) == "native"
+    with pytest.raises(InputError, match="neutral as debiasrag spells it and the initial of 'native'"):
+        native.group("A citizen opened a bakery.", {GROUP_KEY: "N"})
+    with pytest.raises(InputError, match="initial of 'foreign'"):
+        native.group("A foreign citizen opened a bakery.", {GROUP_KEY: "F"})
+    # a copy of a bundled concept under another name keeps its letters (review)
+    sex = {**read_json("concepts", "gender.json"), "name": "sex"}
+    (tmp_path / "sex.json").write_text(json.dumps(sex), encoding="utf-8")
+    assert GroupDetector(str(tmp_path / "sex.json")).group("He is a man.", {GROUP_KEY: "F"}) == "female"
     assert detector("gender").group("The report.", {GROUP_KEY: "M"}) == "male"  # bundled: its own letters
 
 

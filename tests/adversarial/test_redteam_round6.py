@@ -74,3 +74,16 @@ def test_percentile_zero_says_it_keeps_every_row(tmp_path, capsys):
     assert main(["augment", str(corpus), str(tmp_path / "o.jsonl"), "--bias-percentile", "0"]) == 0
     err = _err(capsys)
     assert "3 selected (--bias-percentile 0 keeps every row)" in err and "above the 0th" not in err
+
+
+def test_a_row_of_invisible_characters_only_is_a_bad_line(tmp_path, capsys):
+    """It passed the reader ("\u200b".strip() is not empty) and the index then stopped the run, whatever --on-error
+    said, naming no line (review of round 6)."""
+    rows = [
+        {"id": 1, "text": "Nurse Sarah works nights."},
+        {"id": 2, "text": "\u200b\ufeff"},
+        {"id": 3, "text": "He fixes cars."},
+    ]
+    corpus = _write(tmp_path / "c.jsonl", rows)
+    assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--on-error", "skip"]) == 0
+    assert "skipped 1 bad line(s): line 2: 'text' is empty" in _err(capsys)
