@@ -56,11 +56,13 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoreOnce)  # the default action, and "store" by name
         self.register("action", "store", _StoreOnce)
         self.given: dict[str, int] = {}  # how often each one-value option came in this parse
+        self.words: list[str] = []  # the words of this parse (error() reads how an option took its value)
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         self.given = {}
+        self.words = list(sys.argv[1:] if args is None else args)  # for error(): how an option took its value
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage first otherwise)
@@ -70,7 +72,14 @@ class _Parser(argparse.ArgumentParser):
         optional = next(
             (a for a in self._actions if swallowed and swallowed.group(1) in a.option_strings and a.nargs == "?"), None
         )
-        if optional is not None and swallowed is not None:
+        words = getattr(self, "words", [])
+        took_next = (
+            swallowed is not None
+            and any(  # "--neutralize corpus.jsonl …", not "--neutralize=bogus" or last
+                a == swallowed.group(1) and b == swallowed.group(2) for a, b in zip(words, words[1:-1])
+            )
+        )
+        if optional is not None and swallowed is not None and took_next:
             # "--neutralize corpus.jsonl": an option whose value may be left out took the next word as its value
             help_hint = (
                 f" (to use {swallowed.group(1)} without a value, put it after {swallowed.group(2)!r}, "
@@ -193,11 +202,19 @@ def _show_ours(message: Any, category: type[Warning], filename: str, lineno: int
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a benchmark failed, 2 bad input, 130 interrupted,
     141 the reader of the output closed it)."""
+    shown = warnings.showwarning  # a caller in the same process (a test, a notebook) gets its own back
+    try:
+        return _run(argv)
+    finally:
+        warnings.showwarning = shown
+
+
+def _run(argv: Sequence[str] | None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if not sys.warnoptions:  # third-party warnings (joblib, torch, ...) would break the one-line contract
         warnings.simplefilter("ignore")
         warnings.simplefilter("default", DebiasragWarning)  # ours: one "warning:" line each (_show_ours)
-    warnings.showwarning = _show_ours
+    warnings.showwarning = _show_ours  # main() puts the caller's back
     try:
         parser = build_parser()
     except ModuleNotFoundError as exc:  # rich (the cli extra) or another optional dependency is not installed

@@ -557,7 +557,7 @@ class GroupDetector:
             if (
                 last is not None
                 and {last.group, mention.group} == set(self.groups)
-                and _alike(last.text.lower(), mention.text.lower(), self._pronouns)
+                and _alike(last.text.lower(), mention.text.lower(), self._pronouns, plain[last.end : mention.start])
                 and not any(" " in m.text or self._names_someone(m) for m in (last, mention))  # "His wife and son"
                 and _COORDINATOR.fullmatch(plain[last.end : mention.start])
             ):
@@ -935,11 +935,12 @@ _PRONOUN_PAIRS = frozenset(
 )
 
 
-def _alike(first: str, second: str, pronouns: Mapping[str, str]) -> bool:
-    """Whether two joined words name people in the same place: two pronouns of one case ("him or her"; "fired her
-    and he was glad" joins two clauses), or two nouns or titles ("men and women", "Mr and Mrs")."""
+def _alike(first: str, second: str, pronouns: Mapping[str, str], joint: str) -> bool:
+    """Whether two joined words name anyone, or both alike: two pronouns of one case joined by "or" or "/" ("him or
+    her", "he/she"; "taught him and her" names two people, and "fired her and he was glad" joins two clauses), or
+    two nouns or titles ("men and women", "the mother and father", "Mr and Mrs")."""
     if first in pronouns or second in pronouns:
-        return frozenset((first, second)) in _PRONOUN_PAIRS
+        return frozenset((first, second)) in _PRONOUN_PAIRS and "and" not in joint.lower().replace("and/or", "")
     return True
 
 

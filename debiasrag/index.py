@@ -9,11 +9,11 @@ verified and reader-safe; :mod:`debiasrag.storage` holds the protocol.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -161,7 +161,7 @@ class FaissIndex:
             self._position[doc.id] = start + offset
             self.ids.append(doc.id)
             self.texts.append(doc.text)
-            self.metadatas.append(copy.deepcopy(dict(doc.metadata)))  # the caller's nested objects stay theirs
+            self.metadatas.append(deepcopy(dict(doc.metadata)))  # the caller's nested objects stay theirs
         if self.kind == "ivf":
             self._index.make_direct_map()  # lets vectors_at() reconstruct stored vectors
 
@@ -368,13 +368,15 @@ class FaissIndex:
             for p, row in zip(wanted.tolist(), neighbours)
         ]
 
-    def document(self, position: int) -> Document:
+    def document(self, position: int, *, copy: bool = True) -> Document:
         """The document stored at FAISS row ``position`` (its metadata a copy: editing a result, or a document read
-        here, never edits the stored corpus — nested objects were shared, and a redacted hit was saved redacted)."""
+        here, never edits the stored corpus — nested objects were shared, and a redacted hit was saved redacted).
+        ``copy=False`` shares it, for readers that only read (a walk over the whole index)."""
         valid = isinstance(position, (int, np.integer)) and not isinstance(position, bool)
         if not (valid and 0 <= position < len(self.ids)):
             raise InputError(f"position must be an integer from 0 to {len(self.ids) - 1}, got {position!r}")
-        return Document(self.ids[position], self.texts[position], copy.deepcopy(self.metadatas[position]))
+        metadata = self.metadatas[position]
+        return Document(self.ids[position], self.texts[position], deepcopy(metadata) if copy else metadata)
 
     def position_of(self, doc_id: str | int) -> int:
         """The FAISS row of the document with id ``doc_id``; an :class:`InputError` when there is none."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
-from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder
+from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder, normalize_rows
 from debiasrag.errors import InputError, is_blank
 from debiasrag.groups import NEUTRAL, GroupDetector, detector, user_labelled
 from debiasrag.index import FaissIndex
@@ -224,7 +224,7 @@ class DebiasedRetriever:
         new = sorted({p for p in wanted if p not in self._groups})
         if not new:
             return
-        docs = {p: self.index.document(p) for p in new}
+        docs = {p: self.index.document(p, copy=False) for p in new}  # read only
         found = {p: self._detector.group(doc.text, doc.metadata, doc_id=doc.id) for p, doc in docs.items()}
         members = sorted(set(pool) | set(new))
         texts = [self.index.texts[p] for p in members]
@@ -290,15 +290,18 @@ class DebiasedRetriever:
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
     """Query rows at unit length, as ``FaissIndex.add`` stores documents, so scores stay cosines for an embedder
-    that does not normalise (they reached 5.47: red-team round 6); unit rows are kept bit for bit."""
+    that does not normalise (they reached 5.47: red-team round 6); rows already of unit length (every shipped
+    embedder's) are kept bit for bit."""
     vectors = np.asarray(vectors, dtype=np.float32)
-    if vectors.ndim != 2:
+    if vectors.ndim != 2 or not len(vectors):
         return vectors
-    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
     off = (np.abs(norms - 1) > 1e-4) & (norms > 0)
     if not off.any():
         return vectors
-    return np.where(off, vectors / np.where(norms > 0, norms, 1.0), vectors).astype(np.float32)
+    vectors = vectors.copy()
+    vectors[off] = normalize_rows(vectors[off])
+    return vectors
 
 
 def _row(key: Hashable) -> int:

@@ -498,7 +498,7 @@ def shards_mixed(sources: str | Path | Iterable[str | Path], concept: str = "gen
 
 def index_to_shard(index: FaissIndex, directory: str | Path, *, name: str | None = None) -> Path:
     """Write a whole index as one shard (its stored vectors, not re-embedded)."""
-    documents = [index.document(i) for i in range(len(index))]
+    documents = [index.document(i, copy=False) for i in range(len(index))]
     vectors = index.vectors_at(np.arange(len(index)))
     return write_shard(
         directory,
@@ -535,7 +535,7 @@ def merge_indexes(indexes: Iterable[FaissIndex], **options: Any) -> FaissIndex:
     options.setdefault("kind", items[0].kind)
     builder = _Builder(None, options)
     for number, index in enumerate(items):
-        documents = [index.document(i) for i in range(len(index))]
+        documents = [index.document(i, copy=False) for i in range(len(index))]
         vectors = index.vectors_at(np.arange(len(index)))
         builder.add(documents, vectors, index.model_name, index.preprocessing, f"index {number}", index.groups)
     return builder.finish()

@@ -149,6 +149,8 @@ def test_a_female_and_a_male_word_joined_by_or_and_or_a_slash_are_no_evidence(te
         ("He met her at the station.", "male"),  # not joined by a coordinator
         ("Rachel and Tom were married on Saturday.", "female"),  # named people are not joined
         ("The parents and her brother came.", "female"),  # a neutral noun and a female one: no pair
+        ("The coach taught him and her to sail.", "male"),  # pronouns joined by "and": two people (review)
+        ("The boss fired her and he was glad.", "female"),  # two clauses, two cases (review)
     ],
 )
 def test_only_a_joined_female_male_pair_of_words_is_taken_out(text, group):

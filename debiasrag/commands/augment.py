@@ -342,7 +342,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
             table.add_row(
                 str(rank),
                 str(number),
-                cell(obj.get("id", "")),
+                cell(obj.get("id", ""), one_line=True),
                 f"{getattr(result, column):+.4f}",
                 cell(words),
                 cell(result.text),

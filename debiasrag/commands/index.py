@@ -256,7 +256,7 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     index.save(args.out, lock_timeout=args.lock_timeout)
     recorded = shards_mixed(args.shards)  # found by the workers, if their detector is this one
     if recorded is None:  # shards of an older debiasrag or another detector: read here, as for a corpus
-        _, flags = mixed_census(index.document(p) for p in range(len(index)))
+        _, flags = mixed_census(index.document(p, copy=False) for p in range(len(index)))
         unsettled = [doc_id for doc_id, named_both in zip(index.ids, flags) if named_both]
     else:  # those whose versions landed in another shard are settled by them; the others are named
         mixed = [index.position_of(doc_id) for doc_id in recorded]
