@@ -348,7 +348,7 @@ def read_documents(
         problem = check(document) if check is not None else None
         if problem is not None:
             if on_error == "stop":
-                raise InputError(f"line {number}: {problem}")
+                raise InputError(f"line {number}: {problem}", **SKIP_HINT)
             report.skipped.append((number, problem))
             continue
         seen[doc_id] = number

@@ -313,8 +313,8 @@ def test_index_refuses_a_bad_group_label_before_writing(tmp_path):
     proc = run_cli("index", str(write_corpus(tmp_path / "c.jsonl", rows)), "--out", str(out))
     assert proc.returncode == 2
     assert proc.stderr.decode().strip().splitlines() == [
-        "debiasrag: error: document 'a': metadata 'debiasrag_group' is 'robot'; expected female, male or neutral "
-        "(any case, or F, M, N, or woman / women / man / men)"
+        "debiasrag: error: line 1: document 'a': metadata 'debiasrag_group' is 'robot'; expected female, male or "
+        "neutral (any case, or F, M, N, or woman / women / man / men) (use --on-error skip to skip bad lines)"
     ]
     assert not out.exists()
 

@@ -190,8 +190,8 @@ def test_a_name_beside_a_storm_word_or_ampersand_in_lower_case_still_counts():
 
 def test_a_long_text_with_one_gendered_mention_is_neutral():
     """A rule of round 6. The learned decider reads the rules' pick as one feature among others: for the named
-    vicar it is unsure between the passer-by reading and male (neutral 0.51 / male 0.46 until session 36's refit,
-    0.46 / 0.51 since), but a long chunk whose one mention is a bare "she" (a chunk cut after its subject was
+    vicar it is unsure between the passer-by reading and male (neutral 0.51 / male 0.46 until session 36's refits,
+    0.49 / 0.47 since), but a long chunk whose one mention is a bare "she" (a chunk cut after its subject was
     introduced) it calls female."""
     filler = " The stall opens at eight and closes when the bread runs out, usually by noon." * 8
     long_text = "The bakery collective sells sourdough, and the vicar, Jonathan, lends the hall." + filler
@@ -515,21 +515,21 @@ LEARNED_VS_RULES = [  # part, texts right by the rules (round 11), by the shippe
     (13, 106, 130),
     (14, 124, 137),
     (15, 106, 126),
-    (16, 120, 135),
+    (16, 120, 134),
     (17, 97, 116),
     (18, 128, 139),
     (19, 120, 122),
     (20, 130, 135),
     (21, 111, 119),
     (22, 125, 136),
-    (23, 123, 134),
+    (23, 123, 133),
     (24, 126, 134),
     (25, 116, 135),
     (26, 118, 130),
-    (27, 103, 99),
+    (27, 103, 100),
     (28, 132, 131),
-    (29, 127, 122),
-    (30, 130, 134),
+    (29, 127, 120),
+    (30, 130, 133),
     (31, 121, 133),
     (32, 127, 134),
     (33, 103, 113),

@@ -164,7 +164,7 @@ def _label_problem(document: Document) -> str | None:
     if not user_labelled(document.metadata):
         return None
     try:
-        detector("gender").group("", document.metadata)
+        detector("gender").group("", document.metadata, doc_id=document.id)
     except InputError as exc:
         return str(exc)
     return None

@@ -43,11 +43,12 @@ def test_a_bad_group_label_is_a_bad_line_that_on_error_skip_skips(tmp_path, caps
     rows = [{"id": "a", "text": "She repaired the roof."}, {"id": "e", "text": "Nobody.", "debiasrag_group": "bogus"}]
     corpus = _write(tmp_path / "c.jsonl", rows)
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix")]) == 2
-    assert "line 2: metadata 'debiasrag_group' is 'bogus'" in _err(capsys)
+    assert "line 2: document 'e': metadata 'debiasrag_group' is 'bogus'" in _err(capsys)
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--on-error", "skip"]) == 0
     err = _err(capsys)
     assert (
-        "skipped 1 bad line(s): line 2: metadata 'debiasrag_group' is 'bogus'" in err and "indexed 1 documents" in err
+        "skipped 1 bad line(s): line 2: document 'e': metadata 'debiasrag_group' is 'bogus'" in err
+        and "indexed 1 documents" in err
     )
 
 
