@@ -26,13 +26,33 @@ from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
 
+class _BenchHelp(argparse.Action):
+    """``bench NAME --help``: the options, then what benchmark NAME measures (its module's text); it printed the
+    generic help alone."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None):
+        parser.print_help()
+        name = getattr(namespace, "name", None)
+        from debiasrag.bench.base import discover_benchmarks
+
+        module = discover_benchmarks().get(name) if isinstance(name, str) else None
+        if module is not None and module.__doc__:
+            text = re.sub(r"(?::\w+:)?`+([^`]*)`+", r"\1", module.__doc__.strip())  # plain text, not reST
+            print(f"\nbenchmark {name}:\n\n{text}")
+        parser.exit()
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     parser = sub.add_parser(
         "bench",
         help="run bias benchmarks (seed reproductions) on an embedding model",
         description="Run one benchmark or 'all'. Known benchmarks are discovered from debiasrag.bench; "
-        "run 'debiasrag bench list' to see them.",
+        "run 'debiasrag bench list' to see them, 'debiasrag bench NAME --help' for what one measures.",
+        add_help=False,
+    )
+    parser.add_argument(
+        "-h", "--help", action=_BenchHelp, nargs=0, help="show this help (after a name: that benchmark's)"
     )
     parser.add_argument("name", help="benchmark name, 'all', or 'list'")
     parser.add_argument(

@@ -88,3 +88,15 @@ def test_a_row_of_invisible_characters_only_is_a_bad_line(tmp_path, capsys):
     corpus = _write(tmp_path / "c.jsonl", rows)
     assert main(["index", str(corpus), "--out", str(tmp_path / "ix"), "--on-error", "skip"]) == 0
     assert "skipped 1 bad line(s): line 2: 'text' is empty" in _err(capsys)
+
+
+def test_bench_name_help_says_what_that_benchmark_measures(capsys):
+    """`debiasrag bench retrieval --help` printed the generic bench help alone."""
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "retrieval", "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert "benchmark retrieval:" in out and "ARaB@k" in out and ":func:" not in out and "--unknown-groups" in out
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "benchmark " not in capsys.readouterr().out.split("options:")[-1]
