@@ -588,3 +588,16 @@ def test_a_placeholder_already_in_the_text_is_not_given_to_a_name():
     result = NerAnonymizer(strategy="replace").anonymize(text)
     assert result.text == "PERSON_1 is a placeholder in our docs, and PERSON_2 wrote them with PERSON_3."
     assert reverse_placeholders(result.text, result.mapping) == text
+
+
+def test_a_place_named_like_a_person_keeps_its_own_placeholder():
+    """'Michael Jordan flew to Jordan' gave the country the person's placeholder (reversing wrote his name in for it)
+    and entities='person' removed the country (red-team round 6): a part of a person's name that NER types as a place
+    the place list holds stays a place."""
+    text = "Michael Jordan flew to Jordan for a charity game in Amman."
+    result = NerAnonymizer(strategy="replace").anonymize(text)
+    assert result.text == "PERSON_1 flew to LOC_1 for a charity game in LOC_2."
+    assert reverse_placeholders(result.text, result.mapping) == text
+    assert NerAnonymizer(entities=["person"]).anonymize(text).text == "flew to Jordan for a charity game in Amman."
+    later = NerAnonymizer(strategy="replace").anonymize("Sarah Connor left. Later Connor came back.")
+    assert later.text == "PERSON_1 left. Later PERSON_1 came back."  # a part that is no listed place: the person

@@ -764,6 +764,9 @@ class NerAnonymizer:
             i = j + 1
         return spans
 
+    def _listed_place(self, word: str) -> bool:
+        return self.gazetteer is not None and self.gazetteer.is_place(word)
+
     def _guess_label(self, name: str) -> str:
         gaz = self.gazetteer
         if gaz is None:
@@ -816,12 +819,14 @@ class NerAnonymizer:
                 confirmed.add(name)
         spans = [(a, b, name, None if label == _WEAK else label) for a, b, name, label in spans if name in confirmed]
         labels = self._unify_labels(spans)
-        # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left").
+        # The parts of a full person name are that person too ("Sarah Connor" ... "Later Connor left") — but not a
+        # part NER typed as a place that the place list holds ("Michael Jordan flew to Jordan": under replace the
+        # country took the person's placeholder, and reversing wrote his name in for it; red-team round 6)
         for name, label in list(labels.items()):
             words = name.split()
             if label == "PERSON" and len(words) > 1:
                 for part in (words[0], words[-1]):
-                    if part in labels:
+                    if part in labels and not (labels[part] in ("GPE", "LOC") and self._listed_place(part)):
                         labels[part] = "PERSON"
         entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
         entities.extend(self._casual_names(text))
