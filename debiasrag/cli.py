@@ -68,24 +68,21 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage first otherwise)
         # Every error line starts with "debiasrag: error:", a subcommand's too; its --help is named instead.
         help_hint = f" (see {self.prog} --help)" if self.prog != "debiasrag" else ""
-        swallowed = re.match(r"argument (--[\w-]+): invalid choice: '([^']*)'", message)
-        optional = next(
-            (a for a in self._actions if swallowed and swallowed.group(1) in a.option_strings and a.nargs == "?"), None
-        )
-        words = getattr(self, "words", [])
-        took_next = (
-            swallowed is not None
-            and any(  # "--neutralize corpus.jsonl …", not "--neutralize=bogus" or last
-                a == swallowed.group(1) and b == swallowed.group(2) for a, b in zip(words, words[1:-1])
-            )
-        )
-        if optional is not None and swallowed is not None and took_next:
-            # "--neutralize corpus.jsonl": an option whose value may be left out took the next word as its value
-            help_hint = (
-                f" (to use {swallowed.group(1)} without a value, put it after {swallowed.group(2)!r}, "
-                f"or give it one){help_hint}"
-            )
+        help_hint = self._took_the_next_word(message) + help_hint
         self.exit(2, f"debiasrag: error: {printable(message)}{help_hint}\n")
+
+    def _took_the_next_word(self, message: str) -> str:
+        """A hint when an option whose value may be left out took the next word as its value ("--neutralize
+        corpus.jsonl", more words after it): where to put the option. Empty otherwise ("--neutralize=bogus")."""
+        swallowed = re.match(r"argument (--[\w-]+): invalid choice: '([^']*)'", message)
+        if swallowed is None:
+            return ""
+        option, value = swallowed.groups()
+        optional = any(option in action.option_strings and action.nargs == "?" for action in self._actions)
+        took_next = any(a == option and b == value for a, b in zip(self.words, self.words[1:-1]))
+        if not (optional and took_next):
+            return ""
+        return f" (to use {option} without a value, put it after {value!r}, or give it one)"
 
 
 def build_parser() -> argparse.ArgumentParser:

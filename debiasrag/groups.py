@@ -183,8 +183,12 @@ def _names_another_concepts_group(label: Any, concept: Concept) -> bool:
         own = (*concept.label_aliases, *concept.groups, NEUTRAL)
         if any(label_key(spelling)[:1] == letter for spelling in own):
             return False
-    others = (c for c in _bundled_concepts() if c.name != concept.name)
-    return any(c.label_group(label) not in (None, NEUTRAL) for c in others)
+    return any(name != concept.name for name in _concepts_spelling(label))
+
+
+def _concepts_spelling(label: Any) -> list[str]:
+    """The bundled concepts that read ``label`` as one of their groups (not neutral)."""
+    return [c.name for c in _bundled_concepts() if c.label_group(label) not in (None, NEUTRAL)]
 
 
 def _bundled_letter_under_a_users_concept(label: Any, concept: Concept) -> str | None:
@@ -200,7 +204,7 @@ def _bundled_letter_under_a_users_concept(label: Any, concept: Concept) -> str |
     if any(set(c.groups) == set(concept.groups) for c in bundled):
         return None
     letter = label_key(label)
-    spelled = [c.name for c in bundled if c.label_group(label) not in (None, NEUTRAL)]
+    spelled = _concepts_spelling(label)
     if letter != NEUTRAL[:1] and not spelled:
         return None
     own = [group for group in concept.groups if label_key(group)[:1] == letter]
@@ -554,12 +558,13 @@ class GroupDetector:
             if mention.text.lower() == "he" and (before.endswith("s/") or before == "(s)"):  # "s/he", "(s)he"
                 continue
             last = kept[-1] if kept else None
+            joint = plain[last.end : mention.start] if last is not None else ""
             if (
                 last is not None
                 and {last.group, mention.group} == set(self.groups)
-                and _alike(last.text.lower(), mention.text.lower(), self._pronouns, plain[last.end : mention.start])
+                and _COORDINATOR.fullmatch(joint)
+                and _alike(last.text.lower(), mention.text.lower(), self._pronouns, joint)
                 and not any(" " in m.text or self._names_someone(m) for m in (last, mention))  # "His wife and son"
-                and _COORDINATOR.fullmatch(plain[last.end : mention.start])
             ):
                 kept.pop()  # the words between them are only the joining word: the pair's text ends here
                 continue

@@ -24,7 +24,7 @@ import numpy as np
 from debiasrag import storage
 from debiasrag.concepts import Concept
 from debiasrag.corpus import Document, check_storable_metadata, is_document_id, stored_row_problem
-from debiasrag.embedders import Embedder, embed_documents, load_embedder
+from debiasrag.embedders import Embedder, embed_documents, load_embedder, to_unit_length
 from debiasrag.errors import IndexLoadError, InputError, check_int, is_blank
 from debiasrag.groups import NEUTRAL, GroupDetector, detector_for, user_labelled
 from debiasrag.versions import CANDIDATES, find_versions, is_version, word_candidates
@@ -141,10 +141,7 @@ class FaissIndex:
             norms[extreme] = np.linalg.norm(vectors[extreme].astype(np.float64), axis=1)
         if vectors.size and not norms.all():
             raise InputError(f"vector {int(np.argmin(norms))} is all zeros: it has no direction to compare")
-        off = np.abs(norms - 1) > 1e-4  # rows already unit length (every embedder's) are kept bit for bit
-        if off.any():  # on a copy: the caller's array is theirs, and a refused call must not have changed it
-            vectors = vectors.copy()
-            vectors[off] = (vectors[off] / norms[off, None]).astype(np.float32)
+        vectors = to_unit_length(vectors, norms)  # on a copy: the caller's array is theirs, a refused call unchanged
         if len(documents) != len(vectors):
             raise InputError(f"{len(documents)} documents but {len(vectors)} vectors")
         self._check_documents(documents)

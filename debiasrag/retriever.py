@@ -11,7 +11,7 @@ import numpy as np
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
-from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder, normalize_rows
+from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder, to_unit_length
 from debiasrag.errors import InputError, is_blank
 from debiasrag.groups import NEUTRAL, GroupDetector, detector, user_labelled
 from debiasrag.index import FaissIndex
@@ -295,13 +295,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2 or not len(vectors):
         return vectors
-    norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
-    off = (np.abs(norms - 1) > 1e-4) & (norms > 0)
-    if not off.any():
-        return vectors
-    vectors = vectors.copy()
-    vectors[off] = normalize_rows(vectors[off])
-    return vectors
+    return to_unit_length(vectors, np.linalg.norm(vectors.astype(np.float64), axis=1))
 
 
 def _row(key: Hashable) -> int:

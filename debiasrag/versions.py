@@ -68,7 +68,11 @@ def overlapping_windows(first: str, second: str) -> bool:
     found `balanced` swapping an answer chunk for its neighbour, and `dynamic` returning a whole document's chunks);
     an edited copy with its first words cut and a footer added has it too. Linear in the texts' length: at most
     :data:`_WINDOW_STARTS` places where the other's head recurs are tried."""
-    a, b = tokens(first), tokens(second)
+    return _windows(tokens(first), tokens(second))
+
+
+def _windows(a: list[str], b: list[str]) -> bool:
+    """:func:`overlapping_windows` on the two texts' tokens."""
     if a[:3] == b[:3]:
         return False
     return _tail_is_head(a, b) or _tail_is_head(b, a)
@@ -123,12 +127,13 @@ def find_versions(
     if candidates is None:
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
-    bags = [] if memo else [(Counter(words), len(words)) for words in map(tokens, texts)]
+    words = [] if memo else [tokens(text) for text in texts]
+    bags = [(Counter(w), len(w)) for w in words]
 
     def shares(i: int, j: int) -> bool:
         if memo:
             return _pair_shares_enough(texts[i], texts[j], min_overlap)
-        return _share_enough(bags[i], bags[j], min_overlap) and not overlapping_windows(texts[i], texts[j])
+        return _share_enough(bags[i], bags[j], min_overlap) and not _windows(words[i], words[j])
 
     for i, row in enumerate(candidates):
         for j in row:

@@ -181,7 +181,8 @@ def match_case(source: str, target: str) -> str:
     return target  # lower-case source: words stay lower case, names keep their capital
 
 
-# honorifics a surname follows: "Mr. James said" keeps James (the surname), "Mrs. Karen Doyle" swaps Karen
+# honorifics a surname follows: "Mr. James said" keeps James (the surname), "Mrs. Karen Doyle" swaps Karen; not
+# professional titles, which a first name follows as often ("Dr. Sarah said she …"), nor Sir / Queen ("Sir Elton")
 _SURNAME_HONORIFICS = frozenset(
     {"mr", "mrs", "ms", "miss", "mx", "mister", "madam", "madame", "mme", "mlle", "monsieur", "herr", "frau"}
 )
@@ -277,9 +278,6 @@ class GenderSwapper:
         # months are no names, but April, June, August are names too: a month only before a number or after a word of
         # time ("on April 3", "in June"), a name otherwise ("April said she would come": April and she swap together)
         self._months = frozenset(non_names.get("months", []))
-        # honorifics a surname follows ("Mr. James said": James is his surname, kept); not professional titles, which
-        # a first name follows as often ("Dr. Sarah said she …"), nor Sir / Queen ("Sir Elton", "Queen Elizabeth")
-        self._any_title = _SURNAME_HONORIFICS
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -404,27 +402,31 @@ class GenderSwapper:
 
     def _surname(self, token: Any) -> bool:
         """Whether a capitalised word is no first name to swap: a weekday, month or holiday ("Sunday"), a word right
-        after a first name ("Grace Kelly", "Martin Luther King"), or right after a gendered title with no capitalised
-        word following ("Mr. James said": the title is swapped, the surname kept; "Mrs. Karen Doyle" swaps Karen)."""
+        after a first name ("Grace Kelly", "Martin Luther King"), or right after an honorific with no capitalised word
+        following ("Mr. James said": the title is swapped, the surname kept; "Mrs. Karen Doyle" swaps Karen)."""
         if token.text in self._non_names or (token.text in self._months and self._is_a_month(token)):
             return True
         before = token.doc[token.i - 1] if token.i > 0 else None
         if before is None or not before.whitespace_:
             return False
-        if before.text[:1].isupper() and (before.text in self._name_f2m or before.text in self._name_m2f):
+        if before.text[:1].isupper() and self._listed_name(before.text):
             return True
         after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
         title = before.text.rstrip(".").lower()
         return (
             before.text[:1].isupper()
-            and title in self._any_title
+            and title in _SURNAME_HONORIFICS
             and not (after is not None and after.text[:1].isupper() and after.is_alpha)
         )
+
+    def _listed_name(self, word: str) -> bool:
+        """Whether ``word`` is a first name of the swap's name tables."""
+        return word in self._name_f2m or word in self._name_m2f
 
     def _is_a_month(self, token: Any) -> bool:
         """Whether a month's name that is also a first name ("April") is the month: before a number, after a word
         of time ("on April 3", "in June", "last August"), or when no name table holds it."""
-        if token.text not in self._name_f2m and token.text not in self._name_m2f:
+        if not self._listed_name(token.text):
             return True
         after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
         before = token.doc[token.i - 1] if token.i > 0 else None
@@ -439,7 +441,7 @@ class GenderSwapper:
             word = token.doc[token.i - back]
             if not (word.text[:1].isupper() and word.whitespace_):
                 return False
-            if word.text in self._name_f2m or word.text in self._name_m2f:
+            if self._listed_name(word.text):
                 return True
         return False
 
