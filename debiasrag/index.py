@@ -395,7 +395,13 @@ class FaissIndex:
             "options": {"nlist": self.nlist, "nprobe": self.nprobe, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search},
         }
 
-    def save(self, directory: str | Path, *, lock_timeout: float | None = storage.DEFAULT_LOCK_TIMEOUT) -> Path:
+    def save(
+        self,
+        directory: str | Path,
+        *,
+        lock_timeout: float | None = storage.DEFAULT_LOCK_TIMEOUT,
+        on_replaced: Callable[[dict[str, Any]], None] | None = None,
+    ) -> Path:
         """Publish the index in ``directory`` as a new version (see :mod:`debiasrag.storage`).
 
         Refused when ``directory`` exists and is neither an index folder nor empty, or is a symbolic
@@ -403,6 +409,8 @@ class FaissIndex:
         index stays current and :class:`~debiasrag.errors.IndexWriteError` is raised. While another
         process saves to ``directory``, waits at most ``lock_timeout`` seconds (``None``: without
         limit), then raises :class:`~debiasrag.errors.IndexWriteError` (the previous index unchanged).
+        ``on_replaced(manifest)`` is called once saved when the save replaced an index (its manifest, read
+        while the save held the lock).
         """
         storage.check_lock_timeout(lock_timeout)  # before serialising a large index
         if self._index is None or not self.ids:
@@ -424,7 +432,7 @@ class FaissIndex:
             _INDEX_FILE: [faiss.serialize_index(self._index).data],
             _DOCS_FILE: lines,
         }
-        return storage.publish(directory, payload, self._manifest(), lock_timeout=lock_timeout)
+        return storage.publish(directory, payload, self._manifest(), lock_timeout=lock_timeout, on_replaced=on_replaced)
 
     @classmethod
     def load(cls, directory: str | Path, *, embedder: Embedder | str | None = None) -> FaissIndex:

@@ -32,11 +32,11 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import IndexLoadError, IndexWriteError, InputError
+from debiasrag.errors import DebiasragError, IndexLoadError, IndexWriteError, InputError
 from debiasrag.fileio import RepeatedKeyError, fsync_folder, unique_keys
 
 try:  # POSIX; on other systems concurrent saves are not serialised
@@ -232,6 +232,7 @@ def publish(
     manifest: dict[str, Any],
     *,
     lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+    on_replaced: Callable[[dict[str, Any]], None] | None = None,
 ) -> Path:
     """Write ``payload`` (file name → byte chunks) as a new version of the index folder ``target``.
 
@@ -239,6 +240,8 @@ def publish(
     failure the previous index stays current and :class:`~debiasrag.errors.IndexWriteError` (or
     :class:`~debiasrag.errors.InputError` for a refused target) is raised. A save waits at most
     ``lock_timeout`` seconds (``None``: without limit) for another process saving to ``target``.
+    ``on_replaced`` is called after publishing with the manifest of the index this save replaced, as read
+    under the lock (a check before the save can miss another process's save finishing meanwhile).
     """
     lock_timeout = check_lock_timeout(lock_timeout)
     target = _folder_path(target)
@@ -251,6 +254,7 @@ def publish(
     with writer_lock(target, timeout=lock_timeout):
         check_writable_target(target)  # another writer may have changed it while we waited
         previous, previous_format = _current_version(target)
+        replaced = _readable_manifest(target) if on_replaced is not None and previous is not None else None
         version = f"debiasrag-data-{_new_version()}"
         version_dir = target / version
         manifest_tmp = target / f".manifest-{version[len('debiasrag-data-') :]}.tmp"
@@ -280,7 +284,18 @@ def publish(
         except OSError as exc:  # the index is written and current; only the rename's durability is in doubt
             logger.warning("index written to %s, but its folder could not be synced: %s", target, exc.strerror or exc)
         _remove_leftovers(target, keep={version, previous}, upgraded_format_1=previous_format == 1)
+    if replaced is not None and on_replaced is not None:
+        on_replaced(replaced)
     return target
+
+
+def _readable_manifest(target: Path) -> dict[str, Any] | None:
+    """The manifest of the index in ``target`` now, or ``None`` when it cannot be read (reported by no one:
+    the save replacing it goes on)."""
+    try:
+        return read_manifest(target)
+    except (DebiasragError, OSError):
+        return None
 
 
 def _undo_unpublished(target: Path, version_dir: Path, manifest_tmp: Path) -> None:

@@ -263,6 +263,21 @@ def test_concept_auc_measured_values(suite):
             assert 0.0 <= concept[f"{c}.{ctx}.p_hat"] <= 1.0
 
 
+def test_concept_auc_table_shows_a_zero_p_hat_as_below_one_in_n(suite):
+    # no random projection reaching |ρ| bounds p̂ by 1/N (seed 000 eq. 3); a "0" would read as certainty
+    concept = metrics(suite, "concept-auc")
+    zero = [key for key, value in concept.items() if key.endswith(".p_hat") and value == 0]
+    assert zero, "MiniLM's gender direction separates its templates: some p̂ is 0"
+    table = suite["results"]["concept-auc"]["tables"][0]
+    rows = [line.split("|") for line in table.splitlines() if line.startswith("| gender")]
+    shown = {row[2].strip(): row[6].strip() for row in rows}
+    for key in zero:
+        concept_name, context, _ = key.split(".")
+        if concept_name == "gender":
+            assert shown[context] == "< 0.0001"
+    assert "0" not in shown.values()
+
+
 def test_benchmarks_are_deterministic(suite):
     again = run_benchmark("concept-auc", suite["ctx"])
     assert again.metrics == metrics(suite, "concept-auc")

@@ -379,3 +379,52 @@ def test_scores_stay_cosines_for_an_embedder_that_does_not_normalise(embedder):
         )
     ]
     assert scores == pytest.approx(plain, abs=1e-5) and max(scores) <= 1.0
+
+
+_OTHER_WRITER = """
+import os, sys, time
+from pathlib import Path
+from debiasrag.storage import MANIFEST, writer_lock
+staged, target = Path(sys.argv[1]), Path(sys.argv[2])
+with writer_lock(target, timeout=60):
+    (target.parent / "ready").touch()
+    while not (target.parent / "go").exists():
+        time.sleep(0.01)
+    for entry in staged.iterdir():  # the index another process finished saving while we waited
+        if entry.name.startswith("debiasrag-data-"):
+            os.rename(entry, target / entry.name)
+    os.rename(staged / MANIFEST, target / MANIFEST)
+"""
+
+
+def test_a_save_reports_the_index_another_process_saved_while_it_waited(tmp_path, embedder, toy_index):
+    # `debiasrag index` read the folder before saving: a concurrent run finishing in between was replaced
+    # without a word, both runs saying "indexed"; the manifest a save replaces is read under its lock
+    import subprocess
+    import sys
+    import threading
+
+    staged, target = tmp_path / "staged", tmp_path / "ix"
+    toy_index.save(staged)
+    target.mkdir()
+    other = subprocess.Popen([sys.executable, "-c", _OTHER_WRITER, str(staged), str(target)])
+    try:
+        for _ in range(3000):
+            if (tmp_path / "ready").exists() or other.poll() is not None:
+                break
+            threading.Event().wait(0.01)
+        assert (tmp_path / "ready").exists(), "the other writer did not take the lock"
+        small = FaissIndex.from_documents([Document("a", "One small document.")], embedder)
+        replaced: list[dict] = []
+        saving = threading.Thread(target=lambda: small.save(target, lock_timeout=60, on_replaced=replaced.append))
+        saving.start()
+        (tmp_path / "go").touch()
+        saving.join(60)
+        assert other.wait(60) == 0
+    finally:
+        other.kill()
+    assert [m["count"] for m in replaced] == [len(toy_index)]
+    assert FaissIndex.load(target, embedder=embedder).ids == ["a"]
+    replaced.clear()
+    small.save(tmp_path / "new", on_replaced=replaced.append)
+    assert replaced == []  # nothing was replaced

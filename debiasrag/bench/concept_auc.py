@@ -73,12 +73,17 @@ def _measure_concept(
                 direction.auc,
                 direction.component + 1,
                 f"{abs(rho):.2f}{significance_stars(p_hat)}",
-                p_hat,
+                shown_p_hat(p_hat),
                 "" if figure is None else f"{figure:.2f}",
             ]
         )
         advance()
     return direction.auc, rho_by_context, rows
+
+
+def shown_p_hat(p_hat: float, n: int = N_RANDOM) -> str:
+    """p̂ as the table shows it: no projection of ``n`` reaching |ρ| is p̂ < 1/n, not a p-value of 0."""
+    return f"< {1 / n:g}" if p_hat == 0 else f"{p_hat:g}"
 
 
 def run(ctx: BenchContext) -> BenchResult:

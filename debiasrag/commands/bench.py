@@ -26,6 +26,11 @@ from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
 
+def plain_text(doc: str) -> str:
+    """A benchmark module's reST text as plain text: roles and backticks gone (``:mod:`x``` -> x)."""
+    return re.sub(r"(?::\w+:)?`+([^`]*)`+", r"\1", doc)
+
+
 class _BenchHelp(argparse.Action):
     """``bench NAME --help``: the options, then what benchmark NAME measures (its module's text); it printed the
     generic help alone."""
@@ -37,7 +42,7 @@ class _BenchHelp(argparse.Action):
 
         module = discover_benchmarks().get(name) if isinstance(name, str) else None
         if module is not None and module.__doc__:
-            text = re.sub(r"(?::\w+:)?`+([^`]*)`+", r"\1", module.__doc__.strip())  # plain text, not reST
+            text = plain_text(module.__doc__.strip())
             print(f"\nbenchmark {name}:\n\n{text}")
         parser.exit()
 
@@ -242,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         summaries = {}
         for name, module in discover_benchmarks().items():
             summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-            summaries[name] = re.sub(r"``([^`]*)``: ", "", summary).replace("``", "")  # plain text, not reST
+            summaries[name] = plain_text(summary.removeprefix(f"``{name}``: "))  # the name is on the line already
         if args.json:
             print_json([{"name": name, "summary": summary} for name, summary in summaries.items()], indent=1)
         else:

@@ -21,11 +21,11 @@ from debiasrag.commands._common import (
 from debiasrag.commands.anonymize import add_timeout_option, positive_float, refuse_llm_flags_without_llm
 from debiasrag.corpus import Document, JsonlReport, read_documents
 from debiasrag.embedders import load_embedder
-from debiasrag.errors import DebiasragError, InputError
+from debiasrag.errors import InputError
 from debiasrag.fileio import printable
 from debiasrag.groups import census_counts, detector, mixed_census, user_labelled
 from debiasrag.index import FaissIndex
-from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target, read_manifest
+from debiasrag.storage import DEFAULT_LOCK_TIMEOUT, check_writable_target
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -223,8 +223,8 @@ def run(args: argparse.Namespace) -> int:
         )
     # inferred once (above, from the original text, versions read by contrast), stored for queries to read
     index.store_groups("gender", groups=groups, versions=False)
-    replaced = previous_manifest(args.out)
-    index.save(args.out, lock_timeout=args.lock_timeout)
+    replaced: list[dict[str, Any]] = []
+    index.save(args.out, lock_timeout=args.lock_timeout, on_replaced=replaced.append)
     say(describe_groups(summary, len(documents), mixed_ids))
     say_replaced(args.out, replaced, index)
     say(f"indexed {len(index)} documents with {embedder.name} into {args.out}")  # last line: what tools read
@@ -252,8 +252,8 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     index = index_from_shards(args.shards, model_name=args.model, kind=args.kind)
     groups = index.groups["gender"].groups
     summary = {group: groups.count(group) for group in ("female", "male", "neutral")}
-    replaced = previous_manifest(args.out)
-    index.save(args.out, lock_timeout=args.lock_timeout)
+    replaced: list[dict[str, Any]] = []
+    index.save(args.out, lock_timeout=args.lock_timeout, on_replaced=replaced.append)
     recorded = shards_mixed(args.shards)  # found by the workers, if their detector is this one
     if recorded is None:  # shards of an older debiasrag or another detector: read here, as for a corpus
         _, flags = mixed_census(index.document(p, copy=False) for p in range(len(index)))
@@ -268,19 +268,13 @@ def run_from_shards(args: argparse.Namespace, settings: dict[str, Any] | None) -
     return 0
 
 
-def previous_manifest(out: str | Path) -> dict[str, Any] | None:
-    """The manifest of the index at ``out`` now (``None``: there is none, or it cannot be read)."""
-    try:
-        return read_manifest(out)
-    except (DebiasragError, OSError):
-        return None
-
-
-def say_replaced(out: str | Path, old: dict[str, Any] | None, new: FaissIndex) -> None:
+def say_replaced(out: str | Path, replaced: list[dict[str, Any]], new: FaissIndex) -> None:
     """Say that ``--out`` held an index, which the new one replaces (indexing builds, it does not add), and what
-    changed in how it was made: queries follow the new index's model and preprocessing."""
-    if old is None:
+    changed in how it was made: queries follow the new index's model and preprocessing. ``replaced`` holds the
+    manifest the save replaced, read under its lock: another run's index finished meanwhile counts too."""
+    if not replaced:
         return
+    old = replaced[0]
     changes = []
     if old.get("model") != new.model_name:
         changes.append(f"model {old.get('model')} -> {new.model_name}")
