@@ -233,7 +233,7 @@ class DebiasedRetriever(BaseRetriever):
         # strategy, concept and the store are resolved once in __init__ (and a score direction is learnt per store):
         # an assignment builds the retriever again, so it takes effect or is refused, never silently ignored
         if name in _SETTINGS:
-            fresh = type(self)(**{**self._settings(), name: value})
+            fresh = self._rebuilt({name: value})
             if name != "vectorstore":  # the same store: its learnt score direction still holds
                 fresh._learnt = self._learnt
             self._become(fresh)
@@ -244,10 +244,23 @@ class DebiasedRetriever(BaseRetriever):
         """A copy; ``update`` builds it again from the merged settings (checked, resolved, direction relearnt)."""
         if not update:
             return super().model_copy(deep=deep)
-        return type(self)(**{**self._settings(), **update})
+        return self._rebuilt(update)
 
     def _settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+    def _rebuilt(self, changes: Mapping[str, Any]) -> DebiasedRetriever:
+        """This retriever built again with ``changes``. Over the same ``FaissIndex`` with the same ``embedder``
+        setting the embedding model already loaded is handed on (each assignment loaded it again, seconds per
+        change); the public ``embedder`` field keeps what the caller gave."""
+        settings = {**self._settings(), **changes}
+        if self._core is None or {"vectorstore", "embedder"} & set(changes):
+            return type(self)(**settings)
+        fresh = type(self)(**{**settings, "embedder": self._core.embedder})
+        fresh.__dict__["embedder"] = settings.get("embedder")
+        if "embedder" not in settings:
+            fresh.__pydantic_fields_set__.discard("embedder")
+        return fresh
 
     def _become(self, other: DebiasedRetriever) -> None:
         for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):

@@ -301,3 +301,23 @@ def test_balanced_over_a_gender_blind_faiss_index_takes_the_core_retrievers_boun
         expected = [hit.id for hit in core.retrieve(query, k=3)]
         assert [d.metadata["debiasrag_id"] for d in wrapped.invoke(query)] == expected
         assert [d.metadata["debiasrag_id"] for d in per_call.invoke(query, strategy="balanced")] == expected
+
+
+def test_changing_a_setting_over_a_faiss_index_keeps_the_loaded_embedding_model() -> None:
+    # each assignment built the retriever again and loaded the index's model again (seconds per change)
+    _, docs = gendered_corpus()
+    index = faiss_index(docs)
+    retriever = DebiasedRetriever(vectorstore=index, strategy="topk", k=3)  # the model named by the index
+    assert retriever._core is not None
+    loaded = retriever._core.embedder
+    retriever.strategy = "balanced"
+    assert retriever._core.embedder is loaded and retriever._core.strategy.name == "balanced"
+    assert retriever.embedder is None and "embedder" not in retriever.model_fields_set  # as the caller left it
+    copy = retriever.model_copy(update={"k": 2})
+    assert copy._core is not None and copy._core.embedder is loaded and copy.k == 2
+    fresh = DebiasedRetriever(vectorstore=index, strategy="balanced", k=3)
+    assert [d.id for d in retriever.invoke("Who repairs the engines?")] == [
+        d.id for d in fresh.invoke("Who repairs the engines?")
+    ]
+    retriever.embedder = minilm()  # a new embedder setting is taken as given
+    assert retriever._core.embedder is minilm().embedder
