@@ -627,7 +627,7 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     first run; ``"report7"``: travel_commuting, cooking_nutrition, pets_animals, housing_moving, civic_volunteering,
     40 queries and 240 documents, written blind in session 33, read once in session 34; ``"report8"``:
     garden_outdoors, digital_privacy, job_hunting, elder_care, music_arts, 40 queries and 240 documents, written blind
-    in session 34 and registered unread; not in ``"all"``).
+    in session 34, read once in session 37 with the rules as shipped; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
