@@ -118,7 +118,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report6",
     "report7",
     "report8",
-)  # written blind (sessions 28-34), report only
+    "report9",
+)  # written blind (sessions 28-37), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -627,7 +628,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     first run; ``"report7"``: travel_commuting, cooking_nutrition, pets_animals, housing_moving, civic_volunteering,
     40 queries and 240 documents, written blind in session 33, read once in session 34; ``"report8"``:
     garden_outdoors, digital_privacy, job_hunting, elder_care, music_arts, 40 queries and 240 documents, written blind
-    in session 34, read once in session 37 with the rules as shipped; not in ``"all"``).
+    in session 34, read once in session 37 with the rules as shipped; ``"report9"``: eldercare, debt, coaching,
+    workstress, homerepair, 40 queries and 240 documents, written blind in session 37 and registered unread; not in
+    ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
