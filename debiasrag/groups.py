@@ -38,7 +38,10 @@ a full name, the person it most often names by surname alone is the protagonist 
 manager Joanne Price rewrote the plan … Price says": the press names its subject that way; :attr:`Mention.kind`
 marks such mentions); a unisex first name takes the next pronoun only when no other person's first name or title
 comes first ("Jamie Nowak says … Derek Shaw … he" is Derek's "he"); a capitalised word before a street or
-institution word is a place, not a person ("Warren Avenue", "Marsh Lane", ``place_words``).
+institution word is a place, not a person ("Warren Avenue", "Marsh Lane", ``place_words``); clinical shorthand for a
+patient's age and sex is a mention of that group ("45M, smoker", "a 28F presents with", "54-year-old F", "(M, 58)";
+``clinical_*``), and a contract's capitalised party with no name after it is no one ("the Landlord shall",
+``defined_parties``).
 For gender a learned decider then weighs that evidence (:data:`PROTAGONIST_DECIDERS`; default ``"learned"``): a
 conditional logit over the candidate groups' :data:`PROTAGONIST_FEATURES` (the rules' own pick among them), one
 weight vector shared by female and male, fitted on our design sets (``data/groups/protagonist_model.json``,
@@ -341,6 +344,8 @@ class GroupDetector:
             re.compile(rf"\b(?:{'|'.join(map(re.escape, things))})((?:\s+[A-Z][\w'\-]*)+)") if things else None
         )
         self._firm = re.compile(rf"\b({_LETTER}[\w'\-]*)\s*&\s*({_LETTER}[\w'\-]*)") if things else None
+        self._clinical, self._clinical_sex, self._clinical_lead = _clinical_pattern(rule)
+        self._defined_parties = frozenset(rule.get("defined_parties", []))  # "the Landlord shall": a contract's party
         if not set(self._possessive.values()) <= set(known):
             raise InputError(f"group_words.json: possessive determiners name unknown groups for {self.concept.name!r}")
         self._names: tuple[frozenset[str], frozenset[str]] | None = None
@@ -485,6 +490,8 @@ class GroupDetector:
                 return " " * len(match.group(0))
 
             plain = self._phrase.sub(blank, plain)
+        if self._clinical is not None:  # "45M, smoker", "54-year-old F", "(M, 58)": the patient's sex
+            plain = self._clinical.sub(lambda m: self._clinical_mention(text, m, phrases), plain)
         plain = self._lower_all_caps(plain)
         tokens = list(_TOKEN.finditer(plain))
         found: list[Mention] = []
@@ -571,6 +578,21 @@ class GroupDetector:
             kept.append(mention)
         return kept
 
+    def _clinical_mention(self, text: str, match: re.Match[str], found: list[Mention]) -> str:
+        """A clinical age-and-sex note ("45M, smoker", "a 28F presents", "54-year-old F", "(M, 58)") added to ``found``
+        as a mention of that sex's group and blanked; a bare "45M" only at a sentence's start or after a lead word
+        ("a", "pt"), so "raised a 45M budget" stays text."""
+        letter = next(g for g in (match.group("aged"), match.group("bare"), match.group("b1"), match.group("b2")) if g)
+        if match.group("bare"):
+            before = match.string[: match.start()].rstrip()
+            last = re.search(r"(\S+)$", before)
+            if not (
+                _starts_sentence(match.string, match.start()) or (last and last.group(1).lower() in self._clinical_lead)
+            ):
+                return match.group(0)
+        found.append(Mention(self._clinical_sex[letter], match.start(), match.end(), text[match.start() : match.end()]))
+        return " " * len(match.group(0))
+
     def _names_a_firm(self, words: list[str]) -> bool:
         """Whether "X & Y" names a firm ("Marks & Spencer", "Johnson & Johnson"), not two people ("Sarah & Tom",
         "Me & John"): its first word is no first name and no pronoun, or both words are one name. "Ben & Jerry's" reads
@@ -650,6 +672,8 @@ class GroupDetector:
         """The group the ``i``-th token is evidence for, read with its neighbours (titles, surnames)."""
         raw = tokens[i].group(0)
         word = raw.lower()
+        if strip_possessive(raw) in self._defined_parties and not self._name_follows(text, tokens, i):
+            return None  # "the Landlord shall …": a contract's defined party ("Landlord Mick Hale" is a man)
         if word in self._neutral_words or (word.endswith("'s") and word[:-2] in self._neutral_words):
             return None if self._plural_they(text, tokens, i) else NEUTRAL
         if raw in self._titles and i + 1 < len(tokens) and tokens[i + 1].group(0)[0].isupper():
@@ -947,6 +971,23 @@ def _alike(first: str, second: str, pronouns: Mapping[str, str], joint: str) -> 
     if first in pronouns or second in pronouns:
         return frozenset((first, second)) in _PRONOUN_PAIRS and "and" not in joint.lower().replace("and/or", "")
     return True
+
+
+def _clinical_pattern(rule: Mapping[str, Any]) -> tuple[re.Pattern[str] | None, dict[str, str], frozenset[str]]:
+    """The clinical age-and-sex shorthand of ``rule`` (``clinical_*`` in ``group_words.json``) as one pattern, the
+    group of each sex letter, and the words a bare "45M" may follow."""
+    sex = {letter: group for group, letters in rule.get("clinical_sex_letters", {}).items() for letter in letters}
+    if not sex:
+        return None, {}, frozenset()
+    letters = "|".join(map(re.escape, sex))
+    ages = "|".join(map(re.escape, sorted(rule.get("clinical_age_words", []), key=len, reverse=True))) or "(?!)"
+    after = "|".join(map(re.escape, rule.get("clinical_next_words", []))) or "(?!)"
+    age = r"(?<![\w$£€¥.,])\d{1,3}"
+    pattern = re.compile(
+        rf"{age}(?:(?:{ages})\s?(?P<aged>{letters})(?![\w\-])|(?P<bare>{letters})(?=[,.;:)]|\s+(?:{after})(?![\w\-])|\s*$))"
+        rf"|\(\s*(?P<b1>{letters})\s*[,/]\s*\d{{1,3}}\s*\)|\(\s*\d{{1,3}}\s*[,/]?\s*(?P<b2>{letters})\s*\)"
+    )
+    return pattern, sex, frozenset(w.lower() for w in rule.get("clinical_lead_words", []))
 
 
 def _blank_groups(pattern: re.Pattern[str], text: str, keep: Callable[[list[str]], bool]) -> str:

@@ -174,7 +174,9 @@ def test_a_title_before_a_name_swaps_with_it_and_generic_compounds_stay(swapper)
     'Gentleman Gaga'; 'the mother board' became 'the father board' (red-team round 3)."""
     # the word after a title with nothing capitalised after it is a surname, kept; so is one after a first name
     # (session 35: "Mr. James" became "Mrs. Karen", "Martin Luther King" "Norma Alia Queen"), as the detector reads them
-    assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Scarlet met Dame Jayla John."
+    # (session 37: a listed first name of the title's gender that is no common surname is her first name: "Miss
+    # Scarlet" -> "Mr Pierce", was "Mr Scarlet")
+    assert swapper.swap("Miss Scarlet met Sir Elton John.") == "Mr Pierce met Dame Jayla John."
     assert swapper.swap("On Sunday she met Mr. James in April.") == "On Sunday he met Mrs. James in April."
     assert swapper.swap("Nurse Grace Kelly met Mrs. Karen Doyle.") == "Nurse Armando Kelly met Mr. James Doyle."
     assert swapper.swap("Martin Luther King spoke.") == "Norma Luther King spoke."  # King: his surname, no king
@@ -210,3 +212,50 @@ def test_a_words_file_with_a_bad_title_map_is_refused_naming_it(tmp_path):
         path.write_text(json.dumps({**data, "titles_before_names": bad}), encoding="utf-8")
         with pytest.raises(InputError, match=r"words.json: 'titles_before_names' must map 'female_to_male'"):
             load_gender_words(path)
+
+
+def test_a_lone_first_name_after_an_honorific_swaps_unless_it_is_a_common_surname(swapper):
+    """'Mrs. Mary said she' gave 'Mr. Mary said he' (session 36's red-team round): a lone word after an honorific was
+    always read as a surname. A listed first name of the honorific's gender that names-dataset does not rank among
+    the 1,000 most common US / UK surnames is the first name; James, Rose stay surnames; a man's honorific on a
+    woman's name keeps the name (his surname)."""
+    assert swapper.swap("Mrs. Mary said she would come.") == "Mr. David said he would come."
+    assert swapper.swap("Miss Mary said she would come.") == "Mr David said he would come."
+    assert swapper.swap("MRS. MARY SAID SHE WOULD COME.") == "MR. DAVID SAID HE WOULD COME."
+    assert swapper.swap("Mr. James said he would come.") == "Mrs. James said she would come."  # a common surname
+    assert swapper.swap("Mrs. Rose said she would come.") == "Mr. Rose said he would come."
+    assert swapper.swap("Mr. Mary said he would come.") == "Mrs. Mary said she would come."  # his surname
+    assert swapper.swap("Mrs. Karen Doyle said.") == "Mr. James Doyle said."  # unchanged: a surname follows
+
+
+def test_coordinated_possessives_both_determine_the_noun(swapper):
+    """'his or her badge' gave 'hers or his badge' (a 'his' before 'or' stood alone), 'her or his badge' 'him or her
+    badge' (the tagger reads that 'her' as an object)."""
+    assert swapper.swap("Each employee must bring his or her badge.") == "Each employee must bring her or his badge."
+    assert swapper.swap("Each employee must bring her or his badge.") == "Each employee must bring his or her badge."
+    assert swapper.swap("Bring his/her badge.") == "Bring her/his badge."
+    assert swapper.swap("He thanked his and her parents.") == "She thanked her and his parents."
+    assert swapper.swap("Is it his or hers?") == "Is it hers or his?"  # still standing alone
+
+
+def test_her_taken_home_is_the_object(swapper):
+    """'drove her home' gave 'drove his home': the tagger reads a possessive before the noun 'home'."""
+    assert swapper.swap("He drove her home.") == "She drove him home."
+    assert swapper.swap("He walked her home after the party.") == "She walked him home after the party."
+    assert swapper.swap("They drove her home yesterday.") == "They drove him home yesterday."
+    assert swapper.swap("He sold her home.") == "She sold his home."  # her house
+    assert swapper.swap("Her home was robbed.") == "His home was robbed."
+    assert swapper.swap("He drove her home address to the court.") == "She drove his home address to the court."
+
+
+def test_units_symbols_and_fixed_phrases_are_no_gendered_words(swapper):
+    """'45 ms' gave '45 mr', helium '(He)' '(She)', 'Isle of Man' 'Isle of Woman', 'man-in-the-middle'
+    'woman-in-the-middle'; every generic phrase of the group detector is kept whole ('man-made' was 'woman-made':
+    only its phrases of two words were kept)."""
+    assert swapper.swap("He said it took 45 ms.") == "She said it took 45 ms."
+    assert swapper.swap("Helium (He) is light and he knew it.") == "Helium (He) is light and she knew it."
+    assert swapper.swap("He lives on the Isle of Man.") == "She lives on the Isle of Man."
+    assert swapper.swap("She stopped a man-in-the-middle attack.") == "He stopped a man-in-the-middle attack."
+    assert swapper.swap("A man-made lake, said the man.") == "A man-made lake, said the woman."
+    assert swapper.swap("Oh, man, she was late.") == "Oh, man, he was late."
+    assert swapper.swap("Ms Jones said she would.") == "Mr Jones said he would."  # the title is still swapped

@@ -9,8 +9,13 @@ by its counterpart of the other gender. Case is preserved (She -> He, SHE -> HE,
 ``her`` and ``his`` are ambiguous; spaCy's tagger decides: ``her`` as possessive determiner (PRP$) becomes
 ``his``, as object pronoun (PRP) ``him``; ``his`` as determiner becomes ``her``, standalone ("the book is his")
 ``hers``; a ``her`` the tagger calls possessive between a naming verb and a bare office ("elected her
-president", the words file's ``object_complement``) is the object, ``him``. Gendered nouns tagged as verbs ("to
-man the desk") and names that are not proper nouns ("Will you come?") are left alone.
+president", the words file's ``object_complement``) is the object, ``him``, and so is one between a verb that takes
+a person somewhere and a bare "home" ("drove her home"; ``data/gender_swap_context.json``); two possessives joined by
+"or", "and" or "/" determine one noun ("his or her badge" -> "her or his badge"). Gendered nouns tagged as verbs ("to
+man the desk"), names that are not proper nouns ("Will you come?"), the group detector's generic phrases ("man-made",
+"Isle of Man"), units ("45 ms") and the symbol "(He)" are left alone; a lone listed first name after an honorific
+is a first name when it is of the honorific's gender and no common surname ("Mrs. Mary said" -> "Mr. David said";
+"Mr. James said" keeps James).
 
 Tokenisation, tags and whitespace come from spaCy, so the output keeps the input's spacing and punctuation
 exactly; only swapped tokens change.
@@ -181,11 +186,18 @@ def match_case(source: str, target: str) -> str:
     return target  # lower-case source: words stay lower case, names keep their capital
 
 
-# honorifics a surname follows: "Mr. James said" keeps James (the surname), "Mrs. Karen Doyle" swaps Karen; not
-# professional titles, which a first name follows as often ("Dr. Sarah said she …"), nor Sir / Queen ("Sir Elton")
-_SURNAME_HONORIFICS = frozenset(
-    {"mr", "mrs", "ms", "miss", "mx", "mister", "madam", "madame", "mme", "mlle", "monsieur", "herr", "frau"}
-)
+# honorifics a surname follows, with the gender of the first names they take: "Mr. James said" keeps James (the
+# surname), "Mrs. Karen Doyle" swaps Karen, and so does "Mrs. Mary said" (a first name of her gender that is no common
+# surname, gender_swap_context.json); not professional titles, which a first name follows as often ("Dr. Sarah said
+# she …"), nor Sir / Queen ("Sir Elton")
+_SURNAME_HONORIFICS: dict[str, str | None] = {
+    **dict.fromkeys(("mr", "mister", "monsieur", "herr"), "m2f"),
+    **dict.fromkeys(("mrs", "ms", "miss", "madam", "madame", "mme", "mlle", "frau"), "f2m"),
+    "mx": None,  # either
+}
+# what joins two possessives that determine one noun: "his or her badge", "his/her badge", "her and his towels"
+_COORDINATORS = frozenset({"or", "and", "/", "&", "and/or"})
+_POSSESSIVES = frozenset({"his", "her", "their", "my", "your", "our", "its"})
 # words before a month's name that make it the month: "on April 3", "in June", "last August"
 _MONTH_CONTEXT = frozenset(
     {
@@ -269,15 +281,27 @@ class GenderSwapper:
         complement = words.get("object_complement", {})
         self._naming_verbs = frozenset(v.lower() for v in complement.get("verbs", []))
         self._offices = frozenset(o.lower() for o in complement.get("offices", []))
-        # "mother board", "sister company", "queen bee": words of the pair lists used of no one, as the group
-        # detector reads them (its generic phrases of two words)
-        self._generic = frozenset(p.lower() for p in generic_phrases("gender") if len(p.split()) == 2)
+        # "mother board", "man-made", "Isle of Man": words of the pair lists used of no one, as the group detector
+        # reads them (its generic phrases; each of their tokens is kept)
+        phrases = sorted(generic_phrases("gender"), key=len, reverse=True)
+        self._generic = (
+            re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in phrases) + r")(?!\w)", re.IGNORECASE)
+            if phrases
+            else None
+        )
         # capitalised words that are no one's name here (weekdays, months, holidays: "Sunday", "April", "Christmas")
         non_names = loads_strict(read_text(data_path("names", "non_names.json"), what="name list"))
         self._non_names = frozenset(w for key in ("weekdays", "other") for w in non_names.get(key, []))
         # months are no names, but April, June, August are names too: a month only before a number or after a word of
         # time ("on April 3", "in June"), a name otherwise ("April said she would come": April and she swap together)
         self._months = frozenset(non_names.get("months", []))
+        # common surnames among the listed first names ("James", "Rose"), verbs that take a person home ("drove her
+        # home": the object), units that spell a pair-list word ("45 ms")
+        context = loads_strict(read_text(data_path("gender_swap_context.json"), what="gender swap context"))
+        self._common_surnames = frozenset(context["common_surnames"])
+        self._home_verbs = frozenset(context["home_verbs"])
+        self._units = frozenset(context["units"])
+        self._home_time_words = frozenset(context["home_time_words"])
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -339,7 +363,12 @@ class GenderSwapper:
         parts: list[str] = []
         found: list[Replacement] = []
         swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
+        kept = self._generic_spans(doc.text)
         for token in doc:
+            if kept and any(start <= token.idx < end for start, end in kept):  # "man-made", "Isle of Man"
+                parts.append(token.text_with_ws)
+                swapped_before = None
+                continue
             suffix = _possessive_after(swapped_before, token)
             swapped_before = None
             if suffix is not None:  # "ladies'" -> "gentlemen's", "gentlemen's" -> "ladies'": one replacement
@@ -367,6 +396,8 @@ class GenderSwapper:
     def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
         text = token.text
         lower = text.translate(_APOSTROPHES).lower()
+        if text == "He" and _parenthesised(token):  # "helium (He)": the element's symbol
+            return None
         if lower in self._pron_f2m:
             return self._pronoun(token, self._pron_f2m[lower]), "f2m", "pronoun"
         if lower in self._pron_m2f:
@@ -378,7 +409,7 @@ class GenderSwapper:
             if name in self._name_m2f:
                 return self._name_m2f[name], "m2f", "name"
         following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-        if following is not None and f"{lower} {following.lower_}" in self._generic:  # "mother board"
+        if text in self._units and token.i > 0 and token.doc[token.i - 1].like_num:  # "45 ms": milliseconds
             return None
         if (
             lower in self._titles
@@ -417,7 +448,23 @@ class GenderSwapper:
             before.text[:1].isupper()
             and title in _SURNAME_HONORIFICS
             and not (after is not None and after.text[:1].isupper() and after.is_alpha)
+            and not self._first_name_after(token.text if not token.text.isupper() else token.text.title(), title)
         )
+
+    def _first_name_after(self, name: str, title: str) -> bool:
+        """Whether ``name``, alone after the honorific ``title``, is the person's first name ("Mrs. Mary said she"):
+        a listed first name of the honorific's gender (Mx: either) that is no common surname ("Mr. James said" keeps
+        James, the surname; "Mr. Mary" keeps Mary: a man's honorific on a woman's name makes it his surname)."""
+        if name in self._common_surnames:
+            return False
+        gender = _SURNAME_HONORIFICS[title]
+        return (name in self._name_f2m and gender in ("f2m", None)) or (
+            name in self._name_m2f and gender in ("m2f", None)
+        )
+
+    def _generic_spans(self, text: str) -> list[tuple[int, int]]:
+        """The spans of ``text`` that are generic phrases (no one's gender: "man-made", "Isle of Man")."""
+        return [match.span() for match in self._generic.finditer(text)] if self._generic is not None else []
 
     def _listed_name(self, word: str) -> bool:
         """Whether ``word`` is a first name of the swap's name tables."""
@@ -448,14 +495,14 @@ class GenderSwapper:
     def _pronoun(self, token: Any, target: str | dict[str, str]) -> str:
         if isinstance(target, str):
             return target
-        if "object" in target and token.tag_ == "PRP$" and self._names_to_office(token):
+        if "object" in target and token.tag_ == "PRP$" and (self._names_to_office(token) or self._taken_home(token)):
             return target["object"]
         if "standalone" in target and token.tag_ == "PRP$" and not _determines(token):
             # the tagger calls every "his" PRP$: one that determines no noun stands alone ("hers, not his",
             # "a friend of his", "is it his or yours")
             return target["standalone"]
-        if "possessive" in target and token.tag_ == "PRP$":
-            return target["possessive"]
+        if "possessive" in target and (token.tag_ == "PRP$" or _before_a_possessive(token)):
+            return target["possessive"]  # "her or his badge": the tagger reads an object "her"
         # her (not PRP$) -> him; his (not PRP$) -> hers: "the book is his"
         return target.get("object") or target.get("standalone") or target["possessive"]
 
@@ -464,6 +511,16 @@ class GenderSwapper:
         queen"), where the tagger reads a possessive but the pronoun is the verb's object."""
         doc, i = token.doc, token.i
         return 0 < i < len(doc) - 1 and doc[i - 1].lower_ in self._naming_verbs and doc[i + 1].lower_ in self._offices
+
+    def _taken_home(self, token: Any) -> bool:
+        """Whether ``token`` stands between a verb that takes a person somewhere and a bare "home" ("drove her home",
+        "walked her home"), where the tagger reads a possessive but the pronoun is the verb's object ("sold her
+        home" and "drove her home address" keep the possessive)."""
+        doc, i = token.doc, token.i
+        if not (0 < i < len(doc) - 1 and doc[i - 1].lower_ in self._home_verbs and doc[i + 1].lower_ == "home"):
+            return False
+        after = doc[i + 2] if i + 2 < len(doc) else None
+        return after is None or after.pos_ not in ("NOUN", "PROPN") or after.lower_ in self._home_time_words
 
     def __repr__(self) -> str:
         return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
@@ -479,11 +536,32 @@ def _possessive_after(replacement: str | None, token: Any) -> str | None:
     return None if wanted == token.text else wanted
 
 
+def _parenthesised(token: Any) -> bool:
+    """Whether ``token`` stands alone between brackets ("helium (He)")."""
+    doc, i = token.doc, token.i
+    return 0 < i < len(doc) - 1 and doc[i - 1].text == "(" and doc[i + 1].text == ")"
+
+
+def _before_a_possessive(token: Any) -> bool:
+    """Whether ``token`` is joined to a possessive that determines a noun ("her or his badge", "her/his badge"):
+    both determine it."""
+    doc, i = token.doc, token.i
+    return (
+        i + 2 < len(doc)
+        and doc[i + 1].lower_ in _COORDINATORS
+        and doc[i + 2].lower_ in _POSSESSIVES
+        and _determines(doc[i + 2])
+    )
+
+
 def _determines(token: Any) -> bool:
     """Whether a possessive pronoun is followed by what it determines (a noun, with any adjectives, participles
-    or numbers between, or a gerund: "his old car", "his well-known bakery", "his two dogs", "his running"), rather
-    than standing alone. Read from the tags only (the parser is not loaded), so a verb the tagger calls a noun
-    ("a friend of his called") still reads as determined."""
+    or numbers between, or a gerund: "his old car", "his well-known bakery", "his two dogs", "his running"; a
+    possessive joined to it determines the same noun: "his or her badge"), rather than standing alone. Read from
+    the tags only (the parser is not loaded), so a verb the tagger calls a noun ("a friend of his called") still
+    reads as determined."""
+    if _before_a_possessive(token):
+        return True
     doc = token.doc
     for following in doc[token.i + 1 : token.i + 6]:
         if following.pos_ in ("NOUN", "PROPN") or following.tag_ == "VBG":
