@@ -97,6 +97,17 @@ _CHUNK_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n|(?<=[.!?])\s+"), re.com
 NER_MARGIN = 8
 NER_CONTEXT = 4
 _WINDOW_LABELS = frozenset({"PERSON", "GPE", "LOC", "ORG", "MISC"})  # the default entity types' labels
+# A word of letters only (maybe with apostrophes: "O'CONNOR") for finding text typed in capitals.
+_CAPS_WORD = re.compile(r"(?<![\w'\u2019])[^\W\d_]+(?:['\u2019][^\W\d_]+)*(?![\w'\u2019])")  # not "5PM", "JAVA_OPTS"
+# A word opening a line or a sentence right before a colon: a label ("Apologies: T. Nguyen", "Dx: ...").
+_LINE_LABEL = re.compile(r"(?:^|(?<=\n)|(?<=[.;!?] ))[ \t]*([^\W\d_]{2,})(?=:)")
+_SHORTHAND_WORD = re.compile(r"(?<![\w/])[^\W_][\w/]*(?<!/)(?![\w/])")  # "HTN", "SpO2", "A/P"
+_AGE_SEX = re.compile(r"(?<=\b\d)[MF]\b|(?<=\d\d)[MF]\b")  # "54M", "72F"
+_LATERALITY = re.compile(r"\b[LR](?= [a-z])")  # "radiating to L arm"
+_EPONYM_NAME = r"[A-Z][^\W\d_]+(?:[\u2013\u2014-][A-Z][^\W\d_]+)*"  # "Newton", "Kaplan–Meier"
+_ORDINAL = r"(?:(?:first|second|third|fourth|zeroth)\s+)?"
+_INITIALS = re.compile(r"\b[^\W\d_]\.")  # one-letter initials between the parts of a name
+_CAPS_COORDINATION = re.compile(r"\s*(?:,|and|&)\s*", re.IGNORECASE)  # "SMITH, NAKAMURA", "PRIYA AND ROHAN"
 
 
 # spaCy pipelines that are not on PyPI under their own name -> (module that vendors it, its PyPI name).
@@ -435,20 +446,161 @@ class NerAnonymizer:
                 pieces.extend((index, offset, chunk) for offset, chunk in split_for_spacy(text, self.chunk_chars))
         found: list[list[tuple[int, int, str, str | None]]] = [[] for _ in texts]  # spans, before _finish
         # Lone surrogates (valid in Python strings, not in UTF-8) crash spaCy; U+FFFD keeps every offset.
-        chunks = (encodable(chunk) for _, _, chunk in pieces)
+        originals = [encodable(chunk) for _, _, chunk in pieces]
+        # Stretches typed in capitals go to spaCy in ordinary case (same length: offsets stay those of the text).
+        recased = [self._recase_capitals(chunk) for chunk in originals]
+        chunks = (chunk if copy is None else copy for chunk, copy in zip(originals, recased))
         if self.ner_windows:
             tagged = self.nlp.pipe(chunks, batch_size=self.batch_size, n_process=self.n_process, disable=["ner"])
             docs: Iterable[Any] = self._ner_around_candidates(list(tagged))
         else:
             docs = self.nlp.pipe(chunks, batch_size=self.batch_size, n_process=self.n_process)
-        for (index, offset, _), doc in zip(pieces, docs):
-            found[index].extend(self._spans_in_doc(doc, offset))
+        for (index, offset, _), original, copy, doc in zip(pieces, originals, recased, docs):
+            spans = self._spans_in_doc(doc, offset)
+            if copy is not None:  # names as the text writes them ("MARIA GONZALEZ"), not as spaCy read them
+                spans = [self._recased_span(span, original, copy, offset) for span in spans]
+            found[index].extend(spans)
         results = [self._finish(text, spans) for text, spans in zip(texts, found)]
         for other in self.others:
             results = [merge_union(mine, theirs) for mine, theirs in zip(results, other.detect_batch(texts))]
         return results
 
     # -- detection --------------------------------------------------------------------------------------
+    def _recase_capitals(self, text: str) -> str | None:
+        """A copy of ``text`` (same length) whose stretches typed in capitals are in ordinary case, or None if it has
+        none. In capitals every word looks like a proper noun to spaCy, which then removes ordinary words ("URGENT:
+        CALL MARIA GONZALEZ BEFORE 5PM RE: SHIPMENT" lost URGENT, CALL and SHIPMENT). A stretch is two or more
+        words in capitals on one line, one of them an English word that is no listed name (so "MARIA GONZALEZ"
+        or "RK @SM" alone stay as written). In it the words the name lists, titles and places say are names are
+        capitalised (see :meth:`_recased_words`), everything else is put in lower case."""
+        gaz = self.gazetteer
+        if gaz is None or not self._english or not any(c.isupper() for c in text):
+            return None
+        copy = list(text)
+        changed = False
+        for stretch in self._capital_stretches(text):
+            for (start, end), word in zip(stretch, self._recased_words([text[a:b] for a, b in stretch], text, stretch)):
+                if len(word) == end - start:  # "ß"-like case changes that alter the length stay as written
+                    copy[start:end] = word
+                    changed = True
+        return "".join(copy) if changed else None
+
+    def _recased_span(
+        self, span: tuple[int, int, str, str | None], original: str, copy: str, offset: int
+    ) -> tuple[int, int, str, str | None]:
+        """A span found in ``copy`` (``original`` recased), with the name as the original writes it. spaCy types a
+        name it was shown recased less reliably ("Rohan and Priya got married": GPE), so there a name whose every
+        word the name lists hold (and no place list) is a person."""
+        start, end, _, label = span
+        name = original[start - offset : end - offset]
+        recased = name != copy[start - offset : end - offset]
+        if recased and label not in (None, _WEAK, "PERSON") and self._guess_label(name) == "PERSON":
+            label = "PERSON"
+        return start, end, name, label
+
+    def _capital_stretches(self, text: str) -> Iterator[list[tuple[int, int]]]:
+        """Runs of words typed in capitals (character ranges), on one line and with no lower-case letter between,
+        that hold an English word no name list holds."""
+        runs: list[list[tuple[int, int]]] = [[]]
+        for match in _CAPS_WORD.finditer(text):
+            run = runs[-1]
+            if not match.group(0).isupper():
+                runs.append([])
+            elif run and "\n" in text[run[-1][1] : match.start()]:
+                runs.append([(match.start(), match.end())])
+            else:
+                run.append((match.start(), match.end()))
+        for run in runs:
+            if len(run) >= 2 and any(self._ordinary_capitals(text[a:b]) for a, b in run):
+                yield run
+
+    def _ordinary_capitals(self, word: str) -> bool:
+        """A word in capitals that is an English word and no listed name or title ("URGENT", "CALL", "TEAM")."""
+        gaz = self.gazetteer
+        lower = word.lower()
+        return (
+            len(word) > 2
+            and self._is_english(lower)
+            and not (gaz is not None and (gaz.is_person_name(word) or gaz.is_title(word)))
+        )
+
+    def _recased_words(self, words: list[str], text: str, ranges: list[tuple[int, int]]) -> list[str]:
+        """Ordinary case for the words of one stretch in capitals: capitalised if a name list holds them and they
+        are no English word or a word text uses as a name (MARIA, GONZALEZ, KEVIN; not BILL, DAWN), a listed place,
+        a title or the word after one (SENATOR WARREN); a listed name that is also a word is capitalised next to
+        such a name or coordinated with it ("ELEANOR MAE FITZGERALD", "SMITH, NAKAMURA"); one-letter initials
+        before a dot and "I" stay capitals; the rest goes to lower case."""
+        gaz = self.gazetteer
+        assert gaz is not None
+        n = len(words)
+        name = [False] * n
+        listed = [
+            gaz.is_person_name(w) or any(gaz.is_person_name(p) for p in re.split(r"['\u2019]", w)[1:]) for w in words
+        ]
+        for k, word in enumerate(words):
+            title_before = (
+                k > 0 and gaz.is_title(words[k - 1]) and text[ranges[k - 1][1] : ranges[k][0]].strip() in ("", ".")
+            )
+            name[k] = (
+                (listed[k] and not self._word_not_name(word))
+                or gaz.is_place(word)
+                or gaz.is_title(word)
+                or title_before
+                or (listed[k] and self._caps_name_context(words, text, ranges, k))
+            )
+        # A word no list or dictionary holds joins a name it stands next to ("NAKAMURA, OYELOWO, FERREIRA").
+        unknown = [len(w) > 2 and not self._is_english(w.lower()) and w.lower() not in self._openers for w in words]
+        initial = [len(w) == 1 and text[b : b + 1] == "." for w, (_, b) in zip(words, ranges)]  # "JAMES T. HOLLOWAY"
+        changed = True
+        while changed:  # a word-name next to a sure name is part of it ("ELEANOR MAE FITZGERALD", "SMITH, NAKAMURA")
+            changed = False
+            for k in range(n):
+                if name[k] or not (listed[k] or unknown[k]):
+                    continue
+                for step in (-1, 1):
+                    other = k + step
+                    while 0 <= other < n and initial[other]:
+                        other += step
+                    if not (0 <= other < n and name[other] and not gaz.is_title(words[other])):
+                        continue
+                    first, last = sorted((k, other))
+                    gap = _INITIALS.sub(" ", text[ranges[first][1] : ranges[last][0]])
+                    if gap.isspace() or _CAPS_COORDINATION.fullmatch(gap):
+                        name[k] = changed = True
+                        break
+        out = []
+        for k, word in enumerate(words):
+            if word == "I" or initial[k]:
+                out.append(word)
+            elif name[k]:
+                out.append(word[:1] + word[1:].lower() if "'" not in word and "\u2019" not in word else word.title())
+            else:
+                out.append(word.lower())
+        return out
+
+    def _caps_name_context(self, words: list[str], text: str, ranges: list[tuple[int, int]], k: int) -> bool:
+        """Whether the listed name ``words[k]``, also an English word, is used as a name in a stretch in capitals:
+        after a greeting or request word ("HAPPY BIRTHDAY TOM", ``mention_context.json``'s cue_before), as a speaker
+        label opening a line ("JOHN: ..."), or as a given name right before a listed surname ("BILL GATES"; not a
+        stop word: "WILL SMITH", "MAY BAKER" stay words)."""
+        gaz = self.gazetteer
+        assert gaz is not None
+        start, end = ranges[k]
+        lower = words[k].lower()
+        if k > 0 and words[k - 1].casefold() in _mention_context()["cue_before"]:
+            if text[ranges[k - 1][1] : start].strip(" ,") == "":
+                return True
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip() == "" and text[end : end + 1] == ":" and lower in gaz.given:
+            return True
+        return (
+            k + 1 < len(words)
+            and lower in gaz.given
+            and text[end : ranges[k + 1][0]] == " "
+            and words[k + 1].lower() in gaz.surnames
+            and not {lower, words[k + 1].lower()} & self._openers
+        )
+
     def _candidates(self, doc: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Token ranges of every candidate name, and of those the tagger and name lists leave open (a doubtful
         sentence start, a name that is neither a known person nor a known place, or one next to another
@@ -803,7 +955,49 @@ class NerAnonymizer:
             labels[name] = best
         return labels
 
+    def _not_names_mask(self, text: str, full_name_words: frozenset[str] = frozenset()) -> list[bool]:
+        """Characters of ``text`` that belong to words no name covers whatever spaCy says (``non_name_context.json``):
+        line labels ("Apologies:", "Owner:"), clinical, legal and meeting shorthand ("HTN", "WL", "EOW", the sex of
+        "54M", the side of "L arm") and eponyms ("Parkinson's disease", "Newton's second law", "Kaplan–Meier
+        estimator"). A dictionary word before a colon that is part of a full name elsewhere in the text is that
+        person, no label ("State v. Delacroix: the defendant, Rémy Delacroix, …": WordNet lists the painter)."""
+        context, gaz = _non_name_context(), self.gazetteer
+        mask = [False] * len(text)
+
+        def protect(start: int, end: int) -> None:
+            mask[start:end] = [True] * (end - start)
+
+        for m in _LINE_LABEL.finditer(text):
+            word = m.group(1)
+            label = word.casefold() in context["line_labels"] or (
+                word[:1].isupper()
+                and self._is_english(word.lower())
+                and not (gaz is not None and (word.casefold() in gaz.given or gaz.is_title(word)))
+                and word not in full_name_words
+            )
+            if label:
+                protect(m.start(1), m.end(1))
+        for m in _SHORTHAND_WORD.finditer(text):
+            if m.group(0) in context["abbreviations"]:
+                protect(m.start(), m.end())
+        for pattern in (_AGE_SEX, _LATERALITY):
+            for m in pattern.finditer(text):
+                protect(m.start(), m.end())
+        for m in _eponym_pattern().finditer(text):
+            after = _NEXT_WORD.match(text, m.end())
+            if m.group("poss") and after is not None and after.group(1).casefold() in context["not_eponym_after"]:
+                continue  # "Smith's law firm": the firm of a person
+            protect(m.start("name"), m.end("name"))
+        return mask
+
     def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
+        full_names = (name.split() for _, _, name, label in spans if label == "PERSON")
+        not_names = self._not_names_mask(text, frozenset(w for words in full_names if len(words) > 1 for w in words))
+
+        def a_name(start: int, end: int) -> bool:  # not made only of protected words
+            return any(c.isalnum() and not not_names[k] for k, c in enumerate(text[start:end], start))
+
+        spans = [span for span in spans if a_name(span[0], span[1])]
         confirmed = {name for _, _, name, label in spans if label != _WEAK}
         strong_starts = {a for a, _, name, label in spans if label != _WEAK}
         for _, b, name, label in spans:
@@ -860,7 +1054,8 @@ class NerAnonymizer:
         entities.extend(find_occurrences(text, any_case, ignore_case=bool(self._english)))
         if self.deny_list:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
-        joined = self._join_name_parts(text, resolve_overlaps(entities))
+        kept = [e for e in resolve_overlaps(entities) if a_name(e.start, e.end)]
+        joined = self._join_name_parts(text, kept)
         return filter_entities(joined, self.labels, self.allow_list, self.deny_list)
 
     def _casual_names(self, text: str) -> list[Entity]:
@@ -900,6 +1095,17 @@ class NerAnonymizer:
                 before is not None and before.start() in sure_ends
             ):
                 sure.append(entity)
+        # "bill said hi. is bill here?": a name confirmed once is that name at its other lower-case mentions too
+        # (not after a determiner or possessive: "bill said the bill is due")
+        names = {e.text for e in sure if e.text not in self._openers}  # not "will", "may": "hey will, i will go"
+        found = {e.start for e in sure}
+        context = _mention_context()
+        for m in _CASUAL_WORD.finditer(text):
+            if m.group(1) in names and m.start(1) not in found:
+                before = _WORD_BEFORE.search(text, 0, m.start(1))
+                previous = "" if before is None else before.group(1).casefold()
+                if previous not in context["determiners"] and previous not in context["not_a_name_after"]:
+                    sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return sorted(sure, key=lambda e: e.start)
 
     def _handles(self, text: str) -> list[Entity]:
@@ -1035,6 +1241,32 @@ def _mention_context() -> dict[str, frozenset[str]]:
     from debiasrag.resources import read_json
 
     return {k: frozenset(v) for k, v in read_json("names", "mention_context.json").items() if not k.startswith("_")}
+
+
+@lru_cache(maxsize=1)
+def _non_name_context() -> dict[str, frozenset[str]]:
+    """``data/names/non_name_context.json``'s word lists (line labels casefolded; abbreviations as written)."""
+    from debiasrag.resources import read_json
+
+    raw = read_json("names", "non_name_context.json")
+    lists = {k: frozenset(v) for k, v in raw.items() if not k.startswith("_")}
+    lists["line_labels"] = frozenset(w.casefold() for w in lists["line_labels"])
+    return lists
+
+
+@lru_cache(maxsize=1)
+def _eponym_pattern() -> re.Pattern[str]:
+    """Eponyms: "Parkinson's disease", "Newton's second law" (possessive heads), "Kaplan–Meier estimator", "Cox
+    model" (heads after a bare name); the name is group ``name``, the possessive ``poss``."""
+    context = _non_name_context()
+
+    def heads(key: str) -> str:
+        return "|".join(sorted(map(re.escape, context[key]), key=len, reverse=True))
+
+    return re.compile(
+        rf"(?<![\w'\u2019-])(?P<name>{_EPONYM_NAME})(?:(?P<poss>['\u2019]s?)[ \t]+{_ORDINAL}"
+        rf"(?:{heads('eponym_heads_possessive')})|[ \t]+(?:{heads('eponym_heads')}))\b"
+    )
 
 
 @lru_cache(maxsize=1)
