@@ -17,7 +17,11 @@ in session 29 the misses of all three were read, which gave user handles and cha
 50 formal, 50 workplace with @mentions and technical tokens, 50 casual typed in lower case, 50 mixed) was written
 after those rules and reported them, per quarter; then its misses were read, which gave a second round (handles
 with dots and underscores, more chat context). ``ner_gold_report5.jsonl`` (200 texts in the same four styles) was
-written after the second round and only reports.
+written after the second round and only reports. ``ner_gold_report6.jsonl`` (240 texts, 20 in each of 12 genres:
+e-mail, chat logs, minutes, citations, legal, sports, clinical, social media, ALL CAPS, lower-case chat, names from
+many cultures, look-alikes) was written blind in session 37 and reported that session's round (text in capitals,
+labels, shorthand, eponyms, lower-case coreference) before and after; its misses were then read once, which gave one
+fix (a dictionary word before a colon that is part of a full name elsewhere stays a name).
 Columns: full-name recall of persons (seed 002's criterion: every character of each gold occurrence removed), of
 every gold name (persons, places, organisations), and the share of ordinary words kept, for the default
 configuration and ``use_ner=False`` (``--fast``).
@@ -43,6 +47,7 @@ SETS = {
     "ner_gold_report3.jsonl": "report, read for misses",
     "ner_gold_report4.jsonl": "report, read for misses",
     "ner_gold_report5.jsonl": "report, blind",
+    "ner_gold_report6.jsonl": "report, read once",
 }
 QUARTERS = (
     ("formal", slice(0, 50)),
@@ -54,6 +59,25 @@ HALVES = {
     "ner_gold_report3.jsonl": (("chat", slice(0, 100)), ("technical", slice(100, 200))),
     "ner_gold_report4.jsonl": QUARTERS,
     "ner_gold_report5.jsonl": QUARTERS,
+    "ner_gold_report6.jsonl": tuple(
+        (genre, slice(20 * i, 20 * (i + 1)))
+        for i, genre in enumerate(
+            (
+                "email",
+                "chat log",
+                "minutes",
+                "citations",
+                "legal",
+                "sports",
+                "clinical",
+                "social",
+                "ALL CAPS",
+                "lower-case chat",
+                "many cultures",
+                "look-alikes",
+            )
+        )
+    ),
 }
 
 

@@ -35,7 +35,8 @@ def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
     never used to change it; ``"ner_gold_report.jsonl"``, ``"ner_gold_report2.jsonl"`` (160 texts each) and
     ``"ner_gold_report3.jsonl"`` (200: chat and technical text): written blind in session 28;
     ``"ner_gold_report4.jsonl"`` and ``"ner_gold_report5.jsonl"`` (200 each: formal, workplace, casual, mixed):
-    written blind in session 29; which of them
+    written blind in session 29; ``"ner_gold_report6.jsonl"`` (240, twelve genres): written blind in session 37;
+    which of them
     chose a rule is in ``benchmarks/anonymize_report.py``)."""
     path = data_file("names", name)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
