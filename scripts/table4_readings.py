@@ -40,7 +40,8 @@ import numpy as np
 
 from debiasrag.concepts import load_concept
 from debiasrag.embedders import load_embedder
-from debiasrag.metrics.weat_binomial import _unit, weat_counts
+from debiasrag.metrics.arrays import unit_rows as _unit
+from debiasrag.metrics.weat_binomial import weat_counts
 
 SEED_FILE = sorted(Path("/work/shared/seeds").glob("000_*.txt"))
 SEED = {"gender": (0.48, 1.0, 0.19), "age": (0.51, 0.52, 0.07), "wealth": (0.56, 1.0, 0.0)}  # row 13; --row
