@@ -16,7 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from debiasrag import DebiasedRetriever, FaissIndex, SentenceTransformerEmbedder  # noqa: E402
 from debiasrag.datasets import load_toy_task, toy_data  # noqa: E402
-from debiasrag.strategies import DynamicCutoff  # noqa: E402
+from debiasrag.strategies import Dynamic, DynamicCutoff  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,23 +33,24 @@ def main(argv: list[str] | None = None) -> int:
     query = task.queries["army"]
     print(f"model: {embedder.name}   query: {query!r}   k = {args.k} (dynamic: cap 100)")
     print(
-        f"{'strategy':10s} {'returned':>8s} {'relevant':>9s} {'random':>7s} {'recall':>7s} {'precision':>9s}"
+        f"{'strategy':14s} {'returned':>8s} {'relevant':>9s} {'random':>7s} {'recall':>7s} {'precision':>9s}"
         f"   paper ({paper['model']})"
     )
     paper_cells = {
         "topk": f"{paper['topk_neutral_k10_relevant']}/15 relevant",
         "paper": f"{paper['algorithm1_k10_relevant']}/15 relevant, {paper['algorithm1_k10_random']}/5 random",
     }
-    for strategy in ("topk", "context", "paper", "balanced", "dynamic"):
-        result = retriever.retrieve(
-            query, strategy=strategy, k=DynamicCutoff().max_k if strategy == "dynamic" else args.k
-        )
+    strategies: dict[str, str | Dynamic] = {name: name for name in ("topk", "context", "paper", "balanced", "dynamic")}
+    strategies["dynamic-window"] = Dynamic(text_cut=None)  # the cut before session 34 (wordings, not texts)
+    for label, strategy in strategies.items():
+        dynamic = label.startswith("dynamic")
+        result = retriever.retrieve(query, strategy=strategy, k=DynamicCutoff().max_k if dynamic else args.k)
         found = sum(hit.id in relevant for hit in result)
         random = result.m - found
         print(
-            f"{strategy:10s} {result.m:8d} {found:6d}/15 {random:5d}/5 {found / 15:7.2f}"
+            f"{label:14s} {result.m:8d} {found:6d}/15 {random:5d}/5 {found / 15:7.2f}"
             f" {found / max(result.m, 1):9.2f}"
-            f"   {paper_cells.get(strategy, '')}"
+            f"   {paper_cells.get(label, '')}"
         )
     # The reading of Algorithm 1 that takes S̃'s k-th chunk by the first variant (not the worked example's).
     vectors = embedder.encode([text for _, text in task.concept.variant_queries(query)])
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = male_order[: male_order.index(kth) + 1]
     found = sum(task.documents[i].id in relevant for i in chosen)
     print(
-        f"{'paper-alt':10s} {len(chosen):8d} {found:6d}/15 {len(chosen) - found:5d}/5"
+        f"{'paper-alt':14s} {len(chosen):8d} {found:6d}/15 {len(chosen) - found:5d}/5"
         "   (Algorithm 1, k-th-chunk reading)"
     )
     return 0
