@@ -69,6 +69,20 @@ def means(scores: dp.Scores, name: str, models: list[str]) -> str:
     return f"{dp.mean(scores, name, 'f1', models, GROUPS):.4f} / {dp.mean(scores, name, 'absFM', models, GROUPS):.4f}"
 
 
+def load_design(models: list[str], cache: Path) -> dict:
+    """model -> set -> candidates of the fifteen design groups (cached under ``cache``), each set registered with its
+    group."""
+    for group, names in SETS.items():
+        dv.GROUP_OF.update(dict.fromkeys(names, group))
+    return wd.load_sets(models, cache, {name: study_set(name) for names in SETS.values() for name in names})
+
+
+def load_blind(models: list[str], cache: Path) -> dict:
+    """model -> set -> candidates of the blind set (read once), registered as its own group."""
+    dv.GROUP_OF.update({name: name for name in BLIND})
+    return wd.load_sets(models, cache, {name: study_set(s) for name, s in BLIND.items()})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=dv.MODELS, help="'default' = packaged all-MiniLM-L6-v2")
@@ -76,9 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blind", action="store_true", help="then score fairness_report9 once")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    for group, names in SETS.items():
-        dv.GROUP_OF.update(dict.fromkeys(names, group))
-    data = wd.load_sets(args.models, args.cache, {name: study_set(name) for names in SETS.values() for name in names})
+    data = load_design(args.models, args.cache)
     models, rules = list(data), list(dp.RULES)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
     print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}\n")
@@ -116,8 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     pick = dp.choose(scores, models, GROUPS)
     print(f"chosen on the fifteen groups at cap 10: **{pick}**\n")
     if args.blind:
-        dv.GROUP_OF.update({name: name for name in BLIND})
-        blind = wd.load_sets(args.models, args.cache, {name: study_set(s) for name, s in BLIND.items()})
+        blind = load_blind(args.models, args.cache)
         shown = list(dict.fromkeys(["shipped", pick]))
         rows = []
         for cap in CAPS:

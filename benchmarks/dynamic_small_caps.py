@@ -39,9 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dynamic_parity as dp  # noqa: E402
 import dynamic_parity_textcut as pt  # noqa: E402
 import dynamic_versions as dv  # noqa: E402
-import dynamic_wide_design as wd  # noqa: E402
 import numpy as np  # noqa: E402
-from study_sets import study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 
@@ -93,11 +91,6 @@ def choose(by_cap: dict[int, Scores], models: list[str], groups: list[str]) -> s
     return pick if gain >= TIE else "shipped"
 
 
-def cell(scores: Scores, name: str, models: list[str], groups: list[str]) -> str:
-    """Mean F1 / mean |#F − #M| of ``name`` over models × groups at one cap."""
-    return f"{dp.mean(scores, name, 'f1', models, groups):.4f} / {dp.mean(scores, name, 'absFM', models, groups):.4f}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=dv.MODELS, help="'default' = packaged all-MiniLM-L6-v2")
@@ -105,10 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blind", action="store_true", help="then score fairness_report9 once")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    for group, names in pt.SETS.items():
-        dv.GROUP_OF.update(dict.fromkeys(names, group))
-    sets = {name: study_set(name) for names in pt.SETS.values() for name in names}
-    data = wd.load_sets(args.models, args.cache, sets)
+    data = pt.load_design(args.models, args.cache)
     models, groups = list(data), pt.GROUPS
     by_cap = {cap: score(data, groups, cap) for cap in (*SMALL, *CHECK)}
     head = ["candidate", "allowed", *(f"cap {c}: mean F1 / \\|#F−#M\\|" for c in (*SMALL, *CHECK))]
@@ -116,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         [
             n,
             "yes" if allowed(by_cap, n, models, groups) else "no",
-            *(cell(by_cap[c], n, models, groups) for c in (*SMALL, *CHECK)),
+            *(pt.means(by_cap[c], n, models) for c in (*SMALL, *CHECK)),
         ]
         for n in CANDIDATES
     ]
@@ -135,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     pick = choose(by_cap, models, groups)
     print(f"chosen on the fifteen groups: **{pick}**\n")
     if args.blind:
-        dv.GROUP_OF.update({name: name for name in pt.BLIND})
-        blind = wd.load_sets(args.models, args.cache, {name: study_set(s) for name, s in pt.BLIND.items()})
+        blind = pt.load_blind(args.models, args.cache)
         shown = list(dict.fromkeys(["shipped", pick]))
         rows = []
         for cap in (*SMALL, 10):

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import DebiasragError, IndexLoadError, IndexWriteError, InputError
+from debiasrag.errors import IndexLoadError, IndexWriteError, InputError
 from debiasrag.fileio import RepeatedKeyError, fsync_folder, unique_keys
 
 try:  # POSIX; on other systems concurrent saves are not serialised
@@ -253,8 +253,8 @@ def publish(
         raise IndexWriteError(f"cannot create index folder {target}: {exc.strerror or exc}") from exc
     with writer_lock(target, timeout=lock_timeout):
         check_writable_target(target)  # another writer may have changed it while we waited
-        previous, previous_format = _current_version(target)
-        replaced = _readable_manifest(target) if on_replaced is not None and previous is not None else None
+        replaced = _current_manifest(target)
+        previous, previous_format = _version_of(replaced)
         version = f"debiasrag-data-{_new_version()}"
         version_dir = target / version
         manifest_tmp = target / f".manifest-{version[len('debiasrag-data-') :]}.tmp"
@@ -289,15 +289,6 @@ def publish(
     return target
 
 
-def _readable_manifest(target: Path) -> dict[str, Any] | None:
-    """The manifest of the index in ``target`` now, or ``None`` when it cannot be read (reported by no one:
-    the save replacing it goes on)."""
-    try:
-        return read_manifest(target)
-    except (DebiasragError, OSError):
-        return None
-
-
 def _undo_unpublished(target: Path, version_dir: Path, manifest_tmp: Path) -> None:
     """Remove a new version that did not become the index. An interrupt can land after the manifest swap but
     before the handler runs, so the manifest on disk decides: a version it names is kept (it is the index)."""
@@ -319,13 +310,22 @@ def _check_loadable(manifest: dict[str, Any], target: Path) -> None:
         raise InputError(f"refusing to save to {target}: the index could not be loaded again ({reason})") from None
 
 
+def _current_manifest(folder: Path) -> dict[str, Any] | None:
+    """The current valid manifest, ``None`` when there is none (a save replacing it goes on)."""
+    try:
+        return read_manifest(folder)
+    except IndexLoadError:
+        return None
+
+
+def _version_of(manifest: dict[str, Any] | None) -> tuple[str | None, int | None]:
+    """A manifest's version folder and format, ``(None, None)`` for no manifest."""
+    return (None, None) if manifest is None else (manifest.get("version"), manifest["format"])
+
+
 def _current_version(folder: Path) -> tuple[str | None, int | None]:
     """The current manifest's version folder and format, ``(None, None)`` when there is no valid one."""
-    try:
-        manifest = read_manifest(folder)
-    except IndexLoadError:
-        return None, None
-    return manifest.get("version"), manifest["format"]
+    return _version_of(_current_manifest(folder))
 
 
 def _remove_leftovers(folder: Path, keep: set[str | None], *, upgraded_format_1: bool = False) -> None:

@@ -505,7 +505,8 @@ class NerAnonymizer:
         for match in _CAPS_WORD.finditer(text):
             run = runs[-1]
             if not match.group(0).isupper():
-                runs.append([])
+                if run:  # a new run only after a non-empty one: most words of ordinary text end none
+                    runs.append([])
             elif run and "\n" in text[run[-1][1] : match.start()]:
                 runs.append([(match.start(), match.end())])
             else:
