@@ -139,6 +139,40 @@ def test_user_handles_are_names_and_code_is_not(ner, text, expected):
 
 
 @pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        # IRC nicks that are names go (the remove operator tidies the empty brackets); a message's lower-case name
+        # follows, the log being casual once its labels are set aside
+        (
+            "<kofi> did the nightly build pass?\n<ingrid_s> no, blocked on review from tariq\n<kofi> ok",
+            "did the nightly build pass?\nno, blocked on review\nok",
+        ),
+        # timestamps, a name and initial, "@", a kinship word, an initial and a surname
+        (
+            "[07:10] wen.l: on my way\n[07:11] @grandma_iris: drive safe\n[07:12] pmorales: same",
+            "[07:10]: on my way\n[07:11]: drive safe\n[07:12]: same",
+        ),
+        # pseudonyms, bots and roles stay, though name lists hold "tank", "main" and "raid"
+        (
+            "12:01 <stormcrow99> pull?\n12:01 <tank_main> ready\n12:02 <raid_leader> go\n12:02 <build_bot> ok",
+            None,
+        ),
+        # one labelled line is no chat log: a label, not a speaker
+        ("note: the vendor renewed the contract", None),
+    ],
+)
+def test_chat_speakers_that_are_names(ner, log, expected):
+    """Session 38, from the chat-log misses of ``ner_gold_report6``: a speaker label whose nick names a person."""
+    assert ner.anonymize(log).text == (log if expected is None else expected)
+
+
+def test_a_speaker_span_is_the_nick_and_its_name_goes_in_messages(ner):
+    log = "<mirela> press the blue button\n<dad_pete> which one mirela\n<mirela> the big one"
+    found = [(e.text, log[e.start : e.end]) for e in ner.detect(log)]
+    assert found == [("mirela", "mirela"), ("dad_pete", "dad_pete"), ("mirela", "mirela"), ("mirela", "mirela")]
+
+
+@pytest.mark.parametrize(
     ("chat", "expected"),
     [
         ("hey grace, can u send the notes? thx", "hey, can u send the notes? thx"),  # a cue before ("hey" stays)

@@ -74,6 +74,15 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first let
 # ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
 _HANDLE = re.compile(r"(?<![\w@./\\-])(?:@|(?<![\w/])u/)([^\W\d_](?:[\w.-]*[^\W_])?)(?![\w@/(-]|\.\w)")
 _HANDLE_PARTS = re.compile(r"[._-]+")
+# A chat speaker label opening a line: an optional timestamp ("[09:02]", "15:02", "12/03/2024, 09:15 -"), then an
+# IRC nick ("<dave>", "<@op>") or a nick before a colon ("maria_k:", "@kaz:"), then a space.
+_SPEAKER = re.compile(
+    r"^[ \t]*(?:\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?"
+    r"[ \t]*(?:-[ \t]*)?)?"
+    r"(?:<[@+%~&]?(?P<irc>[^\W\d_][\w.|-]*)>|(?P<at>@?)(?P<nick>[^\W\d_](?:[\w.-]*[^\W_])?):)(?=[ \t])",
+    re.MULTILINE,
+)
+_NICK_PARTS = re.compile(r"[._|-]+|\d+")
 # An e-mail address; its local part is read for names like a handle ("jane.doe@example.com"). The domain ends in
 # a top-level domain of letters (not "ruby@3.1", "maria@192.168.1.10"); not inside a URL ("https://a@b.com/",
 # ".../users/maria@gmail.com/profile").
@@ -1026,6 +1035,7 @@ class NerAnonymizer:
         entities = [Entity(name, labels[name], start, end) for start, end, name, _ in spans]
         entities.extend(self._casual_names(text))
         entities.extend(self._handles(text))
+        entities.extend(self._speakers(text))
         entities.extend(self._emails(text))
         extra_names: dict[str, str] = {}
         if self.coreference:
@@ -1067,7 +1077,15 @@ class NerAnonymizer:
         gaz = self.gazetteer
         if gaz is None or not self._english or not self.lower_case_names:
             return []
-        starts = [m.group(1) for m in _SENTENCE_START.finditer(text)]
+        speakers = self._speaker_labels(text)
+        if speakers:  # a chat log: its lines open after the speaker label ("<dave> anyone know ...")
+            chars = list(text)
+            for m in speakers:
+                chars[m.start() : m.end()] = " " * (m.end() - m.start())
+            plain = "".join(chars)
+        else:
+            plain = text
+        starts = [m.group(1) for m in _SENTENCE_START.finditer(plain)]
         if not starts or 2 * sum(c.islower() for c in starts) < len(starts):
             return []
         sure: list[Entity] = []
@@ -1099,6 +1117,12 @@ class NerAnonymizer:
         # "bill said hi. is bill here?": a name confirmed once is that name at its other lower-case mentions too
         # (not after a determiner or possessive: "bill said the bill is due")
         names = {e.text for e in sure if e.text not in self._openers}  # not "will", "may": "hey will, i will go"
+        # "<mia> ... press it mia": a speaker whose nick is a name is that name in the messages too
+        names.update(
+            nick.casefold()
+            for m in speakers
+            if (nick := m.group("irc") or m.group("nick")).isalpha() and self._speaker_is_person(nick)
+        )
         found = {e.start for e in sure}
         context = _mention_context()
         for m in _CASUAL_WORD.finditer(text):
@@ -1133,6 +1157,57 @@ class NerAnonymizer:
                 )
             if person:
                 out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
+        return out
+
+    def _speaker_labels(self, text: str) -> list[re.Match[str]]:
+        """The speaker labels of a chat log ("[09:02] maria_k: ...", "<dave> ...", "15:02 <rahul> ..."): only where at
+        least two lines open with one, so a lone "note: ..." line is no chat."""
+        found = list(_SPEAKER.finditer(text))
+        return found if len(found) >= 2 else []
+
+    def _speaker_is_person(self, nick: str) -> bool:
+        """Whether a chat speaker's nick names a person ("maria_k", "li.wei", "coach_ben", "jlopez", "dave") rather
+        than a pseudonym, a bot or a role ("nightowl77", "tank_main", "helpdesk_bot", "pm_team"). Name lists hold many
+        words ("tank", "main", "raid"), so a part that is an English word counts only beside an initial ("ben_k"),
+        after a title or kinship word ("coach_ben", "dr_amelia_ross"), or as a given name + surname ("anna_lee")."""
+        gaz = self.gazetteer
+        if gaz is None:
+            return False
+        context = _mention_context()
+        parts = [p for p in _NICK_PARTS.split(nick.casefold()) if p]
+        if not parts or any(p in context["role_addresses"] for p in parts):
+            return False
+
+        def plain_name(word: str) -> bool:  # a listed name that is no English word, or one text uses as a name
+            return gaz.is_person_name(word) and (
+                not (self._english and self._is_english(word)) or gaz.is_dictionary_name(word)
+            )
+
+        if len(parts) == 1:
+            word = parts[0]
+            if gaz.is_person_name(word):
+                return plain_name(word)
+            rest = word[1:]  # "jlopez": an initial and a surname
+            return len(rest) >= 4 and rest in gaz.surnames and plain_name(rest)
+        prefixes = context["speaker_prefixes"]
+        named = [p for p in parts if len(p) > 1 and not gaz.is_title(p) and p not in prefixes]
+        if not named:
+            return False
+        if any(plain_name(p) for p in named):
+            return True
+        if len(named) < len(parts) and gaz.is_person_name(named[0]):  # "ben_k", "coach_ben", "dr_ross"
+            return True
+        return len(named) >= 2 and named[0] in gaz.given and named[-1] in gaz.surnames  # "anna_lee", "li.wei"
+
+    def _speakers(self, text: str) -> list[Entity]:
+        """Chat speakers whose nicks name a person (:meth:`_speaker_is_person`): the nick, with its "@" if any, not
+        the brackets or the colon, so the log keeps its shape."""
+        out = []
+        for m in self._speaker_labels(text):
+            group = "irc" if m.group("irc") else "nick"
+            if self._speaker_is_person(m.group(group)):
+                start = m.start("at") if group == "nick" else m.start(group)
+                out.append(Entity(text[start : m.end(group)], "PERSON", start, m.end(group)))
         return out
 
     def _emails(self, text: str) -> list[Entity]:
