@@ -447,6 +447,9 @@ class TextCut:
 
 
 ONE_ANSWER_CUT = TextCut(tau=0.25, gamma=0.0, delta=0.0)
+# Caps at which Dynamic takes Balanced's parity (versions first, a neutral document out, a gap of one only at exact
+# ties): chosen in session 38 (``benchmarks/dynamic_small_caps_mean.py``).
+SMALL_CAP = 4
 """``Dynamic(versions=True)``'s cut over texts, for queries with one answer text: the window ``top − 0.25 σ`` over
 texts at its largest drop, exact-tie parity swaps only — the best rule for such queries on main, holdout and passages
 1–36 among 99 (``benchmarks/dynamic_versions.py``, its diagnostic); on topics with several relevant texts it keeps too
@@ -476,10 +479,18 @@ class Dynamic(Strategy):
     (a narrow window cut at its largest drop, exact-tie parity only). Not the default: on topics with several
     relevant texts it keeps too few (README, "How `dynamic` decides").
 
-    ``versions_first``, ``neutral_out``, ``odd_delta``: :class:`Balanced`'s parity options, off by default. With all
-    three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py`` fell from
-    0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on one group for MiniLM-L3, over the 0.005 bound
-    its protocol fixed beforehand (session 33, with the wordings cut), so the default is unchanged.
+    ``versions_first``, ``neutral_out``, ``odd_delta``: :class:`Balanced`'s parity options, off by default above
+    ``small_cap``. With all three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of
+    ``benchmarks/dynamic_parity.py`` fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on
+    one group for MiniLM-L3, over the 0.005 bound its protocol fixed beforehand (session 33, with the wordings cut),
+    so the default is unchanged at larger caps.
+
+    ``small_cap`` (default 4): where the cap is at most this, all three are on — with two or four documents the
+    bounded swap alone often cannot even the groups out, while a document's own wording in the other group trades
+    no relevance. Chosen by ``benchmarks/dynamic_small_caps_mean.py`` on fifteen design groups (per-model mean
+    bounds fixed before its run) and read once on the blind ``fairness_report9``: at cap 2 |#F − #M| 0.475 / 0.475 /
+    0.525 → 0.000 / 0.000 / 0.025 and F1 0.560 / 0.510 / 0.630 → 0.640 / 0.550 / 0.710 (MiniLM-L6 / MiniLM-L3 /
+    mpnet), no cap 1–4 lower (session 38). ``small_cap=0`` turns it off; not used with ``versions=True``.
     """
 
     name = "dynamic"
@@ -495,6 +506,7 @@ class Dynamic(Strategy):
         versions_first: bool = False,
         neutral_out: bool = False,
         odd_delta: float | None = None,
+        small_cap: int = SMALL_CAP,
     ) -> None:
         if cutoff is not None and not isinstance(cutoff, DynamicCutoff):
             raise InputError(f"cutoff must be a DynamicCutoff, got {type(cutoff).__name__}")
@@ -507,6 +519,7 @@ class Dynamic(Strategy):
         self.versions_first = check_bool("versions_first", versions_first)
         self.neutral_out = check_bool("neutral_out", neutral_out)
         self.odd_delta = None if odd_delta is None else check_number("odd_delta", odd_delta)
+        self.small_cap = check_int("small_cap", small_cap, low=0)
 
     def variants(self, query: str, concept: Concept) -> list[tuple[str, str]]:
         """The neutral query only."""
@@ -535,7 +548,9 @@ class Dynamic(Strategy):
             return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
         groups = [group_of.of(key) for key in ranking.keys]
         spread = _spread(ranking.scores, self.cutoff.pool)
-        odd_delta = None if self.odd_delta is None else min(bound, self.odd_delta) * spread
+        small = cap <= self.small_cap and not self.versions  # Balanced's parity at small caps
+        odd = 0.0 if small and self.odd_delta is None else self.odd_delta
+        odd_delta = None if odd is None else min(bound, odd) * spread
         chosen = _parity(
             ranking,
             groups,
@@ -543,8 +558,8 @@ class Dynamic(Strategy):
             group_of,
             bound * spread,
             odd_delta,
-            versions_first=self.versions_first,
-            neutral_out=self.neutral_out,
+            versions_first=self.versions_first or small,
+            neutral_out=self.neutral_out or small,
         )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 

@@ -166,11 +166,16 @@ def test_dynamic_can_take_balanced_parity_versions_first_and_a_neutral_document_
     texts = {"f1": "Her plan won.", "n1": "A plan won.", "n2": "Their child slept.", "m2": "His child slept."}
     ranking = Ranking("neutral", ["f1", "n1", "n2", "m2", "n3"], scores)
     labels = GroupOf(("female", "male"), dict(zip(ranking.keys, groups)).__getitem__, lambda k: texts.get(k, "Rain."))
-    assert [p.key for p in Dynamic().select([ranking], 3, labels)] == ["f1", "n1", "n2"]
-    both = Dynamic(versions_first=True, neutral_out=True, odd_delta=0.0)
+    # Above small_cap (default 4) the parity is dynamic's own bounded swap; at or below it, balanced's (session 38).
+    assert [p.key for p in Dynamic(small_cap=2).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
+    assert [p.key for p in Dynamic(small_cap=0).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
+    assert [p.key for p in Dynamic().select([ranking], 3, labels)] == ["f1", "n1", "m2"]
+    both = Dynamic(versions_first=True, neutral_out=True, odd_delta=0.0, small_cap=0)
     assert [p.key for p in both.select([ranking], 3, labels)] == ["f1", "n1", "m2"]
     with pytest.raises(InputError, match="odd_delta"):
         Dynamic(odd_delta=-1.0)
+    with pytest.raises(InputError, match="small_cap"):
+        Dynamic(small_cap=-1)
 
 
 def test_neutral_out_at_an_even_gap_comes_after_the_swap_closing_two():
