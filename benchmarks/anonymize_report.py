@@ -21,7 +21,11 @@ written after the second round and only reports. ``ner_gold_report6.jsonl`` (240
 e-mail, chat logs, minutes, citations, legal, sports, clinical, social media, ALL CAPS, lower-case chat, names from
 many cultures, look-alikes) was written blind in session 37 and reported that session's round (text in capitals,
 labels, shorthand, eponyms, lower-case coreference) before and after; its misses were then read once, which gave one
-fix (a dictionary word before a colon that is part of a full name elsewhere stays a name).
+fix (a dictionary word before a colon that is part of a full name elsewhere stays a name); in session 38 its
+chat-log misses gave the chat speakers rule. ``ner_gold_report7.jsonl`` (240 texts, half chat and transcripts) was
+written blind in session 38, reported that rule, then was read for misses (a second round: tags, headers, initials,
+handles without "@"); ``ner_gold_report8.jsonl`` (the same twelve kinds of text) was written blind after both and
+only reports.
 Columns: full-name recall of persons (seed 002's criterion: every character of each gold occurrence removed), of
 every gold name (persons, places, organisations), and the share of ordinary words kept, for the default
 configuration and ``use_ner=False`` (``--fast``).
@@ -47,7 +51,9 @@ SETS = {
     "ner_gold_report3.jsonl": "report, read for misses",
     "ner_gold_report4.jsonl": "report, read for misses",
     "ner_gold_report5.jsonl": "report, blind",
-    "ner_gold_report6.jsonl": "report, read once",
+    "ner_gold_report6.jsonl": "report, read for misses",
+    "ner_gold_report7.jsonl": "report, read for misses",
+    "ner_gold_report8.jsonl": "report, blind",
 }
 QUARTERS = (
     ("formal", slice(0, 50)),
@@ -74,6 +80,44 @@ HALVES = {
                 "ALL CAPS",
                 "lower-case chat",
                 "many cultures",
+                "look-alikes",
+            )
+        )
+    ),
+    "ner_gold_report7.jsonl": tuple(
+        (genre, slice(20 * i, 20 * (i + 1)))
+        for i, genre in enumerate(
+            (
+                "IRC",
+                "Slack / Teams",
+                "WhatsApp / SMS",
+                "support transcripts",
+                "game / stream chat",
+                "meeting transcripts",
+                "lower-case texts",
+                "tickets",
+                "social",
+                "forum",
+                "mixed formal",
+                "look-alikes",
+            )
+        )
+    ),
+    "ner_gold_report8.jsonl": tuple(
+        (genre, slice(20 * i, 20 * (i + 1)))
+        for i, genre in enumerate(
+            (
+                "IRC / Matrix",
+                "Slack / Teams / Discord",
+                "WhatsApp / Telegram / SMS",
+                "support transcripts",
+                "game / stream chat",
+                "interviews / hearings",
+                "lower-case texts",
+                "issue trackers / commits",
+                "social",
+                "forums / Q&A",
+                "formal, many cultures",
                 "look-alikes",
             )
         )

@@ -159,11 +159,37 @@ def test_user_handles_are_names_and_code_is_not(ner, text, expected):
         ),
         # one labelled line is no chat log: a label, not a speaker
         ("note: the vendor renewed the contract", None),
+        # tags before the nick, an initial and a surname, a Discord header line, digits after a name
+        (
+            "[Squad] oyelowo_t: rotate left\n[Squad] vortex9: no\n[Squad] dkowalczyk: ok",
+            "[Squad]: rotate left\n[Squad] vortex9: no\n[Squad]: ok",
+        ),
+        (
+            "sunita_r — Today at 9:12 PM\nlate again\nb0ltz — Today at 9:13 PM\nsame",
+            "— Today at 9:12 PM\nlate again\nb0ltz — Today at 9:13 PM\nsame",
+        ),
     ],
 )
 def test_chat_speakers_that_are_names(ner, log, expected):
     """Session 38, from the chat-log misses of ``ner_gold_report6``: a speaker label whose nick names a person."""
     assert ner.anonymize(log).text == (log if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Assignee: v.okonkwo\nReporter: helpdesk", "Assignee:\nReporter: helpdesk"),  # an initial and a surname
+        ("invited mehmet.y to the lobby", "invited to the lobby"),
+        ("Reviewed by tarik-b, merged by ci", "Reviewed, merged by ci"),  # a hyphen beside an initial
+        # files, domains, hyphenated words and code attributes are no handles
+        ("Edit settings.py and vite.config.ts, see travis-ci.org and the meta-analysis.", None),
+        ("Call x.max() or main.c; a bert_cfg entry; X-ray of the hand", None),
+    ],
+)
+def test_handles_written_without_at(ner, text, expected):
+    """Session 38, from ``ner_gold_report7``'s tickets: a dotted or underscored handle whose parts hold a name no
+    dictionary lists beside an initial or a second name is a person in any text."""
+    assert ner.anonymize(text).text == (text if expected is None else expected)
 
 
 def test_a_speaker_span_is_the_nick_and_its_name_goes_in_messages(ner):

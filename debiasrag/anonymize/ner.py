@@ -74,15 +74,27 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)([^\W\d_])")  # the first let
 # ("@pytest.fixture"), a call ("@app(") or a scoped package ("@types/node").
 _HANDLE = re.compile(r"(?<![\w@./\\-])(?:@|(?<![\w/])u/)([^\W\d_](?:[\w.-]*[^\W_])?)(?![\w@/(-]|\.\w)")
 _HANDLE_PARTS = re.compile(r"[._-]+")
-# A chat speaker label opening a line: an optional timestamp ("[09:02]", "15:02", "12/03/2024, 09:15 -"), then an
-# IRC nick ("<dave>", "<@op>") or a nick before a colon ("maria_k:", "@kaz:"), then a space.
+# A chat speaker label opening a line: optional bracketed tags or a timestamp ("[09:02]", "[Team]", "15:02",
+# "12/03/2024, 09:15 -"), then an IRC nick ("<dave>", "<@op>") or a nick before a colon ("maria_k:", "@kaz:"), then a
+# space; or a nick alone on a header line before the time ("marco_rossi — Today at 8:42 PM", "sbaker  10:02 AM").
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+_NICK = r"[^\W\d_](?:[\w.-]*[^\W_])?"
 _SPEAKER = re.compile(
-    r"^[ \t]*(?:\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?"
-    r"[ \t]*(?:-[ \t]*)?)?"
-    r"(?:<[@+%~&]?(?P<irc>[^\W\d_][\w.|-]*)>|(?P<at>@?)(?P<nick>[^\W\d_](?:[\w.-]*[^\W_])?):)(?=[ \t])",
+    r"^[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)*"
+    r"(?:(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?" + _TIME + r"[ \t]*(?:-[ \t]*)?)?"
+    r"(?:<[@+%~&]?(?P<irc>" + _NICK + r")>(?=[ \t])|(?P<at>@?)(?P<nick>" + _NICK + r"):(?=[ \t])"
+    r"|(?P<head>" + _NICK + r")(?: \u2014 (?:Today|Yesterday) at | {2,}|[ \t]+\[)" + _TIME + r"\]?[ \t]*$)",
     re.MULTILINE,
 )
-_NICK_PARTS = re.compile(r"[._|-]+|\d+")
+# Any line opening with up to four words and a colon ("Priscilla Mensah: ...", "HR Bot: ..."): with the speakers
+# above, two such lines make a text a chat log.
+_LABELLED_LINE = re.compile(
+    r"^[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)*[^\W\d_][\w.'()-]*(?: [\w.'()-]+){0,3}:[ \t]", re.MULTILINE
+)
+_NICK_PARTS = re.compile(r"[._|-]+")
+# A handle written without "@" in any text ("assigned to r.patel", "ping nina.g", "raj_patel99"): letters joined by
+# dots, underscores or hyphens, maybe digits after; not inside a path, an address or a dotted call ("np.max(").
+_BARE_HANDLE = re.compile(r"(?<![\w@./\\#-])([^\W\d_]+(?:[._-][^\W\d_]+)+\d*)(?![\w@/(-]|\.\w)")
 # An e-mail address; its local part is read for names like a handle ("jane.doe@example.com"). The domain ends in
 # a top-level domain of letters (not "ruby@3.1", "maria@192.168.1.10"); not inside a URL ("https://a@b.com/",
 # ".../users/maria@gmail.com/profile").
@@ -987,6 +999,9 @@ class NerAnonymizer:
             )
             if label:
                 protect(m.start(1), m.end(1))
+        for m in self._speaker_labels(text):  # a chat line's tags ("[Team] raj_99: ...") are channels, no one
+            nick = next(g for g in ("irc", "at", "nick", "head") if m.group(g) is not None)
+            protect(m.start(), m.start(nick))
         for m in _SHORTHAND_WORD.finditer(text):
             if m.group(0) in context["abbreviations"]:
                 protect(m.start(), m.end())
@@ -1036,6 +1051,7 @@ class NerAnonymizer:
         entities.extend(self._casual_names(text))
         entities.extend(self._handles(text))
         entities.extend(self._speakers(text))
+        entities.extend(self._bare_handles(text))
         entities.extend(self._emails(text))
         extra_names: dict[str, str] = {}
         if self.coreference:
@@ -1117,12 +1133,15 @@ class NerAnonymizer:
         # "bill said hi. is bill here?": a name confirmed once is that name at its other lower-case mentions too
         # (not after a determiner or possessive: "bill said the bill is due")
         names = {e.text for e in sure if e.text not in self._openers}  # not "will", "may": "hey will, i will go"
-        # "<mia> ... press it mia": a speaker whose nick is a name is that name in the messages too
-        names.update(
-            nick.casefold()
-            for m in speakers
-            if (nick := m.group("irc") or m.group("nick")).isalpha() and self._speaker_is_person(nick)
-        )
+        # "<mia> ... press it mia", "<lily.chen> ... thanks, lily": a speaker whose nick names a person is that name
+        # in the messages too (a nick of letters, or the given names among its parts)
+        for m in speakers:
+            nick = m.group("irc") or m.group("nick") or m.group("head")
+            if self._nick_is_person(nick, speaker=True):
+                parts = _NICK_PARTS.split(nick.casefold())
+                names.update(
+                    [nick.casefold()] if nick.isalpha() else (p for p in parts if len(p) > 2 and p in gaz.given)
+                )
         found = {e.start for e in sure}
         context = _mention_context()
         for m in _CASUAL_WORD.finditer(text):
@@ -1160,54 +1179,101 @@ class NerAnonymizer:
         return out
 
     def _speaker_labels(self, text: str) -> list[re.Match[str]]:
-        """The speaker labels of a chat log ("[09:02] maria_k: ...", "<dave> ...", "15:02 <rahul> ..."): only where at
-        least two lines open with one, so a lone "note: ..." line is no chat."""
+        """The speaker labels of a chat log ("[09:02] maria_k: ...", "<dave> ...", "15:02 <rahul> ...", "[Team]
+        raj_99: ...", "marco_rossi — Today at 8:42 PM"): only where at least two lines open with a label of any kind
+        ("HR Bot: ..." too), so a lone "note: ..." line is no chat."""
         found = list(_SPEAKER.finditer(text))
-        return found if len(found) >= 2 else []
+        if not found:
+            return []
+        lines = {m.start() for m in _LABELLED_LINE.finditer(text)} | {m.start() for m in found}
+        return found if len(lines) >= 2 else []
 
-    def _speaker_is_person(self, nick: str) -> bool:
-        """Whether a chat speaker's nick names a person ("maria_k", "li.wei", "coach_ben", "jlopez", "dave") rather
-        than a pseudonym, a bot or a role ("nightowl77", "tank_main", "helpdesk_bot", "pm_team"). Name lists hold many
-        words ("tank", "main", "raid"), so a part that is an English word counts only beside an initial ("ben_k"),
-        after a title or kinship word ("coach_ben", "dr_amelia_ross"), or as a given name + surname ("anna_lee")."""
+    def _nick_is_person(self, nick: str, speaker: bool = False) -> bool:
+        """Whether a nick names a person ("maria_k", "li.wei", "coach_ben", "r.patel"; as a chat speaker also "dave",
+        "jlopez", "hkim", "aroha_w") rather than a pseudonym, a bot or a role ("nightowl77", "tank_main",
+        "helpdesk_bot", "pm_team"). Name lists hold many words ("tank", "main", "raid"), so a part that is an English
+        word counts only beside an initial ("ben_k"), after a title or kinship word ("coach_ben", "dr_amelia_ross"),
+        or as a given name + surname ("anna_lee"). A speaker's label says the nick is someone's: there a surname after
+        an initial ("sbaker"), an unlisted word beside an initial ("aroha_w") or after a prefix ("dj_aleks") count."""
         gaz = self.gazetteer
         if gaz is None:
             return False
         context = _mention_context()
-        parts = [p for p in _NICK_PARTS.split(nick.casefold()) if p]
-        if not parts or any(p in context["role_addresses"] for p in parts):
+        parts = [p.rstrip("0123456789") for p in _NICK_PARTS.split(nick.casefold())]  # "raj_patel99", "mike2"
+        parts = [p for p in parts if p]
+        if not parts or any(p in context["role_addresses"] or not p.isalpha() for p in parts):  # "t0rment"
             return False
+        english = bool(self._english)
 
         def plain_name(word: str) -> bool:  # a listed name that is no English word, or one text uses as a name
             return gaz.is_person_name(word) and (
-                not (self._english and self._is_english(word)) or gaz.is_dictionary_name(word)
+                not (english and self._is_english(word)) or gaz.is_dictionary_name(word)
             )
 
+        def unknown(word: str) -> bool:  # a word no list or dictionary holds ("aroha", "kenzie")
+            return len(word) >= 3 and english and not self._is_english(word) and word not in self._openers
+
+        if not speaker:  # a handle in running text: a name no dictionary holds beside an initial or another name
+            plain = any(plain_name(p) for p in parts if len(p) > 1)
+            beside = any(len(p) == 1 for p in parts) or all(gaz.is_person_name(p) for p in parts)
+            return len(parts) > 1 and plain and beside
         if len(parts) == 1:
             word = parts[0]
             if gaz.is_person_name(word):
                 return plain_name(word)
-            rest = word[1:]  # "jlopez": an initial and a surname
-            return len(rest) >= 4 and rest in gaz.surnames and plain_name(rest)
+            rest = word[1:]  # "jlopez", "hkim": an initial and a surname
+            return len(rest) >= 3 and rest in gaz.surnames and (len(rest) >= 4 or plain_name(rest))
         prefixes = context["speaker_prefixes"]
         named = [p for p in parts if len(p) > 1 and not gaz.is_title(p) and p not in prefixes]
         if not named:
             return False
         if any(plain_name(p) for p in named):
             return True
-        if len(named) < len(parts) and gaz.is_person_name(named[0]):  # "ben_k", "coach_ben", "dr_ross"
+        beside_initial = len(named) < len(parts) and (
+            gaz.is_person_name(named[0]) or (len(named) == 1 and unknown(named[0]))
+        )
+        if beside_initial:  # "ben_k", "coach_ben", "dr_ross", "aroha_w", "mod_kenzie"
             return True
         return len(named) >= 2 and named[0] in gaz.given and named[-1] in gaz.surnames  # "anna_lee", "li.wei"
 
     def _speakers(self, text: str) -> list[Entity]:
-        """Chat speakers whose nicks name a person (:meth:`_speaker_is_person`): the nick, with its "@" if any, not
-        the brackets or the colon, so the log keeps its shape."""
-        out = []
+        """Chat speakers whose nicks name a person (:meth:`_nick_is_person`), with their other mentions as written
+        ("on-call: alexei.k"): the nick, with its "@" if any, not the brackets or the colon, so the log keeps its
+        shape."""
+        out, nicks = [], set()
         for m in self._speaker_labels(text):
-            group = "irc" if m.group("irc") else "nick"
-            if self._speaker_is_person(m.group(group)):
+            group = next(g for g in ("irc", "nick", "head") if m.group(g))
+            if self._nick_is_person(m.group(group), speaker=True):
                 start = m.start("at") if group == "nick" else m.start(group)
                 out.append(Entity(text[start : m.end(group)], "PERSON", start, m.end(group)))
+                nicks.add(m.group(group))
+        if nicks:
+            taken = {e.start for e in out}
+            pattern = re.compile(
+                r"(?<![\w@./-])("
+                + "|".join(map(re.escape, sorted(nicks, key=len, reverse=True)))
+                + r")(?![\w@/-]|\.\w)"
+            )
+            out.extend(
+                Entity(m.group(1), "PERSON", m.start(1), m.end(1))
+                for m in pattern.finditer(text)
+                if m.start() not in taken
+            )
+        return out
+
+    def _bare_handles(self, text: str) -> list[Entity]:
+        """Handles written without "@" ("Assignee: r.patel", "invited nina.g and gio", "raj_patel99") whose parts
+        name a person by :meth:`_nick_is_person`'s rules for any text (no speaker label to vouch for them)."""
+        extensions = _mention_context()["file_extensions"]
+        out = []
+        for m in _BARE_HANDLE.finditer(text):
+            handle = m.group(1)
+            if not handle.islower() or handle.rsplit(".", 1)[-1] in extensions:  # "X-ray", "settings.py", "ci.org"
+                continue
+            if "-" in handle and not re.search(r"(?:^|-)[^\W\d_](?:-|\d*$)", handle):  # "sanjay-r"; not "meta-analysis"
+                continue
+            if self._nick_is_person(handle):
+                out.append(Entity(handle, "PERSON", m.start(1), m.end(1)))
         return out
 
     def _emails(self, text: str) -> list[Entity]:
