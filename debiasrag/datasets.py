@@ -119,7 +119,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report7",
     "report8",
     "report9",
-)  # written blind (sessions 28-37), report only
+    "report10",
+)  # written blind (sessions 28-38), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -629,8 +630,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     40 queries and 240 documents, written blind in session 33, read once in session 34; ``"report8"``:
     garden_outdoors, digital_privacy, job_hunting, elder_care, music_arts, 40 queries and 240 documents, written blind
     in session 34, read once in session 37 with the rules as shipped; ``"report9"``: eldercare, debt, coaching,
-    workstress, homerepair, 40 queries and 240 documents, written blind in session 37 and registered unread; not in
-    ``"all"``).
+    workstress, homerepair, 40 queries and 240 documents, written blind in session 37, read in session 38;
+    ``"report10"``: travel, pets, studying, cooking, volunteering, 40 queries and 240 documents, written blind in
+    session 38 and registered unread; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

@@ -184,6 +184,10 @@ def test_chat_speakers_that_are_names(ner, log, expected):
         # files, domains, hyphenated words and code attributes are no handles
         ("Edit settings.py and vite.config.ts, see travis-ci.org and the meta-analysis.", None),
         ("Call x.max() or main.c; a bert_cfg entry; X-ray of the hand", None),
+        # code: identifiers whose parts are in name lists stay without a cue ("by", "Assignee:", "thanks", "(")
+        ("repo_id = meta_k(x.meta)  # from self.q_lora_rank and obj_len", None),
+        # a handle once cued is that person at its other mentions
+        ("The ticket was assigned to d.amaral; d.amaral patched it.", "The ticket was assigned; patched it."),
     ],
 )
 def test_handles_written_without_at(ner, text, expected):

@@ -94,6 +94,8 @@ _LABELLED_LINE = re.compile(
 _NICK_PARTS = re.compile(r"[._|-]+")
 # A handle written without "@" in any text ("assigned to r.patel", "ping nina.g", "raj_patel99"): letters joined by
 # dots, underscores or hyphens, maybe digits after; not inside a path, an address or a dotted call ("np.max(").
+# The word (or an opening bracket) right before a handle on its line, past ":", "," and spaces ("Assignee: r.patel").
+_CUE_BEFORE = re.compile(r"(\(|[^\W\d_]+)[:,]?[ \t]*$")
 _BARE_HANDLE = re.compile(r"(?<![\w@./\\#-])([^\W\d_]+(?:[._-][^\W\d_]+)+\d*)(?![\w@/(-]|\.\w)")
 # An e-mail address; its local part is read for names like a handle ("jane.doe@example.com"). The domain ends in
 # a top-level domain of letters (not "ruby@3.1", "maria@192.168.1.10"); not inside a URL ("https://a@b.com/",
@@ -1214,9 +1216,14 @@ class NerAnonymizer:
             return len(word) >= 3 and english and not self._is_english(word) and word not in self._openers
 
         if not speaker:  # a handle in running text: a name no dictionary holds beside an initial or another name
-            plain = any(plain_name(p) for p in parts if len(p) > 1)
-            beside = any(len(p) == 1 for p in parts) or all(gaz.is_person_name(p) for p in parts)
-            return len(parts) > 1 and plain and beside
+            initials = sum(len(p) == 1 for p in parts)
+            if not 2 <= len(parts) <= 3 or initials > 1:  # code joins more ("self.q_lora_rank", "corr_x_y")
+                return False
+            if initials:  # "r.patel", "nina.g", "marie_claire_b"
+                return all(len(p) == 1 or (len(p) >= 3 and plain_name(p)) for p in parts) and any(
+                    len(p) >= 4 for p in parts
+                )
+            return all(len(p) >= 3 and plain_name(p) for p in parts)  # "kofi.mensah", "luz.paz"
         if len(parts) == 1:
             word = parts[0]
             if gaz.is_person_name(word):
@@ -1261,19 +1268,53 @@ class NerAnonymizer:
             )
         return out
 
+    @staticmethod
+    def _cued_handle(text: str, start: int, cues: frozenset[str]) -> bool:
+        """Whether a cue comes right before ``start`` on its line: a word of ``cues`` (past ":" and ","; through
+        "to", "and", "or", "with": "assigned to r.patel"), or a bracket after a space ("maintainer (gabriela.s)"; not
+        a call, "f(x.meta)")."""
+        end = start
+        for _ in range(2):
+            before = _CUE_BEFORE.search(text, max(0, end - 40), end)
+            if before is None:
+                return False
+            word = before.group(1)
+            if word == "(":
+                return before.start(1) == 0 or text[before.start(1) - 1] in " \t\n"
+            if word.casefold() in cues:
+                return True
+            if word.casefold() not in ("to", "and", "or", "with"):
+                return False
+            end = before.start(1)
+        return False
+
     def _bare_handles(self, text: str) -> list[Entity]:
-        """Handles written without "@" ("Assignee: r.patel", "invited nina.g and gio", "raj_patel99") whose parts
-        name a person by :meth:`_nick_is_person`'s rules for any text (no speaker label to vouch for them)."""
-        extensions = _mention_context()["file_extensions"]
+        """Handles written without "@" ("Assignee: r.patel", "invited nina.g", "opened by raj_patel99") whose parts
+        name a person by :meth:`_nick_is_person`'s rules for any text (no speaker label to vouch for them), where a
+        word before them says a person follows (``mention_context.json``'s ``handle_cues``: "by", "to", "cc",
+        "Assignee:", "thanks", an opening bracket) or in a chat log — code is full of such words ("repo_id", "meta_k",
+        "x.meta")."""
+        context = _mention_context()
+        extensions, cues = context["file_extensions"], context["handle_cues"]
+        chat = bool(self._speaker_labels(text))  # a chat log is no code: its handles need no cue
         out = []
         for m in _BARE_HANDLE.finditer(text):
             handle = m.group(1)
+            if not chat and not self._cued_handle(text, m.start(1), cues):
+                continue
             if not handle.islower() or handle.rsplit(".", 1)[-1] in extensions:  # "X-ray", "settings.py", "ci.org"
                 continue
             if "-" in handle and not re.search(r"(?:^|-)[^\W\d_](?:-|\d*$)", handle):  # "sanjay-r"; not "meta-analysis"
                 continue
             if self._nick_is_person(handle):
                 out.append(Entity(handle, "PERSON", m.start(1), m.end(1)))
+        if out and not chat:  # "Fix owner: i.georgiou … ; i.georgiou migrated": a handle once cued is that person
+            taken, handles = {e.start for e in out}, {e.text for e in out}
+            out.extend(
+                Entity(m.group(1), "PERSON", m.start(1), m.end(1))
+                for m in _BARE_HANDLE.finditer(text)
+                if m.group(1) in handles and m.start(1) not in taken
+            )
         return out
 
     def _emails(self, text: str) -> list[Entity]:
