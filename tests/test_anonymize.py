@@ -157,8 +157,9 @@ def test_user_handles_are_names_and_code_is_not(ner, text, expected):
             "12:01 <stormcrow99> pull?\n12:01 <tank_main> ready\n12:02 <raid_leader> go\n12:02 <build_bot> ok",
             None,
         ),
-        # one labelled line is no chat log: a label, not a speaker
+        # one labelled line is no chat log: a label, not a speaker; nor is a docstring's "Args: … Returns: …"
         ("note: the vendor renewed the contract", None),
+        ("Args: the paths\nReturns: nina_k when found\nRaises: jax_jit on error", None),
         # tags before the nick, an initial and a surname, a Discord header line, digits after a name
         (
             "[Squad] oyelowo_t: rotate left\n[Squad] vortex9: no\n[Squad] dkowalczyk: ok",

@@ -80,7 +80,7 @@ _HANDLE_PARTS = re.compile(r"[._-]+")
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
 _NICK = r"[^\W\d_](?:[\w.-]*[^\W_])?"
 _SPEAKER = re.compile(
-    r"^[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)*"
+    r"^(?:\[[^\]\n]{1,24}\][ \t]*)*"  # not indented: "    name: str" is code
     r"(?:(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?" + _TIME + r"[ \t]*(?:-[ \t]*)?)?"
     r"(?:<[@+%~&]?(?P<irc>" + _NICK + r")>(?=[ \t])|(?P<at>@?)(?P<nick>" + _NICK + r"):(?=[ \t])"
     r"|(?P<head>" + _NICK + r")(?: \u2014 (?:Today|Yesterday) at | {2,}|[ \t]+\[)" + _TIME + r"\]?[ \t]*$)",
@@ -88,9 +88,7 @@ _SPEAKER = re.compile(
 )
 # Any line opening with up to four words and a colon ("Priscilla Mensah: ...", "HR Bot: ..."): with the speakers
 # above, two such lines make a text a chat log.
-_LABELLED_LINE = re.compile(
-    r"^[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)*[^\W\d_][\w.'()-]*(?: [\w.'()-]+){0,3}:[ \t]", re.MULTILINE
-)
+_LABELLED_LINE = re.compile(r"^(?:\[[^\]\n]{1,24}\][ \t]*)*[^\W\d_][\w.'()-]*(?: [\w.'()-]+){0,3}:[ \t]", re.MULTILINE)
 _NICK_PARTS = re.compile(r"[._|-]+")
 # A handle written without "@" in any text ("assigned to r.patel", "ping nina.g", "raj_patel99"): letters joined by
 # dots, underscores or hyphens, maybe digits after; not inside a path, an address or a dotted call ("np.max(").
@@ -1187,8 +1185,18 @@ class NerAnonymizer:
         found = list(_SPEAKER.finditer(text))
         if not found:
             return []
-        lines = {m.start() for m in _LABELLED_LINE.finditer(text)} | {m.start() for m in found}
-        return found if len(lines) >= 2 else []
+        labelled = list(_LABELLED_LINE.finditer(text))
+        if len({m.start() for m in labelled} | {m.start() for m in found}) < 2:
+            return []
+        # A conversation: a time, a tag, an IRC nick or a header line says so, or a speaker comes back ("maria_k: …
+        # dave_r: … maria_k: …", "Aisha Khan: … Tom Becker: … Aisha Khan: …"), or three nicks speak; a docstring's
+        # "Args: … Returns: …" does not.
+        if any(m.group("irc") or m.group("head") or m.group(0)[:1] == "[" or m.group(0)[:1].isdigit() for m in found):
+            return found
+        nicks = [m.group("nick") for m in found if m.group("nick")]
+        names = [label for m in labelled if " " in (label := m.group(0).rstrip(": \t"))]  # "Aisha Khan: …"
+        talk = len(nicks) > len(set(nicks)) or len(names) > len(set(names)) or len(nicks) >= 3
+        return found if talk else []
 
     def _nick_is_person(self, nick: str, speaker: bool = False) -> bool:
         """Whether a nick names a person ("maria_k", "li.wei", "coach_ben", "r.patel"; as a chat speaker also "dave",
@@ -1219,9 +1227,10 @@ class NerAnonymizer:
             initials = sum(len(p) == 1 for p in parts)
             if not 2 <= len(parts) <= 3 or initials > 1:  # code joins more ("self.q_lora_rank", "corr_x_y")
                 return False
-            if initials:  # "r.patel", "nina.g", "marie_claire_b"
-                return all(len(p) == 1 or (len(p) >= 3 and plain_name(p)) for p in parts) and any(
-                    len(p) >= 4 for p in parts
+            if initials:  # "r.patel", "nina.g", "marie_claire_b", "ferdinand_k" (WordNet lists the king)
+                named_parts = [p for p in parts if len(p) > 1]
+                return all(len(p) >= 3 and gaz.is_person_name(p) for p in named_parts) and any(
+                    len(p) >= 4 and (plain_name(p) or p in gaz.given) for p in named_parts
                 )
             return all(len(p) >= 3 and plain_name(p) for p in parts)  # "kofi.mensah", "luz.paz"
         if len(parts) == 1:
@@ -1279,8 +1288,10 @@ class NerAnonymizer:
             if before is None:
                 return False
             word = before.group(1)
-            if word == "(":
-                return before.start(1) == 0 or text[before.start(1) - 1] in " \t\n"
+            if word == "(":  # "maintainer (gabriela.s)"; not "(key_mgr, val_mgr)" nor a call "f(x.meta)"
+                closed = _BARE_HANDLE.match(text, start)
+                spaced = before.start(1) == 0 or text[before.start(1) - 1] in " \t\n"
+                return spaced and closed is not None and text.startswith(")", closed.end(1))
             if word.casefold() in cues:
                 return True
             if word.casefold() not in ("to", "and", "or", "with"):
@@ -1300,6 +1311,8 @@ class NerAnonymizer:
         out = []
         for m in _BARE_HANDLE.finditer(text):
             handle = m.group(1)
+            if text.startswith(" import", m.end(1)):  # "from jax_jit import …": a module
+                continue
             if not chat and not self._cued_handle(text, m.start(1), cues):
                 continue
             if not handle.islower() or handle.rsplit(".", 1)[-1] in extensions:  # "X-ray", "settings.py", "ci.org"
