@@ -1189,13 +1189,14 @@ class NerAnonymizer:
         if len({m.start() for m in labelled} | {m.start() for m in found}) < 2:
             return []
         # A conversation: a time, a tag, an IRC nick or a header line says so, or a speaker comes back ("maria_k: …
-        # dave_r: … maria_k: …", "Aisha Khan: … Tom Becker: … Aisha Khan: …"), or three nicks speak; a docstring's
+        # dave_r: … maria_k: …", "Aisha Khan: … Tom Becker: … Aisha Khan: …"), or three handles speak; a docstring's
         # "Args: … Returns: …" does not.
         if any(m.group("irc") or m.group("head") or m.group(0)[:1] == "[" or m.group(0)[:1].isdigit() for m in found):
             return found
         nicks = [m.group("nick") for m in found if m.group("nick")]
         names = [label for m in labelled if " " in (label := m.group(0).rstrip(": \t"))]  # "Aisha Khan: …"
-        talk = len(nicks) > len(set(nicks)) or len(names) > len(set(names)) or len(nicks) >= 3
+        handles = [n for n in nicks if n.islower() or not n.isalpha()]  # "chloe_draws", not "Returns"
+        talk = len(nicks) > len(set(nicks)) or len(names) > len(set(names)) or len(handles) >= 3
         return found if talk else []
 
     def _nick_is_person(self, nick: str, speaker: bool = False) -> bool:
@@ -1321,8 +1322,16 @@ class NerAnonymizer:
                 continue
             if self._nick_is_person(handle):
                 out.append(Entity(handle, "PERSON", m.start(1), m.end(1)))
-        if out and not chat:  # "Fix owner: i.georgiou … ; i.georgiou migrated": a handle once cued is that person
-            taken, handles = {e.start for e in out}, {e.text for e in out}
+        # "Fix owner: i.georgiou … ; i.georgiou migrated", "Assignees: @hwang.j … hwang.j: confirmed": a handle once
+        # cued, or written with "@", is that person at its other mentions
+        handles = {e.text for e in out}
+        for e in self._handles(text):  # "@hwang.j" in a sentence; not a decorator ("@jax.jit")
+            alone = not text[: e.start].rpartition("\n")[2].strip() and not text[e.end :].partition("\n")[0].strip()
+            initial = any(len(p) == 1 for p in _NICK_PARTS.split(e.text[1:]))  # "hwang.j", not "@jax.jit"
+            if e.text.startswith("@") and initial and not alone and self._nick_is_person(e.text[1:]):
+                handles.add(e.text[1:])
+        if handles:
+            taken = {e.start for e in out}
             out.extend(
                 Entity(m.group(1), "PERSON", m.start(1), m.end(1))
                 for m in _BARE_HANDLE.finditer(text)
