@@ -61,65 +61,63 @@ QUARTERS = (
     ("casual", slice(100, 150)),
     ("mixed", slice(150, 200)),
 )
+
+
+def genres(names: tuple[str, ...], size: int = 20) -> tuple[tuple[str, slice], ...]:
+    """Consecutive runs of ``size`` texts, one per genre, in the order the set's writer was given."""
+    return tuple((genre, slice(size * i, size * (i + 1))) for i, genre in enumerate(names))
+
+
 HALVES = {
     "ner_gold_report3.jsonl": (("chat", slice(0, 100)), ("technical", slice(100, 200))),
     "ner_gold_report4.jsonl": QUARTERS,
     "ner_gold_report5.jsonl": QUARTERS,
-    "ner_gold_report6.jsonl": tuple(
-        (genre, slice(20 * i, 20 * (i + 1)))
-        for i, genre in enumerate(
-            (
-                "email",
-                "chat log",
-                "minutes",
-                "citations",
-                "legal",
-                "sports",
-                "clinical",
-                "social",
-                "ALL CAPS",
-                "lower-case chat",
-                "many cultures",
-                "look-alikes",
-            )
+    "ner_gold_report6.jsonl": genres(
+        (
+            "email",
+            "chat log",
+            "minutes",
+            "citations",
+            "legal",
+            "sports",
+            "clinical",
+            "social",
+            "ALL CAPS",
+            "lower-case chat",
+            "many cultures",
+            "look-alikes",
         )
     ),
-    "ner_gold_report7.jsonl": tuple(
-        (genre, slice(20 * i, 20 * (i + 1)))
-        for i, genre in enumerate(
-            (
-                "IRC",
-                "Slack / Teams",
-                "WhatsApp / SMS",
-                "support transcripts",
-                "game / stream chat",
-                "meeting transcripts",
-                "lower-case texts",
-                "tickets",
-                "social",
-                "forum",
-                "mixed formal",
-                "look-alikes",
-            )
+    "ner_gold_report7.jsonl": genres(
+        (
+            "IRC",
+            "Slack / Teams",
+            "WhatsApp / SMS",
+            "support transcripts",
+            "game / stream chat",
+            "meeting transcripts",
+            "lower-case texts",
+            "tickets",
+            "social",
+            "forum",
+            "mixed formal",
+            "look-alikes",
         )
     ),
-    "ner_gold_report8.jsonl": tuple(
-        (genre, slice(20 * i, 20 * (i + 1)))
-        for i, genre in enumerate(
-            (
-                "IRC / Matrix",
-                "Slack / Teams / Discord",
-                "WhatsApp / Telegram / SMS",
-                "support transcripts",
-                "game / stream chat",
-                "interviews / hearings",
-                "lower-case texts",
-                "issue trackers / commits",
-                "social",
-                "forums / Q&A",
-                "formal, many cultures",
-                "look-alikes",
-            )
+    "ner_gold_report8.jsonl": genres(
+        (
+            "IRC / Matrix",
+            "Slack / Teams / Discord",
+            "WhatsApp / Telegram / SMS",
+            "support transcripts",
+            "game / stream chat",
+            "interviews / hearings",
+            "lower-case texts",
+            "issue trackers / commits",
+            "social",
+            "forums / Q&A",
+            "formal, many cultures",
+            "look-alikes",
         )
     ),
 }

@@ -91,6 +91,22 @@ def choose(by_cap: dict[int, Scores], models: list[str], groups: list[str]) -> s
     return pick if gain >= TIE else "shipped"
 
 
+def print_blind(models: list[str], cache: Path, pick: str) -> None:
+    """Shipped and ``pick`` on ``fairness_report9`` at caps 1–4 and 10 (F1 and |#F − #M| per model)."""
+    blind = pt.load_blind(models, cache)
+    shown = list(dict.fromkeys(["shipped", pick]))
+    rows = []
+    for cap in (*SMALL, 10):
+        dv.CAP = cap
+        table = dv.score_groups(blind, {n: (rule(n, cap), 0.0) for n in shown}, list(pt.BLIND))
+        for name in pt.BLIND:
+            for n in shown:
+                cells = [" / ".join(f"{table[n, m, name][k]:.3f}" for m in blind) for k in ("f1", "absFM")]
+                rows.append([name, cap, n, *cells])
+    print("blind set, read once:\n")
+    print(md_table(["set", "cap", "candidate", "F1", "|#F−#M|"], rows) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=dv.MODELS, help="'default' = packaged all-MiniLM-L6-v2")
@@ -125,18 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     pick = choose(by_cap, models, groups)
     print(f"chosen on the fifteen groups: **{pick}**\n")
     if args.blind:
-        blind = pt.load_blind(args.models, args.cache)
-        shown = list(dict.fromkeys(["shipped", pick]))
-        rows = []
-        for cap in (*SMALL, 10):
-            dv.CAP = cap
-            table = dv.score_groups(blind, {n: (rule(n, cap), 0.0) for n in shown}, list(pt.BLIND))
-            for name in pt.BLIND:
-                for n in shown:
-                    cells = [" / ".join(f"{table[n, m, name][k]:.3f}" for m in blind) for k in ("f1", "absFM")]
-                    rows.append([name, cap, n, *cells])
-        print("blind set, read once:\n")
-        print(md_table(["set", "cap", "candidate", "F1", "|#F−#M|"], rows) + "\n")
+        print_blind(args.models, args.cache, pick)
     print(f"run time {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -107,18 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     pick = choose(by_cap, models, groups)
     print(f"\nchosen on the fifteen groups: **{pick}**\n")
     if args.blind:
-        blind = pt.load_blind(args.models, args.cache)
-        shown = list(dict.fromkeys(["shipped", pick]))
-        rows = []
-        for cap in (*sc.SMALL, 10):
-            dv.CAP = cap
-            table = dv.score_groups(blind, {n: (sc.rule(n, cap), 0.0) for n in shown}, list(pt.BLIND))
-            for name in pt.BLIND:
-                for n in shown:
-                    cells = [" / ".join(f"{table[n, m, name][k]:.3f}" for m in blind) for k in ("f1", "absFM")]
-                    rows.append([name, cap, n, *cells])
-        print("blind set, read once:\n")
-        print(md_table(["set", "cap", "candidate", "F1", "|#F−#M|"], rows) + "\n")
+        sc.print_blind(args.models, args.cache, pick)
     print(f"run time {time.perf_counter() - started:.0f} s")
     return 0
 
