@@ -49,6 +49,18 @@ def test_text_in_capitals_loses_its_names_and_keeps_its_words(ner, text, expecte
     assert ner.anonymize(text).text == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # session 38: a city of cities.txt is written capitalised for spaCy, unless it is a common word
+        ("FLOOD WARNING FOR HALIFAX AND MUMBAI TONIGHT", "FLOOD WARNING FOR AND TONIGHT"),
+        ("TAKE A BATH BEFORE BED, MOBILE PHONES OFF", "TAKE A BATH BEFORE BED, MOBILE PHONES OFF"),
+    ],
+)
+def test_cities_in_capitals(ner, text, expected):
+    assert ner.anonymize(text).text == expected
+
+
 def test_names_in_capitals_are_people_with_offsets_into_the_original(persons):
     text = "URGENT: CALL MARIA GONZALEZ BEFORE 5PM RE: SHIPMENT"
     result = persons.anonymize(text)

@@ -8,6 +8,8 @@ Shipped data (``debiasrag/data/names/``), built once from public packages by the
   ("Love", "Heart" are someone's names), so they never decide alone that a word is a name: the detector only
   consults them for tokens the tagger already calls proper nouns, to choose PERSON vs place vs organisation.
 * ``places.txt``: countries and their subdivisions from ``pycountry`` (ISO 3166) plus continents.
+* ``cities.txt``: GeoNames cities of 50,000 people or more (``scripts/build_cities.py``), read only when text in
+  capitals is recased ("HALIFAX" → "Halifax"); never to type an entity.
 * ``non_names.json``: capitalised words that are not names (titles, weekdays, months, ...).
 * ``dictionary_names.txt``: given names the English dictionary also lists that text uses as names (Maria, Rebecca,
   Joel; not Dawn, Will, Hunter), by their GloVe neighbours — ``scripts/build_dictionary_names.py``.
@@ -53,6 +55,7 @@ class Gazetteer:
     excluded: frozenset[str] = field(default=frozenset())
     dictionary_names: frozenset[str] = field(default=frozenset())
     particles: frozenset[str] = field(default=frozenset())
+    cities: frozenset[str] = field(default=frozenset())  # read only for text in capitals (``cities.txt``)
 
     def is_person_name(self, word: str) -> bool:
         """Whether the word is a listed given name or surname (case-insensitive) and not excluded."""
@@ -80,6 +83,11 @@ class Gazetteer:
     def is_particle(self, word: str) -> bool:
         """Whether the word is a particle of multi-part names (``van``, ``der``, ``bin``, ``de`` ...)."""
         return word.casefold() in self.particles
+
+    def is_city(self, text: str) -> bool:
+        """Whether the text (spaces collapsed, case-insensitive) is the name of a city of 50,000 people or more."""
+        key = " ".join(text.split()).casefold()
+        return key in self.cities and key not in self.excluded
 
     def is_non_name(self, word: str) -> bool:
         """Whether the word is a capitalised word known not to be a name (weekdays, months, ...)."""
@@ -114,4 +122,5 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
         excluded,
         frozenset(n.casefold() for n in _read_lines("dictionary_names.txt")),
         frozenset(w.casefold() for w in non.get("particles", [])),
+        frozenset(c.casefold() for c in _read_lines("cities.txt")),
     )

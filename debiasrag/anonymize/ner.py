@@ -559,6 +559,7 @@ class NerAnonymizer:
         listed = [
             gaz.is_person_name(w) or any(gaz.is_person_name(p) for p in re.split(r"['\u2019]", w)[1:]) for w in words
         ]
+        city = self._caps_cities(words, text, ranges)
         for k, word in enumerate(words):
             title_before = (
                 k > 0 and gaz.is_title(words[k - 1]) and text[ranges[k - 1][1] : ranges[k][0]].strip() in ("", ".")
@@ -566,6 +567,7 @@ class NerAnonymizer:
             name[k] = (
                 (listed[k] and not self._word_not_name(word))
                 or gaz.is_place(word)
+                or city[k]
                 or gaz.is_title(word)
                 or title_before
                 or (listed[k] and self._caps_name_context(words, text, ranges, k))
@@ -599,6 +601,40 @@ class NerAnonymizer:
             else:
                 out.append(word.lower())
         return out
+
+    def _caps_cities(self, words: list[str], text: str, ranges: list[tuple[int, int]]) -> list[bool]:
+        """Which words of a stretch in capitals belong to a city's name (``cities.txt``) of one to three words
+        apart by single spaces ("MUMBAI", "SAN FRANCISCO"), holding a word that is no English word: "NICE",
+        "READING", "LITTLE ROCK" stay words."""
+        gaz = self.gazetteer
+        assert gaz is not None
+        n, out = len(words), [False] * len(words)
+        for size in (3, 2, 1):
+            for k in range(n - size + 1):
+                span = range(k, k + size)
+                if any(out[j] for j in span) or any(text[ranges[j][1] : ranges[j + 1][0]] != " " for j in span[:-1]):
+                    continue
+                phrase = " ".join(words[j] for j in span)
+                if gaz.is_city(phrase) and all(not self._common_word(words[j].lower()) for j in span):
+                    for j in span:
+                        out[j] = True
+        return out
+
+    def _common_word(self, word: str) -> bool:
+        """Whether WordNet lists the word as an adjective, verb or adverb, or as a noun no list holds as a name —
+        "nice", "reading", "bath" — where a city's name alone is a noun it lists as a proper name ("halifax")."""
+        if self.nlp is None:
+            return True
+        verbs = english_words(self.nlp, "verb")
+        if (
+            word.endswith(("ing", "ed"))
+            and any(  # "reading", "wanted": a verb's forms
+                stem in verbs for stem in (word[:-3], word[:-3] + "e", word[:-2], word[:-1], word[:-4])
+            )
+        ):
+            return True
+        parts = (english_words(self.nlp, part) for part in ("adj", "adv"))
+        return any(is_dictionary_word(word, words) for words in (verbs, *parts)) or word in self._openers
 
     def _caps_name_context(self, words: list[str], text: str, ranges: list[tuple[int, int]], k: int) -> bool:
         """Whether the listed name ``words[k]``, also an English word, is used as a name in a stretch in capitals:
