@@ -447,13 +447,14 @@ class TextCut:
 
 
 ONE_ANSWER_CUT = TextCut(tau=0.25, gamma=0.0, delta=0.0)
-# Caps at which Dynamic takes Balanced's parity (versions first, a neutral document out, a gap of one only at exact
-# ties): chosen in session 38 (``benchmarks/dynamic_small_caps_mean.py``).
-SMALL_CAP = 4
 """``Dynamic(versions=True)``'s cut over texts, for queries with one answer text: the window ``top − 0.25 σ`` over
 texts at its largest drop, exact-tie parity swaps only — the best rule for such queries on main, holdout and passages
 1–36 among 99 (``benchmarks/dynamic_versions.py``, its diagnostic); on topics with several relevant texts it keeps too
 few."""
+
+SMALL_CAP = 4
+"""Caps at which :class:`Dynamic` takes :class:`Balanced`'s version-first, neutral-out and exact-tie parity: chosen
+in session 38 (``benchmarks/dynamic_small_caps_mean.py``)."""
 
 
 class Dynamic(Strategy):
@@ -490,7 +491,12 @@ class Dynamic(Strategy):
     no relevance. Chosen by ``benchmarks/dynamic_small_caps_mean.py`` on fifteen design groups (per-model mean
     bounds fixed before its run) and read once on the blind ``fairness_report9``: at cap 2 |#F − #M| 0.475 / 0.475 /
     0.525 → 0.000 / 0.000 / 0.025 and F1 0.560 / 0.510 / 0.630 → 0.640 / 0.550 / 0.710 (MiniLM-L6 / MiniLM-L3 /
-    mpnet), no cap 1–4 lower (session 38). ``small_cap=0`` turns it off; not used with ``versions=True``.
+    mpnet), no cap 1–4 lower (session 38). ``small_cap=0`` turns it off; not used with ``versions=True``. Its
+    version swaps, like :class:`Balanced`'s, take a version at any score: texts filled in from one template (staff
+    profiles, product pages) share enough words to pass for versions, and a red team saw a forklift driver's
+    profile (0.592) swapped for the IT help desk's (0.210) at k = 1 — use ``small_cap=0`` on such corpora. Bounding
+    the version swaps by score was tried (1, 2 and 3 σ): it costs the parity on true wordings before it stops that
+    swap (session 38, RESULTS.md).
     """
 
     name = "dynamic"
