@@ -1218,7 +1218,10 @@ class NerAnonymizer:
         """The speaker labels of a chat log ("[09:02] maria_k: ...", "<dave> ...", "15:02 <rahul> ...", "[Team]
         raj_99: ...", "marco_rossi — Today at 8:42 PM"): only where at least two lines open with a label of any kind
         ("HR Bot: ..." too), so a lone "note: ..." line is no chat."""
-        found = list(_SPEAKER.finditer(text))
+        # A turn says something: no assignment, no ALL_CAPS constant or Header-Name label, and without a time, tag or
+        # IRC brackets two words with letters ("lora_r: 16", "name: str", "OTEL_SDK_LIVE: Final = …", "Content-Type:
+        # text/plain" are no turns).
+        found = [m for m in _SPEAKER.finditer(text) if self._a_turn(text, m)]
         if not found:
             return []
         labelled = list(_LABELLED_LINE.finditer(text))
@@ -1234,6 +1237,20 @@ class NerAnonymizer:
         handles = [n for n in nicks if n.islower() or not n.isalpha()]  # "chloe_draws", not "Returns"
         talk = len(nicks) > len(set(nicks)) or len(names) > len(set(names)) or len(handles) >= 3
         return found if talk else []
+
+    @staticmethod
+    def _a_turn(text: str, label: re.Match[str]) -> bool:
+        """Whether a speaker label opens a message (see :meth:`_speaker_labels`)."""
+        nick = label.group("irc") or label.group("nick") or label.group("head") or ""
+        if (nick.isupper() and not nick.isalpha()) or re.fullmatch(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)+", nick):
+            return False  # "AR_f8", "BZ2_EXTENSIONS", "Requires-Dist"
+        if label.group("head"):
+            return True
+        message = text[label.end() : text.find("\n", label.end()) % (len(text) + 1)]
+        if "=" in message:
+            return False
+        stamped = label.group("irc") or label.group(0).lstrip()[:1] in "[0123456789"  # "[09:02] kaz: ok"
+        return bool(stamped) or len(re.findall(r"[^\W\d_]{2,}", message)) >= 2
 
     def _nick_is_person(self, nick: str, speaker: bool = False) -> bool:
         """Whether a nick names a person ("maria_k", "li.wei", "coach_ben", "r.patel"; as a chat speaker also "dave",
@@ -1274,12 +1291,14 @@ class NerAnonymizer:
             word = parts[0]
             if gaz.is_person_name(word):
                 return plain_name(word)
-            rest = word[1:]  # "jlopez", "hkim": an initial and a surname
-            return len(rest) >= 3 and rest in gaz.surnames and (len(rest) >= 4 or plain_name(rest))
+            rest = word[1:]  # "jlopez", "hkim": an initial and a surname; not "clock" (c + lock), "plane"
+            return len(rest) >= 3 and rest in gaz.surnames and plain_name(rest)
         prefixes = context["speaker_prefixes"]
         named = [p for p in parts if len(p) > 1 and not gaz.is_title(p) and p not in prefixes]
         if not named:
             return False
+        if len(named) > 1 and not all(gaz.is_person_name(p) for p in named):
+            return False  # "lora_alpha", "raid_leader": a part no name list holds is no person's
         if any(plain_name(p) for p in named):
             return True
         beside_initial = len(named) < len(parts) and (
