@@ -415,11 +415,20 @@ class GroupDetector:
         with another fingerprint (an edited concept, a newer debiasrag) are inferred again rather than trusted."""
         digest = hashlib.sha256(module_bytes("groups"))  # the rules in code: any edit counts
         digest.update(module_bytes("versions"))  # how contrast_groups finds and reads versions
-        for name in ("group_words.json", "names/non_names.json", *self._data_files):
+        for name in ("group_words.json", "names/non_names.json", "version_words.json", *self._data_files):
             digest.update(read_text(*name.split("/")).encode("utf-8"))
         concept = json.dumps(asdict(self.concept), sort_keys=True, ensure_ascii=False, default=str)
         digest.update(f"{concept}|names={self._use_names}|protagonist={self._protagonist}".encode())
         return digest.hexdigest()
+
+    @cached_property
+    def concept_words(self) -> frozenset[str]:
+        """The lower-case words this detector reads as the concept's evidence or as a neutral mention (the words
+        of its phrases too): versions of one text may differ in them (:func:`debiasrag.versions.content_apart`)."""
+        words = set(self._words) | self._neutral_words | set(self._pronouns) | set(self._possessive)
+        for phrase in self._phrases:
+            words.update(phrase.split())
+        return frozenset(words)
 
     def groups_of(self, documents: Iterable[Any]) -> list[str]:
         """Each document's :meth:`group` (labels kept, the rest inferred), in order."""
@@ -1090,7 +1099,7 @@ def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender",
         for doc, text, mine in zip(docs, texts, labelled)
     ]
     if versions and len(docs) > 1:
-        groups = found.contrast_groups(texts, groups, find_versions(texts), labelled)
+        groups = found.contrast_groups(texts, groups, find_versions(texts, concept_words=found.concept_words), labelled)
     for doc, group, mine in zip(docs, groups, labelled):
         if not mine:
             doc.metadata[GROUP_KEY], doc.metadata[INFERRED_BY_KEY] = group, found.fingerprint
@@ -1142,7 +1151,7 @@ def mixed_census(
             groups.append(found._decide(text, mentions))
             mixed.append(sum(count > 0 for count in found._counts(mentions).values()) > 1)
     if versions and len(docs) > 1:
-        found_versions = find_versions(texts)
+        found_versions = find_versions(texts, concept_words=found.concept_words)
         labelled = [user_labelled(getattr(doc, "metadata", None) or {}) for doc in docs]
         groups = found.contrast_groups(texts, groups, found_versions, labelled)
         mixed = [named_both and not mine for named_both, mine in zip(mixed, found_versions)]
@@ -1186,13 +1195,18 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
                     keys = list(documents)
                     texts = [document_text(unwrap(k)) for k in keys]
                     versions.update(
-                        {k: [texts[j] for j in mine] for k, mine in zip(keys, find_versions(texts, memo=True))}
+                        {
+                            k: [texts[j] for j in mine]
+                            for k, mine in zip(keys, find_versions(texts, memo=True, concept_words=found.concept_words))
+                        }
                     )
                 group = found.contrast_group(text, group, versions[key])
             memo[key] = group
         return memo[key]
 
-    return GroupOf((concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)))
+    return GroupOf(
+        (concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)), found.concept_words
+    )
 
 
 def document_id(doc: Any) -> str | int | None:

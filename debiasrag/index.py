@@ -268,7 +268,9 @@ class FaissIndex:
             raise InputError(f"unknown group(s) {', '.join(map(repr, unknown))} for concept {found.concept.name!r}")
         if versions and len(self.ids) > 1:
             labelled = [user_labelled(m) for m in self.metadatas]
-            groups = found.contrast_groups(self.texts, groups, self.versions(), labelled)
+            groups = found.contrast_groups(
+                self.texts, groups, self.versions(concept_words=found.concept_words), labelled
+            )
         stored = StoredGroups(found.fingerprint, list(groups))
         self.groups[found.concept.name] = stored
         return stored
@@ -345,23 +347,31 @@ class FaissIndex:
         return found.astype(np.int64)
 
     def versions(
-        self, candidates: int = CANDIDATES, *, positions: Sequence[int] | None = None, batch: int = 1024
+        self,
+        candidates: int = CANDIDATES,
+        *,
+        positions: Sequence[int] | None = None,
+        batch: int = 1024,
+        concept_words: frozenset[str] | None = None,
     ) -> list[list[int]]:
         """Each document's versions in the index (:func:`~debiasrag.versions.find_versions`), looked for among the
         ``candidates`` texts sharing most of its rarest words (:func:`~debiasrag.versions.word_candidates`: linear in
         the corpus, unlike a search of the index over itself). With ``positions``, those documents' versions only,
-        looked for among their ``candidates`` nearest stored vectors (one batched search)."""
+        looked for among their ``candidates`` nearest stored vectors (one batched search). ``concept_words``: the words
+        versions may differ in (:func:`~debiasrag.versions.is_version`; default every bundled concept's)."""
         if not (_is_positive_int(candidates) and _is_positive_int(batch)):
             raise InputError(f"candidates and batch must be positive integers, got {candidates!r} and {batch!r}")
         if positions is None:
-            return find_versions(self.texts, word_candidates(self.texts, candidates))
+            return find_versions(self.texts, word_candidates(self.texts, candidates), concept_words=concept_words)
         wanted = self._checked_positions(positions)
         neighbours: list[list[int]] = []
         for start in range(0, len(wanted), batch):
             _, found = self.search(self.vectors_at(wanted[start : start + batch]), min(candidates + 1, len(self.ids)))
             neighbours += found.tolist()
         return [
-            sorted(j for j in row if 0 <= j != p and is_version(self.texts[p], self.texts[j]))
+            sorted(
+                j for j in row if 0 <= j != p and is_version(self.texts[p], self.texts[j], concept_words=concept_words)
+            )
             for p, row in zip(wanted.tolist(), neighbours)
         ]
 

@@ -228,7 +228,7 @@ class DebiasedRetriever:
         found = {p: self._detector.group(doc.text, doc.metadata, doc_id=doc.id) for p, doc in docs.items()}
         members = sorted(set(pool) | set(new))
         texts = [self.index.texts[p] for p in members]
-        for i, versions in enumerate(find_versions(texts, memo=True)):
+        for i, versions in enumerate(find_versions(texts, memo=True, concept_words=self._detector.concept_words)):
             p = members[i]
             if p in found and versions and not user_labelled(docs[p].metadata):  # annotated in another batch too
                 found[p] = self._detector.contrast_group(texts[i], found[p], [texts[j] for j in versions])
@@ -246,7 +246,12 @@ class DebiasedRetriever:
         variants = chosen.variants(query, self.concept)
         vectors = _unit(embed_queries(self.embedder, [text for _, text in variants]))  # e5-style prefix if any
         groups = (
-            GroupOf(self.concept.groups, lambda key: self.group_of(_row(key)), lambda key: self.index.texts[_row(key)])
+            GroupOf(
+                self.concept.groups,
+                lambda key: self.group_of(_row(key)),
+                lambda key: self.index.texts[_row(key)],
+                self._detector.concept_words,
+            )
             if chosen.uses_groups
             else None
         )

@@ -59,12 +59,15 @@ class GroupOf:
     """Documents' groups for a strategy: the concept's two groups and ``of(key)``, a document's group by key.
 
     ``of`` returns one of ``groups`` or ``"neutral"`` (see :mod:`debiasrag.groups`). ``text_of(key)``, where the
-    store can give it, is the document's text (for strategies that look for versions of a text among candidates).
+    store can give it, is the document's text (for strategies that look for versions of a text among candidates);
+    ``concept_words``, the words versions may differ in (:func:`debiasrag.versions.is_version`; default every
+    bundled concept's).
     """
 
     groups: tuple[str, str]
     of: Callable[[Key], str]
     text_of: Callable[[Key], str] | None = None
+    concept_words: frozenset[str] | None = None
 
 
 Selection = list[Pick] | int  # picks, or the search depth the strategy needs before it can pick
@@ -262,7 +265,8 @@ def _parity(
     unbalanced = sum(groups[i] == first for i in kept) != sum(groups[i] == second for i in kept)
     versions = None
     if versions_first and group_of.text_of is not None and unbalanced:
-        versions = find_versions([group_of.text_of(key) for key in ranking.keys], memo=True)
+        texts = [group_of.text_of(key) for key in ranking.keys]
+        versions = find_versions(texts, memo=True, concept_words=group_of.concept_words)
     return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
 
 
@@ -548,7 +552,7 @@ class Dynamic(Strategy):
         kept: Sequence[int] = range(cutoff.cut(ranking.scores))
         bound = self.delta
         if self.text_cut is not None and group_of is not None and group_of.text_of is not None:
-            by_text = self._cut_texts(ranking, group_of.text_of, cap, self.text_cut)
+            by_text = self._cut_texts(ranking, group_of.text_of, cap, self.text_cut, group_of.concept_words)
             kept, bound = (by_text, self.text_cut.delta) if by_text else (kept, bound)
         if group_of is None:
             return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
@@ -569,10 +573,17 @@ class Dynamic(Strategy):
         )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 
-    def _cut_texts(self, ranking: Ranking, text_of: Callable[[Key], str], cap: int, text_cut: TextCut) -> list[int]:
+    def _cut_texts(
+        self,
+        ranking: Ranking,
+        text_of: Callable[[Key], str],
+        cap: int,
+        text_cut: TextCut,
+        concept_words: frozenset[str] | None = None,
+    ) -> list[int]:
         """The candidates kept by the cut over texts (every wording of a kept text, in rank order, at most ``cap``);
-        empty when no two candidates are versions of one text."""
-        heads = families([text_of(key) for key in ranking.keys], memo=True)
+        empty when no two candidates are versions of one text (``concept_words``: see :class:`GroupOf`)."""
+        heads = families([text_of(key) for key in ranking.keys], memo=True, concept_words=concept_words)
         if len(set(heads)) == len(heads):
             return []
         kept = text_cut.cut(ranking.scores, heads, _spread(ranking.scores, self.cutoff.pool))

@@ -9,8 +9,10 @@ without versions is left as the detector reads it.
 Versions are looked for among candidates (the texts sharing most of a text's rarest words, :func:`word_candidates`,
 as :meth:`~debiasrag.index.FaissIndex.store_groups` does; or a document's nearest stored vectors at query time) and
 confirmed by their words: two texts are versions when the tokens they have in common (multiset intersection) are at
-least :data:`MIN_OVERLAP` of the longer one's tokens, and neither's tail is the other's head (neighbouring chunks of
-a sliding window, :func:`overlapping_windows`).
+least :data:`MIN_OVERLAP` of the longer one's tokens, neither's tail is the other's head (neighbouring chunks of
+a sliding window, :func:`overlapping_windows`), and they differ in the concept's words, not in content
+(:func:`content_apart`): texts filled in from one template (staff profiles, product pages) share most of their
+words too, but differ in what they are about.
 """
 
 from __future__ import annotations
@@ -20,10 +22,22 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
+from debiasrag.resources import read_json
+
 MIN_OVERLAP = 0.6
 """Least token overlap of two versions. On our design sets (main, holdout, passages 1–28) every pair of versions of a
 passage shares at least 0.797 of its tokens and any other pair at most 0.429; 0.6 is the middle of that gap, fixed
 before the report sets were read (``.venv/bin/python benchmarks/version_groups.py``)."""
+
+MAX_APART = 1
+"""Most content words (:func:`content_apart`) *each* of two versions may have that the other lacks. Versions of a
+text differ in names, pronouns, gendered and role words and the grammar these force, where one wording may also
+name a role the other gives by name ("Maria" / "the club secretary"): one side's content words. Template siblings
+differ on both sides ("pediatric nurse in the children's ward" / "cafeteria cook in the staff kitchen"). On our
+labelled sets (main, holdout, report 1–9, passages 1–48, topics and the wide sets: 11,989 version pairs) 11,645 have
+at most 1 on the side with fewer, 11,731 at most 2; on a red team's staff directory (20 profiles from one template,
+66 pairs passing :data:`MIN_OVERLAP`) every pair of different jobs has at least 2, every pair of one job at most 1
+(``benchmarks/version_rule.py``, session 39)."""
 
 CANDIDATES = 8
 """Candidates examined per document for its versions (its versions come first: the same words, the same topic)."""
@@ -101,16 +115,103 @@ def _tail_is_head(a: list[str], b: list[str]) -> bool:
     return False
 
 
-def is_version(first: str, second: str, min_overlap: float = MIN_OVERLAP) -> bool:
-    """Whether the two texts are versions of one text: :func:`token_overlap` at least ``min_overlap``, and not
-    :func:`overlapping_windows`."""
-    return _share_enough(_bag(first), _bag(second), min_overlap) and not overlapping_windows(first, second)
+@lru_cache(maxsize=1)
+def _rule_words() -> tuple[frozenset[str], dict[str, str], dict[str, frozenset[str]]]:
+    """``data/version_words.json``'s words never counted as content (function words, generic people), its
+    agreement keys, and each gendered word's neutral counterparts (``data/neutral_words.json``)."""
+    data = read_json("version_words.json")
+    never = frozenset(data["function_words"]) | frozenset(data["generic_people"])
+    neutral = read_json("neutral_words.json")
+    counterparts: dict[str, set[str]] = {}
+    for table in ("pronouns", "words"):
+        for gendered, plain in neutral[table].items():
+            counterparts.setdefault(gendered.lower(), set()).update(plain.lower().split())
+    return never, dict(data["agreement"]), {w: frozenset(c) for w, c in counterparts.items()}
+
+
+@lru_cache(maxsize=1)
+def bundled_concept_words() -> frozenset[str]:
+    """The words of every bundled concept's group evidence (:attr:`GroupDetector.concept_words`): where versions
+    are looked for without a concept (a strategy's candidates), two texts may differ in any of them."""
+    from debiasrag.groups import _bundled_concepts, detector
+
+    return frozenset().union(*(detector(concept.name).concept_words for concept in _bundled_concepts()))
+
+
+def _forms(word: str, agreement: dict[str, str]) -> list[str]:
+    """The keys a word matches a word of the other text by: its agreement key, and its forms with and without -s."""
+    forms = [agreement.get(word, word), word + "s", word + "es"]
+    for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
+        if word.endswith(suffix):
+            forms.append(word[: -len(suffix)] + base)
+    if word.endswith("y"):
+        forms.append(word[:-1] + "ies")
+    return forms
+
+
+def _content_words(mine: list[str], own: Counter[str], others: Counter[str], concept: frozenset[str]) -> list[str]:
+    """The content words of a text (tokens ``mine``, bag ``own``) that the other text (bag ``others``) lacks."""
+    never, agreement, counterparts = _rule_words()
+    extra = own - others
+    theirs = [w.lower() for w in (others - own).elements()]
+    # a word the other text's gendered word turns into in a neutral wording ("actress" -> "actor")
+    neutral_of_theirs = frozenset().union(*(counterparts.get(w, frozenset()) for w in theirs))
+    unmatched = Counter(agreement.get(w, w) for w in theirs)
+    found: list[str] = []
+    for word in mine:
+        if extra[word] <= 0:
+            continue
+        extra[word] -= 1
+        low = word.lower()
+        if word[:1].isupper() or any(c.isdigit() for c in word):  # names and sentence starts; numbers, dates
+            continue
+        if low in never or low in concept or low in neutral_of_theirs:
+            continue
+        if low.endswith(("'s", "\u2019s")) and (low[:-2] in concept or low[:-2] in never):
+            continue
+        match = next((form for form in _forms(low, agreement) if unmatched[form] > 0), None)
+        if match is not None:  # "she says" / "they say": one word
+            unmatched[match] -= 1
+            continue
+        found.append(word)
+    return found
+
+
+def content_apart(first: str, second: str, concept_words: frozenset[str] | None = None) -> tuple[list[str], list[str]]:
+    """The content words each text has that the other lacks: not a capitalised word (names, sentence starts), a
+    number, a function word or a generic word for a person (``data/version_words.json``), a word of the concept's
+    evidence (``concept_words``, default :func:`bundled_concept_words`), the neutral counterpart of a gendered word
+    the other text has ("actor" for "actress", ``data/neutral_words.json``), or a verb form the other text has in
+    another person ("says" / "say", "is" / "are")."""
+    concept = bundled_concept_words() if concept_words is None else concept_words
+    a, b = tokens(first), tokens(second)
+    bag_a, bag_b = Counter(a), Counter(b)
+    return _content_words(a, bag_a, bag_b, concept), _content_words(b, bag_b, bag_a, concept)
+
+
+def _differ_in_concept(first: str, second: str, concept_words: frozenset[str] | None) -> bool:
+    """At most :data:`MAX_APART` content words on the side with fewer (:func:`content_apart`)."""
+    mine, theirs = content_apart(first, second, concept_words)
+    return min(len(mine), len(theirs)) <= MAX_APART
+
+
+def is_version(
+    first: str, second: str, min_overlap: float = MIN_OVERLAP, concept_words: frozenset[str] | None = None
+) -> bool:
+    """Whether the two texts are versions of one text: :func:`token_overlap` at least ``min_overlap``, not
+    :func:`overlapping_windows`, and at most :data:`MAX_APART` content words apart on the side with fewer
+    (:func:`content_apart`; ``concept_words``: the concept's evidence words, default every bundled concept's)."""
+    return (
+        _share_enough(_bag(first), _bag(second), min_overlap)
+        and not overlapping_windows(first, second)
+        and _differ_in_concept(first, second, concept_words)
+    )
 
 
 @lru_cache(maxsize=65536)
-def _pair_shares_enough(first: str, second: str, min_overlap: float) -> bool:
+def _pair_shares_enough(first: str, second: str, min_overlap: float, concept_words: frozenset[str] | None) -> bool:
     """:func:`is_version`, memoized: a retriever compares the same candidates on query after query."""
-    return is_version(first, second, min_overlap)
+    return is_version(first, second, min_overlap, concept_words)
 
 
 def find_versions(
@@ -119,11 +220,12 @@ def find_versions(
     min_overlap: float = MIN_OVERLAP,
     *,
     memo: bool = False,
+    concept_words: frozenset[str] | None = None,
 ) -> list[list[int]]:
     """Each text's versions (positions, ascending) among its ``candidates`` (positions into ``texts``; itself and
     out-of-range positions such as FAISS's -1 are ignored; default :func:`word_candidates`). Symmetric: if j is a
     version of i, i is one of j. ``memo``: for a query's candidates, seen again on later queries — token bags and
-    pair verdicts are memoized (a corpus, which passes once, is not)."""
+    pair verdicts are memoized (a corpus, which passes once, is not). ``concept_words``: see :func:`is_version`."""
     if candidates is None:
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
@@ -132,8 +234,12 @@ def find_versions(
 
     def shares(i: int, j: int) -> bool:
         if memo:
-            return _pair_shares_enough(texts[i], texts[j], min_overlap)
-        return _share_enough(bags[i], bags[j], min_overlap) and not _windows(words[i], words[j])
+            return _pair_shares_enough(texts[i], texts[j], min_overlap, concept_words)
+        return (
+            _share_enough(bags[i], bags[j], min_overlap)
+            and not _windows(words[i], words[j])
+            and _differ_in_concept(texts[i], texts[j], concept_words)
+        )
 
     for i, row in enumerate(candidates):
         for j in row:
@@ -168,9 +274,10 @@ def word_candidates(
     return found
 
 
-def families(texts: Sequence[str], *, memo: bool = False) -> list[int]:
+def families(texts: Sequence[str], *, memo: bool = False, concept_words: frozenset[str] | None = None) -> list[int]:
     """For each text, the position of the first text of its family — the texts joined by being versions of one
-    another (:func:`find_versions`, transitively; ``memo``: see there). A text without versions is its own family."""
+    another (:func:`find_versions`, transitively; ``memo``, ``concept_words``: see there). A text without versions
+    is its own family."""
     head = list(range(len(texts)))
 
     def first(i: int) -> int:
@@ -179,7 +286,7 @@ def families(texts: Sequence[str], *, memo: bool = False) -> list[int]:
             i = head[i]
         return i
 
-    for i, versions in enumerate(find_versions(texts, memo=memo)):
+    for i, versions in enumerate(find_versions(texts, memo=memo, concept_words=concept_words)):
         for j in versions:
             a, b = first(i), first(j)
             if a != b:
@@ -205,7 +312,10 @@ def own_words(text: str, others: Sequence[str]) -> str:
 
 __all__ = [
     "CANDIDATES",
+    "MAX_APART",
     "MIN_OVERLAP",
+    "bundled_concept_words",
+    "content_apart",
     "families",
     "find_versions",
     "is_version",

@@ -10,7 +10,15 @@ from debiasrag import Document, FaissIndex, InputError
 from debiasrag.datasets import load_fairness_passages
 from debiasrag.groups import GROUP_KEY, INFERRED_BY_KEY, annotate_groups, detector, group_census, group_summary
 from debiasrag.storage import data_paths
-from debiasrag.versions import families, find_versions, own_words, token_overlap, word_candidates
+from debiasrag.versions import (
+    content_apart,
+    families,
+    find_versions,
+    is_version,
+    own_words,
+    token_overlap,
+    word_candidates,
+)
 
 # A side person comes first in every wording, so the detector alone reads the female wording as his.
 SIDE = "At the depot, Mr Hale handed over the keys and he checked the brakes twice."
@@ -246,3 +254,80 @@ def test_neighbouring_chunks_of_a_sliding_window_are_no_versions():
         "The doctor ordered a contrast CT to rule out an aortic aneurysm, and they scheduled surgery for the afternoon."
     )
     assert is_version(female, neutral) and not overlapping_windows(female, neutral)
+
+
+# One template, different jobs: they share most of their words but are about different things (a red team's staff
+# directory, session 38, in our own words). Two profiles of one job may differ by the person only.
+PROFILE = (
+    "Staff profile: {name} works as a {job} in the {place} at Westbrook Clinic. {She} joined Westbrook Clinic in 2019 "
+    "and is part of the weekend rota. For questions, contact {her} team through the staff directory."
+)
+STAFF = {
+    "nurse-f": dict(name="Lena Ortiz", job="pediatric nurse", place="children's ward", She="She", her="her"),
+    "nurse-m": dict(name="Karim Haddad", job="pediatric nurse", place="children's ward", She="He", her="his"),
+    "cook-m": dict(name="Paul Brandt", job="cafeteria cook", place="staff kitchen", She="He", her="his"),
+    "desk-f": dict(name="Ines Duarte", job="help desk agent", place="front office", She="She", her="her"),
+    "driver-m": dict(name="Tomas Berg", job="forklift driver", place="loading dock", She="He", her="his"),
+}
+
+
+def test_template_siblings_about_different_things_are_no_versions():
+    texts = {key: PROFILE.format(**slots) for key, slots in STAFF.items()}
+    assert token_overlap(texts["nurse-f"], texts["cook-m"]) >= 0.6  # they share enough words to pass the overlap
+    assert content_apart(texts["nurse-f"], texts["cook-m"]) == (
+        ["pediatric", "nurse", "children's", "ward"],
+        ["cafeteria", "cook", "staff", "kitchen"],
+    )
+    assert not is_version(texts["nurse-f"], texts["cook-m"])
+    assert not is_version(texts["desk-f"], texts["driver-m"])
+    # one job, another person: the same text in another wording as far as the words go
+    assert content_apart(texts["nurse-f"], texts["nurse-m"]) == ([], [])
+    assert is_version(texts["nurse-f"], texts["nurse-m"])
+    found = find_versions(list(texts.values()))
+    assert found == [[1], [0], [], [], []]
+
+
+def test_a_neutral_wording_may_name_a_role_and_change_the_verbs():
+    female = "Maria says she checks the smoke alarm each month and replaces its battery every spring."
+    neutral = "The fire safety officer says they check the smoke alarm each month and replace its battery every spring."
+    # "check"/"checks", "replace"/"replaces": the grammar a change of subject forces; the role is one side's words
+    assert content_apart(female, neutral) == ([], ["fire", "safety", "officer"])
+    assert is_version(female, neutral)
+    actress = "The actress rehearsed her lines on the train and learned the second act by Friday."
+    actor = "The actor rehearsed their lines on the train and learned the second act by Friday."
+    assert content_apart(actress, actor) == ([], [])  # "actor": the neutral counterpart of "actress"
+
+
+def test_a_users_concept_words_may_tell_its_versions_apart():
+    from debiasrag.concepts import Concept
+    from debiasrag.groups import GroupDetector
+
+    church = "Every Sunday the church choir sang, and after the church service the church hall served soup to all."
+    mosque = "Every Friday the mosque choir sang, and after the mosque service the mosque hall served soup to all."
+    assert not is_version(church, mosque)  # three content words on each side
+    concept = Concept.from_dict(
+        {
+            "name": "faith",
+            "groups": ["christian", "muslim"],
+            "pairs": [["church", "mosque"], ["sunday", "friday"]],
+            "variants": {"christian": "This person is a Christian.", "muslim": "This person is a Muslim."},
+            "debiasing": "This person's faith is unknown.",
+        },
+        source="test",
+    )
+    words = GroupDetector(concept).concept_words
+    assert {"church", "mosque"} <= words
+    assert is_version(church, mosque, concept_words=words)
+
+
+def test_dynamic_and_balanced_keep_template_siblings_of_other_jobs_out(embedder):
+    # At small caps dynamic takes balanced's version swaps, which come at any score: a sibling taken for a version
+    # brought an off-topic profile in (a forklift driver for the help desk, session 38's red team).
+    from debiasrag import DebiasedRetriever
+
+    docs = [Document(key, PROFILE.format(**slots)) for key, slots in STAFF.items()]
+    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder)
+    for strategy in ("dynamic", "balanced"):
+        for k in (1, 2):
+            ids = retriever.retrieve("pediatric nurse on the children's ward", k=k, strategy=strategy).ids
+            assert set(ids) <= {"nurse-f", "nurse-m"}, (strategy, k, ids)
