@@ -17,7 +17,8 @@ words and their neutral counterparts, verb agreement); a pair is a version when 
   topics taken;
 * unless ``--no-retrieval``: each template corpus indexed with the packaged MiniLM, its queries run with ``topk``,
   ``balanced`` and ``dynamic`` at k = 1, 2, 3, 4, 5, 10 under the rule before and the shipped one — documents of
-  another topic returned, mean |#F − #M|, share of the topic's documents returned.
+  another topic returned, mean |#F − #M|, the topic's documents returned over min(k, their number) (recall@k), and
+  per-query F1 against all of the topic's documents.
 
 The threshold (1) was chosen on the labelled sets and the red team's directory before ``template_corpora.jsonl`` was
 written or read.
@@ -150,19 +151,26 @@ def retrieval_table(files: list[str]) -> list[list[str]]:
                             ids = retriever.retrieve(q["query"], k=k, strategy=strategy).ids
                             off = sum(topic[i] != q["topic"] for i in ids)
                             gap = abs(sum(group[i] == "female" for i in ids) - sum(group[i] == "male" for i in ids))
-                            found = (len(ids) - off) / min(on_topic, k)
-                            t = totals.setdefault((strategy, rule, k), [0, 0, 0, 0])
+                            hits = len(ids) - off
+                            found = hits / min(on_topic, k)
+                            f1 = 2 * hits / (len(ids) + on_topic)  # against every document of the topic
+                            t = totals.setdefault((strategy, rule, k), [0, 0, 0, 0, 0])
                             t[0] += off
                             t[1] += gap
                             t[2] += found
                             t[3] += 1
+                            t[4] += f1
             versions.MAX_APART = SHIPPED
             versions._pair_shares_enough.cache_clear()
     rows = []
-    for (strategy, rule, k), (off, gap, found, n) in sorted(totals.items(), key=lambda x: (x[0][0], x[0][2], x[0][1])):
+    for (strategy, rule, k), (off, gap, found, n, f1) in sorted(
+        totals.items(), key=lambda x: (x[0][0], x[0][2], x[0][1])
+    ):
         if strategy == "topk" and rule == "shipped":
             continue  # topk reads no versions
-        rows.append([strategy, rule, str(k), str(int(off)), f"{gap / n:.2f}", f"{found / n:.3f}", str(n)])
+        rows.append(
+            [strategy, rule, str(k), str(int(off)), f"{gap / n:.2f}", f"{found / n:.3f}", f"{f1 / n:.3f}", str(n)]
+        )
     return rows
 
 
@@ -190,7 +198,8 @@ def main() -> None:
                 "k",
                 "other-topic docs returned",
                 "mean |#F−#M|",
-                "topic recall",
+                "recall@k",
+                "F1",
                 "queries",
             ]
             print(md_table(head, retrieval_table([file])))

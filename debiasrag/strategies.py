@@ -496,10 +496,11 @@ class Dynamic(Strategy):
     bounds fixed before its run) and read once on the blind ``fairness_report9``: at cap 2 |#F − #M| 0.475 / 0.475 /
     0.525 → 0.000 / 0.000 / 0.025 and F1 0.560 / 0.510 / 0.630 → 0.640 / 0.550 / 0.710 (MiniLM-L6 / MiniLM-L3 /
     mpnet), no cap 1–4 lower (session 38). ``small_cap=0`` turns it off; not used with ``versions=True``. Its
-    version swaps, like :class:`Balanced`'s, take a version at any score: texts filled in from one template (staff
-    profiles, product pages) share enough words to pass for versions, and a red team saw a forklift driver's
-    profile (0.592) swapped for the IT help desk's (0.210) at k = 1 — use ``small_cap=0`` on such corpora. Bounding
-    the version swaps by score was tried (1, 2 and 3 σ): it costs the parity on true wordings before it stops that
+    version swaps, like :class:`Balanced`'s, take a version at any score; texts filled in from one template (staff
+    profiles) passed for versions until session 39 (a red team saw a forklift driver's profile, 0.592, swapped for
+    the IT help desk's, 0.210, at k = 1), and still do where the template differs in one word ("nurse" / "midwife",
+    :data:`debiasrag.versions.MAX_APART`) — use ``small_cap=0`` on such corpora. Bounding the version swaps by score
+    was tried (1, 2 and 3 σ): it costs the parity on true wordings before it stops that
     swap (session 38, RESULTS.md).
     """
 

@@ -33,11 +33,13 @@ MAX_APART = 1
 """Most content words (:func:`content_apart`) *each* of two versions may have that the other lacks. Versions of a
 text differ in names, pronouns, gendered and role words and the grammar these force, where one wording may also
 name a role the other gives by name ("Maria" / "the club secretary"): one side's content words. Template siblings
-differ on both sides ("pediatric nurse in the children's ward" / "cafeteria cook in the staff kitchen"). On our
-labelled sets (main, holdout, report 1–9, passages 1–48, topics and the wide sets: 11,989 version pairs) 11,645 have
-at most 1 on the side with fewer, 11,731 at most 2; on a red team's staff directory (20 profiles from one template,
-66 pairs passing :data:`MIN_OVERLAP`) every pair of different jobs has at least 2, every pair of one job at most 1
-(``benchmarks/version_rule.py``, session 39)."""
+differ on both sides ("pediatric nurse in the children's ward" / "cafeteria cook in the staff kitchen").
+``.venv/bin/python benchmarks/version_rule.py --report`` (session 39): on our labelled sets (all but the unread
+``fairness_report10``) 11,645 of 11,989 version pairs have at most 1 on the side with fewer (11,739 at most 2); on a
+red team's staff directory none of the 66 pairs of different jobs passing :data:`MIN_OVERLAP` has fewer than 3.
+Chosen on those; then ten template corpora written blind (``data/versions/template_corpora.jsonl``): 69 of 71
+version pairs kept, siblings of different topics taken 118 → 33 — all 33 job adverts whose template differs in one
+word ("nurse" / "midwife"), which no word count tells from a version."""
 
 CANDIDATES = 8
 """Candidates examined per document for its versions (its versions come first: the same words, the same topic)."""

@@ -331,3 +331,19 @@ def test_dynamic_and_balanced_keep_template_siblings_of_other_jobs_out(embedder)
         for k in (1, 2):
             ids = retriever.retrieve("pediatric nurse on the children's ward", k=k, strategy=strategy).ids
             assert set(ids) <= {"nurse-f", "nurse-m"}, (strategy, k, ids)
+
+
+def test_our_own_gender_swaps_and_neutral_wordings_are_versions_of_their_source():
+    # a corpus augmented by debiasrag augment / index --neutralize must keep its versions found by their words
+    from debiasrag.counterfactual.gender_swap import GenderSwapper
+    from debiasrag.counterfactual.neutralize import GenderNeutralizer
+
+    texts = [
+        "The waitress told her manager that she would cover the late shift for her brother on Saturday.",
+        "Every spring Mrs Okafor repots the orchids on the kitchen windowsill into fresh bark, and her husband says she"
+        " waters them only when the roots turn silver.",
+        "He asked his daughter's headmistress whether the school would let him volunteer at the library.",
+    ]
+    for made in (GenderSwapper().swap_batch(texts), GenderNeutralizer().neutralize_batch(texts)):
+        for source, version in zip(texts, made):
+            assert source != version and is_version(source, version), (source, version, content_apart(source, version))
