@@ -632,7 +632,7 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     in session 34, read once in session 37 with the rules as shipped; ``"report9"``: eldercare, debt, coaching,
     workstress, homerepair, 40 queries and 240 documents, written blind in session 37, read in session 38;
     ``"report10"``: travel, pets, studying, cooking, volunteering, 40 queries and 240 documents, written blind in
-    session 38 and registered unread; not in ``"all"``).
+    session 38, read once in session 39 with the rules as shipped; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule
