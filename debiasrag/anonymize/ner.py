@@ -86,6 +86,12 @@ _SPEAKER = re.compile(
     r"|(?P<head>" + _NICK + r")(?: \u2014 (?:Today|Yesterday) at | {2,}|[ \t]+\[)" + _TIME + r"\]?[ \t]*$)",
     re.MULTILINE,
 )
+# A bracketed tag in a chat speaker's label ("[10:15 PM]", "[Team]", "[reply to Kwame Mensah]"); a time or a date
+# in one makes it a timestamp ("[12/03/24, 09:15:22]", "[Jan 14 09:02 UTC]"); its channels, numbers and words.
+_CHAT_TAG = re.compile(r"\[([^\]\n]{1,24})\]")
+_TAG_STAMP = re.compile(_TIME + r"|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
+_TAG_CHANNEL = re.compile(r"#[\w.-]+|\d+")
+_TAG_WORD = re.compile(r"[^\W\d_]+")
 # Any line opening with up to four words and a colon ("Priscilla Mensah: ...", "HR Bot: ..."): with the speakers
 # above, two such lines make a text a chat log.
 _LABELLED_LINE = re.compile(r"^(?:\[[^\]\n]{1,24}\][ \t]*)*[^\W\d_][\w.'()-]*(?: [\w.'()-]+){0,3}:[ \t]", re.MULTILINE)
@@ -107,6 +113,7 @@ _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
 _PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
 _VOCATIVE = re.compile(r",\s+([^\W\d_]+)\b")
+_LINE_END = re.compile(r"[^\w\n]*(?:\n|$)")  # only punctuation or emoji left on the line
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -1035,9 +1042,8 @@ class NerAnonymizer:
             )
             if label:
                 protect(m.start(1), m.end(1))
-        for m in self._speaker_labels(text):  # a chat line's tags ("[Team] raj_99: ...") are channels, no one
-            nick = next(g for g in ("irc", "at", "nick", "head") if m.group(g) is not None)
-            protect(m.start(), m.start(nick))
+        for start, end in self._chat_label_non_names(text, full_name_words):
+            protect(start, end)
         for m in _SHORTHAND_WORD.finditer(text):
             if m.group(0) in context["abbreviations"]:
                 protect(m.start(), m.end())
@@ -1050,6 +1056,34 @@ class NerAnonymizer:
                 continue  # "Smith's law firm": the firm of a person
             protect(m.start("name"), m.end("name"))
         return mask
+
+    def _chat_label_non_names(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
+        """The spans of a chat log's speaker labels, before the nick, that name no one: times, dates and IRC brackets;
+        timestamp tags ("[Jan 14 09:02 UTC]"); in other tags #channels, numbers, ``mention_context.json``'s
+        ``chat_tag_words`` ("[Team]", "[Mod]", "[DM]") and dictionary words no name or title list holds ("[reply
+        to ...]", "[Spectator]"). The rest of a tag is read like any text: tags may hold a person ("[reply to Kwame
+        Mensah] dave_r:", "[DM from Kwame]", "[Priya] [09:00] dave_r:")."""
+        tag_words, gaz = _mention_context()["chat_tag_words"], self.gazetteer
+
+        def no_one(word: str) -> bool:  # a tag word, or a dictionary word no one is called
+            return word.casefold() in tag_words or (
+                self._is_english(word.lower())
+                and not (gaz is not None and (gaz.is_person_name(word) or gaz.is_title(word)))
+                and word not in full_name_words
+            )
+
+        for m in self._speaker_labels(text):
+            nick = m.start(next(g for g in ("irc", "at", "nick", "head") if m.group(g) is not None))
+            outside = m.start()  # past the last tag: a time, a date, "<@", "@"
+            for tag in _CHAT_TAG.finditer(text, m.start(), nick):
+                yield outside, tag.start(1)
+                outside = tag.end(1)
+                if _TAG_STAMP.search(text, tag.start(1), tag.end(1)):
+                    yield tag.start(1), tag.end(1)
+                    continue
+                yield from (c.span() for c in _TAG_CHANNEL.finditer(text, tag.start(1), tag.end(1)))
+                yield from (w.span() for w in _TAG_WORD.finditer(text, tag.start(1), tag.end(1)) if no_one(w.group()))
+            yield outside, nick
 
     def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
         full_names = (name.split() for _, _, name, label in spans if label == "PERSON")
@@ -1169,24 +1203,43 @@ class NerAnonymizer:
         # "bill said hi. is bill here?": a name confirmed once is that name at its other lower-case mentions too
         # (not after a determiner or possessive: "bill said the bill is due")
         names = {e.text for e in sure if e.text not in self._openers}  # not "will", "may": "hey will, i will go"
-        # "<mia> ... press it mia", "<lily.chen> ... thanks, lily": a speaker whose nick names a person is that name
-        # in the messages too (a nick of letters, or the given names among its parts)
-        for m in speakers:
-            nick = m.group("irc") or m.group("nick") or m.group("head")
-            if self._nick_is_person(nick, speaker=True):
-                parts = _NICK_PARTS.split(nick.casefold())
-                names.update(
-                    [nick.casefold()] if nick.isalpha() else (p for p in parts if len(p) > 2 and p in gaz.given)
-                )
+        # A speaker's nick gives names too; one that is also a word only where cued, even once confirmed ("thanks
+        # lily" ... "planted lily bulbs")
+        nick_names, nick_words = self._speaker_names(speakers)
+        names |= nick_names
         found = {e.start for e in sure}
         context = _mention_context()
         for m in _CASUAL_WORD.finditer(text):
-            if m.group(1) in names and m.start(1) not in found:
+            if m.group(1) in nick_words and m.start(1) not in found:
+                if self._cued(plain, m.start(1), m.end(1)) or _addressed(plain, m.start(1), m.end(1)):
+                    sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
+            elif m.group(1) in names and m.start(1) not in found:
                 before = _WORD_BEFORE.search(text, 0, m.start(1))
                 previous = "" if before is None else before.group(1).casefold()
                 if previous not in context["determiners"] and previous not in context["not_a_name_after"]:
                     sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return sorted(sure, key=lambda e: e.start)
+
+    def _speaker_names(self, speakers: list[re.Match[str]]) -> tuple[set[str], set[str]]:
+        """The names a chat log's speakers give its messages ("<mia> ... press it mia", "<lily.chen> ... thanks,
+        lily"): a person's nick of letters, or the given names among its parts, as (names removed at every
+        lower-case mention, names that are also words). A part that is also a word ("mark_t", "rose_k", "bill_w",
+        "lily.chen") is a name only where a cue says so ("thanks mark", "bill said", "gg rose!", "lily: ..."), not in
+        "just mark the ticket", "cpu usage rose", "planted lily bulbs"."""
+        gaz = self.gazetteer
+        names: set[str] = set()
+        words: set[str] = set()
+        if gaz is None:
+            return names, words
+        for m in speakers:
+            nick = m.group("irc") or m.group("nick") or m.group("head")
+            if self._nick_is_person(nick, speaker=True):
+                parts = _NICK_PARTS.split(nick.casefold())
+                for name in (
+                    [nick.casefold()] if nick.isalpha() else [p for p in parts if len(p) > 2 and p in gaz.given]
+                ):
+                    (words if self._word_not_name(name) else names).add(name)
+        return names, words
 
     def _handles(self, text: str) -> list[Entity]:
         """User handles ("@marco", "cc @lindiwe"), "@" included so no stray "@" is left: a listed name, or a
@@ -1493,6 +1546,17 @@ def _opens_sentence(text: str, start: int) -> bool:
     """Whether ``start`` is the first letter of the text, a line or a sentence."""
     before = text[:start].rstrip(" \t\"'\u201c(")
     return not before or before[-1] in ".!?\n"
+
+
+def _addressed(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``[start, end)`` is someone addressed or hailed: "!" after it ("gg rose!"), a comma
+    before it at the end of a line ("nice work, lily"), or a colon after it opening a line ("lily: can you check";
+    "lily, can you ..." is :meth:`NerAnonymizer._cued`'s)."""
+    if text.startswith("!", end):
+        return True
+    if _opens_sentence(text, start):
+        return text.startswith(":", end)
+    return text[max(0, start - 8) : start].rstrip(" \t").endswith(",") and _LINE_END.match(text, end) is not None
 
 
 @lru_cache(maxsize=1)
