@@ -120,7 +120,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report8",
     "report9",
     "report10",
-)  # written blind (sessions 28-38), report only
+    "report11",
+)  # written blind (sessions 28-39), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -632,7 +633,8 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     in session 34, read once in session 37 with the rules as shipped; ``"report9"``: eldercare, debt, coaching,
     workstress, homerepair, 40 queries and 240 documents, written blind in session 37, read in session 38;
     ``"report10"``: travel, pets, studying, cooking, volunteering, 40 queries and 240 documents, written blind in
-    session 38, read once in session 39 with the rules as shipped; not in ``"all"``).
+    session 38, read once in session 39 with the rules as shipped; ``"report11"``: legal, vehicles, events, sleep,
+    shopping, 40 queries and 240 documents, written blind in session 39 and registered unread; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

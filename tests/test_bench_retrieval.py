@@ -91,6 +91,7 @@ def test_fairness_set_shape():
         ("report8", 40, 5),
         ("report9", 40, 5),
         ("report10", 40, 5),
+        ("report11", 40, 5),
     ],
 )
 def test_blind_report_sets_shape(split, queries, areas):
