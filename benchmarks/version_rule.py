@@ -43,7 +43,6 @@ from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.resources import read_jsonl  # noqa: E402
 
 THRESHOLDS = (0, 1, 2, 3)
-ANY = 10**6  # no bound: the rule before
 WORDING = re.compile(r"-(female|male|neutral|F|M|N|f|m|n)(?=-|$)")
 LABELLED = [
     "main",
@@ -61,19 +60,25 @@ LABELLED = [
 KS = (1, 2, 3, 4, 5, 10)
 
 
-def fewer_apart(first: str, second: str) -> int:
-    """Content words on the side with fewer (:func:`debiasrag.versions.content_apart`)."""
+def fewer_apart(first: str, second: str) -> int | float:
+    """Content words on the side with fewer (:func:`debiasrag.versions.content_apart`); infinite where the texts
+    state different facts or differ in no word of a group (no threshold takes them)."""
+    (a, _), (b, _) = versions._bag(first), versions._bag(second)
+    concept = versions.bundled_concept_words()
+    if versions._says_otherwise(a, b) or not versions._names_a_group((a - b) + (b - a), concept):
+        return float("inf")
     mine, theirs = versions.content_apart(first, second)
     return min(len(mine), len(theirs))
 
 
 def overlap_pairs(texts: list[str]) -> list[tuple[int, int]]:
-    """Pairs passing the overlap and window tests (the rule before ``MAX_APART``)."""
-    versions.MAX_APART = ANY
+    """Pairs passing the overlap and window tests (the rule before session 39)."""
+    shipped = versions._differ_in_concept
+    versions._differ_in_concept = lambda first, second, concept_words: True  # type: ignore[assignment]
     try:
         found = versions.find_versions(texts)
     finally:
-        versions.MAX_APART = SHIPPED
+        versions._differ_in_concept = shipped  # type: ignore[assignment]
     return [(i, j) for i, row in enumerate(found) for j in row if j > i]
 
 
@@ -140,8 +145,10 @@ def retrieval_table(files: list[str]) -> list[list[str]]:
             index = FaissIndex.from_documents([Document(d["id"], d["text"]) for d in docs], embedder)
             topic = {d["id"]: d["topic"] for d in docs}
             group = {d["id"]: d["group"] for d in docs}
-            for rule, bound in (("before", ANY), ("shipped", SHIPPED)):
-                versions.MAX_APART = bound
+            shipped = versions._differ_in_concept
+            for rule in ("before", "shipped"):
+                if rule == "before":  # overlap and windows only
+                    versions._differ_in_concept = lambda *args: True  # type: ignore[assignment]
                 versions._pair_shares_enough.cache_clear()
                 retriever = DebiasedRetriever(index, embedder)  # groups read again under this rule
                 for q in queries[name]:
@@ -160,7 +167,7 @@ def retrieval_table(files: list[str]) -> list[list[str]]:
                             t[2] += found
                             t[3] += 1
                             t[4] += f1
-            versions.MAX_APART = SHIPPED
+                versions._differ_in_concept = shipped  # type: ignore[assignment]
             versions._pair_shares_enough.cache_clear()
     rows = []
     for (strategy, rule, k), (off, gap, found, n, f1) in sorted(

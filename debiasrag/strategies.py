@@ -16,7 +16,7 @@ import numpy as np
 
 from debiasrag.concepts import Concept
 from debiasrag.errors import InputError, check_bool, check_int, check_number
-from debiasrag.versions import families, find_versions
+from debiasrag.versions import SWAP_APART, families, find_versions
 
 Key = Hashable
 
@@ -266,7 +266,7 @@ def _parity(
     versions = None
     if versions_first and group_of.text_of is not None and unbalanced:
         texts = [group_of.text_of(key) for key in ranking.keys]
-        versions = find_versions(texts, memo=True, concept_words=group_of.concept_words)
+        versions = find_versions(texts, memo=True, concept_words=group_of.concept_words, max_apart=SWAP_APART)
     return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
 
 

@@ -17,12 +17,14 @@ words too, but differ in what they are about.
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
-from debiasrag.resources import read_json
+from debiasrag.resources import data_path, read_json
 
 MIN_OVERLAP = 0.6
 """Least token overlap of two versions. On our design sets (main, holdout, passages 1–28) every pair of versions of a
@@ -41,15 +43,26 @@ Chosen on those; then ten template corpora written blind (``data/versions/templa
 version pairs kept, siblings of different topics taken 118 → 33 — all 33 job adverts whose template differs in one
 word ("nurse" / "midwife"), which no word count tells from a version."""
 
+SWAP_APART = 0
+""":data:`MAX_APART` for the versions a strategy swaps in at any score (``balanced``; ``dynamic`` at small caps): only
+texts whose sides differ in the concept's words alone, since a template sibling one word apart ("dermatologist" /
+"radiologist" in one clinic page template) would replace the answer (a red team, session 39, at k = 2). Families
+(``dynamic``'s cut over texts) and groups read by contrast keep :data:`MAX_APART`: there a sibling costs a document
+returned, not the answer."""
+
 CANDIDATES = 8
 """Candidates examined per document for its versions (its versions come first: the same words, the same topic)."""
 
 _TOKEN = re.compile(r"\w[\w'’-]*")
 
 
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+
+
 def tokens(text: str) -> list[str]:
-    """The word tokens versions are compared by (case kept: "Rose" the name is not "rose")."""
-    return _TOKEN.findall(text)
+    """The word tokens versions are compared by (case kept: "Rose" the name is not "rose"; curly apostrophes read as
+    straight ones, as the word lists write them: "girls’" is "girls'")."""
+    return _TOKEN.findall(text.translate(_APOSTROPHES))
 
 
 @lru_cache(maxsize=8192)
@@ -117,18 +130,31 @@ def _tail_is_head(a: list[str], b: list[str]) -> bool:
     return False
 
 
+class _RuleWords(NamedTuple):
+    never: frozenset[str]  # function words and generic words for a person: never content
+    agreement: dict[str, str]  # verb forms a change of subject forces -> one key
+    counterparts: dict[str, frozenset[str]]  # gendered word -> its neutral counterparts
+    negations: frozenset[str]
+    affixes: frozenset[str]  # what a concept word is compounded with ("ex-wife", "chairwoman-elect")
+
+
 @lru_cache(maxsize=1)
-def _rule_words() -> tuple[frozenset[str], dict[str, str], dict[str, frozenset[str]]]:
-    """``data/version_words.json``'s words never counted as content (function words, generic people), its
-    agreement keys, and each gendered word's neutral counterparts (``data/neutral_words.json``)."""
+def _rule_words() -> _RuleWords:
+    """``data/version_words.json``'s word lists, and each gendered word's neutral counterparts
+    (``data/neutral_words.json``)."""
     data = read_json("version_words.json")
-    never = frozenset(data["function_words"]) | frozenset(data["generic_people"])
     neutral = read_json("neutral_words.json")
     counterparts: dict[str, set[str]] = {}
     for table in ("pronouns", "words"):
         for gendered, plain in neutral[table].items():
             counterparts.setdefault(gendered.lower(), set()).update(plain.lower().split())
-    return never, dict(data["agreement"]), {w: frozenset(c) for w, c in counterparts.items()}
+    return _RuleWords(
+        frozenset(data["function_words"]) | frozenset(data["generic_people"]),
+        dict(data["agreement"]),
+        {w: frozenset(c) for w, c in counterparts.items()},
+        frozenset(data["negations"]),
+        frozenset(data["compound_affixes"]),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -153,7 +179,7 @@ def _forms(word: str, agreement: dict[str, str]) -> list[str]:
 
 def _content_words(mine: list[str], own: Counter[str], others: Counter[str], concept: frozenset[str]) -> list[str]:
     """The content words of a text (tokens ``mine``, bag ``own``) that the other text (bag ``others``) lacks."""
-    never, agreement, counterparts = _rule_words()
+    never, agreement, counterparts, _, affixes = _rule_words()
     extra = own - others
     theirs = [w.lower() for w in (others - own).elements()]
     # a word the other text's gendered word turns into in a neutral wording ("actress" -> "actor")
@@ -169,7 +195,9 @@ def _content_words(mine: list[str], own: Counter[str], others: Counter[str], con
             continue
         if low in never or low in concept or low in neutral_of_theirs:
             continue
-        if low.endswith(("'s", "\u2019s")) and (low[:-2] in concept or low[:-2] in never):
+        if low.endswith("'s") and (low[:-2] in concept or low[:-2] in never):
+            continue
+        if "-" in low and _concept_compound(low, concept, never | affixes):  # "ex-wife", "chairwoman-elect"
             continue
         match = next((form for form in _forms(low, agreement) if unmatched[form] > 0), None)
         if match is not None:  # "she says" / "they say": one word
@@ -191,29 +219,87 @@ def content_apart(first: str, second: str, concept_words: frozenset[str] | None 
     return _content_words(a, bag_a, bag_b, concept), _content_words(b, bag_b, bag_a, concept)
 
 
-def _differ_in_concept(first: str, second: str, concept_words: frozenset[str] | None) -> bool:
-    """At most :data:`MAX_APART` content words on the side with fewer (:func:`content_apart`)."""
-    mine, theirs = content_apart(first, second, concept_words)
-    return min(len(mine), len(theirs)) <= MAX_APART
+def _concept_compound(word: str, concept: frozenset[str], affixes: frozenset[str]) -> bool:
+    """Whether a hyphenated word is a concept word compounded with function words or affixes."""
+    parts = [part.removesuffix("'s") for part in word.split("-") if part]
+    return any(part in concept for part in parts) and all(part in concept or part in affixes for part in parts)
+
+
+def _says_otherwise(a: Counter[str], b: Counter[str]) -> bool:
+    """Whether two texts (token bags) state different facts, which wordings of one text never do: each has a number
+    the other lacks (5 ml / 15 ml; one side alone may name "number 12" where the other names a person), or they
+    hold different counts of negations ("is safe" / "is not safe"; "wasn't" / "weren't" stay one)."""
+    negations = _rule_words().negations
+
+    def has_number(bag: Counter[str]) -> bool:
+        return any(any(c.isdigit() for c in word) for word in bag)
+
+    def negated(bag: Counter[str]) -> int:
+        return sum(n for word, n in bag.items() if word.lower() in negations or word.lower().endswith("n't"))
+
+    return (has_number(a - b) and has_number(b - a)) or negated(a) != negated(b)
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    """Given names of 105 countries (``data/names/given_names.txt.gz``, lower case), less the capitalised words that
+    are no names (weekdays, months: ``data/names/non_names.json``)."""
+    with gzip.open(data_path("names", "given_names.txt.gz"), "rt", encoding="utf-8") as lines:
+        given = {line.strip().casefold() for line in lines if line.strip() and not line.startswith("#")}
+    non = read_json("names", "non_names.json")
+    return frozenset(given - {w.casefold() for key in ("weekdays", "months", "other") for w in non[key]})
+
+
+def _names_a_group(words: Counter[str], concept: frozenset[str]) -> bool:
+    """Whether any of ``words`` (the tokens two texts do not share) is evidence of a group: a concept word (also as a
+    possessive or in a compound) or a capitalised given name. Two wordings of one text differ in at least one."""
+    for word in words:
+        low = word.lower()
+        if low in concept or low.removesuffix("'s") in concept or any(p in concept for p in low.split("-")):
+            return True
+        if word[:1].isupper() and low.removesuffix("'s") in _given_names():
+            return True
+    return False
+
+
+def _differ_in_concept(
+    first: str, second: str, concept_words: frozenset[str] | None, max_apart: int | None = None
+) -> bool:
+    """Whether the two texts differ the way wordings of one text do: not in facts (:func:`_says_otherwise`), in at
+    least one word of a group (:func:`_names_a_group`), and in at most ``max_apart`` (default :data:`MAX_APART`)
+    content words on the side with fewer (:func:`content_apart`)."""
+    concept = bundled_concept_words() if concept_words is None else concept_words
+    (a, _), (b, _) = _bag(first), _bag(second)
+    if _says_otherwise(a, b) or not _names_a_group((a - b) + (b - a), concept):
+        return False
+    mine, theirs = content_apart(first, second, concept)
+    return min(len(mine), len(theirs)) <= (MAX_APART if max_apart is None else max_apart)
 
 
 def is_version(
-    first: str, second: str, min_overlap: float = MIN_OVERLAP, concept_words: frozenset[str] | None = None
+    first: str,
+    second: str,
+    min_overlap: float = MIN_OVERLAP,
+    concept_words: frozenset[str] | None = None,
+    max_apart: int | None = None,
 ) -> bool:
     """Whether the two texts are versions of one text: :func:`token_overlap` at least ``min_overlap``, not
-    :func:`overlapping_windows`, and at most :data:`MAX_APART` content words apart on the side with fewer
-    (:func:`content_apart`; ``concept_words``: the concept's evidence words, default every bundled concept's)."""
+    :func:`overlapping_windows`, and differing as wordings do (no other facts, a word of a group, at most
+    ``max_apart`` — default :data:`MAX_APART`, :data:`SWAP_APART` for a swap — content words apart on the side with
+    fewer: :func:`content_apart`; ``concept_words``: the concept's evidence words, default every bundled concept's)."""
     return (
         _share_enough(_bag(first), _bag(second), min_overlap)
         and not overlapping_windows(first, second)
-        and _differ_in_concept(first, second, concept_words)
+        and _differ_in_concept(first, second, concept_words, max_apart)
     )
 
 
 @lru_cache(maxsize=65536)
-def _pair_shares_enough(first: str, second: str, min_overlap: float, concept_words: frozenset[str] | None) -> bool:
+def _pair_shares_enough(
+    first: str, second: str, min_overlap: float, concept_words: frozenset[str] | None, max_apart: int | None
+) -> bool:
     """:func:`is_version`, memoized: a retriever compares the same candidates on query after query."""
-    return is_version(first, second, min_overlap, concept_words)
+    return is_version(first, second, min_overlap, concept_words, max_apart)
 
 
 def find_versions(
@@ -223,11 +309,13 @@ def find_versions(
     *,
     memo: bool = False,
     concept_words: frozenset[str] | None = None,
+    max_apart: int | None = None,
 ) -> list[list[int]]:
     """Each text's versions (positions, ascending) among its ``candidates`` (positions into ``texts``; itself and
     out-of-range positions such as FAISS's -1 are ignored; default :func:`word_candidates`). Symmetric: if j is a
     version of i, i is one of j. ``memo``: for a query's candidates, seen again on later queries — token bags and
-    pair verdicts are memoized (a corpus, which passes once, is not). ``concept_words``: see :func:`is_version`."""
+    pair verdicts are memoized (a corpus, which passes once, is not). ``concept_words``, ``max_apart``: see
+    :func:`is_version`."""
     if candidates is None:
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
@@ -236,11 +324,11 @@ def find_versions(
 
     def shares(i: int, j: int) -> bool:
         if memo:
-            return _pair_shares_enough(texts[i], texts[j], min_overlap, concept_words)
+            return _pair_shares_enough(texts[i], texts[j], min_overlap, concept_words, max_apart)
         return (
             _share_enough(bags[i], bags[j], min_overlap)
             and not _windows(words[i], words[j])
-            and _differ_in_concept(texts[i], texts[j], concept_words)
+            and _differ_in_concept(texts[i], texts[j], concept_words, max_apart)
         )
 
     for i, row in enumerate(candidates):
@@ -316,6 +404,7 @@ __all__ = [
     "CANDIDATES",
     "MAX_APART",
     "MIN_OVERLAP",
+    "SWAP_APART",
     "bundled_concept_words",
     "content_apart",
     "families",

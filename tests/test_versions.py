@@ -347,3 +347,66 @@ def test_our_own_gender_swaps_and_neutral_wordings_are_versions_of_their_source(
     for made in (GenderSwapper().swap_batch(texts), GenderNeutralizer().neutralize_batch(texts)):
         for source, version in zip(texts, made):
             assert source != version and is_version(source, version), (source, version, content_apart(source, version))
+
+
+def test_texts_stating_other_facts_are_no_versions():
+    # a red team's near-duplicates (session 39): a negation, a dose, a verdict
+    assert not is_version(
+        "The drug is safe in pregnancy for most adults.", "The drug is not safe in pregnancy for most adults."
+    )
+    assert not is_version(
+        "Give the child 5 ml of the syrup twice a day with food.",
+        "Give the child 15 ml of the syrup twice a day with food.",
+    )
+    assert not is_version(
+        "Status: APPROVED. The building permit for the garden office was reviewed on site.",
+        "Status: DENIED. The building permit for the garden office was reviewed on site.",
+    )  # no word of a group differs: not two wordings of one text
+    # one side alone may hold a number ("the owner of number 12" for a name), and "wasn't" / "weren't" are one
+    assert is_version(
+        "Maria says she wasn't told the boiler needed a service before the winter started.",
+        "The owner of number 12 says they weren't told the boiler needed a service before the winter started.",
+    )
+
+
+def test_curly_apostrophes_and_compounds_of_gendered_words_are_the_concept_s_words():
+    assert is_version(
+        "The girls’ coach booked the pitch, and the mothers’ committee paid for the kit on Friday.",
+        "The boys’ coach booked the pitch, and the fathers’ committee paid for the kit on Friday.",
+    )
+    assert content_apart(
+        "The chairwoman-elect thanked her ex-husband for his support at the dinner.",
+        "The chairman-elect thanked his ex-wife for her support at the dinner.",
+    ) == ([], [])
+
+
+CLINIC = (
+    "Dr {name} is a {job} at Riverside Clinic. {She} {sees} patients on weekdays and {her} clinic takes new referrals."
+)
+
+
+def test_a_template_sibling_one_word_apart_is_a_family_member_but_never_swapped_in():
+    from debiasrag.versions import SWAP_APART
+
+    derm = CLINIC.format(name="Amara Obi", job="dermatologist", She="She", sees="sees", her="her")
+    radio = CLINIC.format(name="Sam Reyes", job="radiologist", She="They", sees="see", her="their")
+    assert content_apart(derm, radio) == (["dermatologist"], ["radiologist"])
+    assert is_version(derm, radio)  # one word apart on each side: a family for the cut over texts
+    assert not is_version(derm, radio, max_apart=SWAP_APART)  # but no swap at any score
+
+
+def test_balanced_and_dynamic_keep_the_answer_over_a_sibling_one_word_apart(embedder):
+    # with the family rule for swaps too, k = 1 swapped the dermatologist for the radiologist's neutral page
+    from debiasrag import DebiasedRetriever
+
+    jobs = [
+        ("derm", "Amara Obi", "dermatologist", "She", "sees", "her"),
+        ("radio", "Sam Reyes", "radiologist", "They", "see", "their"),
+        ("cardio", "Ken Sato", "cardiologist", "He", "sees", "his"),
+        ("neuro", "Lena Berg", "neurologist", "She", "sees", "her"),
+    ]
+    docs = [Document(key, CLINIC.format(name=n, job=j, She=s, sees=x, her=h)) for key, n, j, s, x, h in jobs]
+    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder)
+    for strategy in ("balanced", "dynamic"):
+        for k in (1, 2):
+            assert "derm" in retriever.retrieve("When can I see the dermatologist?", k=k, strategy=strategy).ids
