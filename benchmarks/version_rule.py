@@ -74,7 +74,7 @@ def fewer_apart(first: str, second: str) -> int | float:
 def overlap_pairs(texts: list[str]) -> list[tuple[int, int]]:
     """Pairs passing the overlap and window tests (the rule before session 39)."""
     shipped = versions._differ_in_concept
-    versions._differ_in_concept = lambda first, second, concept_words: True  # type: ignore[assignment]
+    versions._differ_in_concept = lambda *args: True  # type: ignore[assignment]
     try:
         found = versions.find_versions(texts)
     finally:
@@ -191,7 +191,7 @@ def main() -> None:
     args = parser.parse_args()
     files = ["template_design.jsonl", *(["template_corpora.jsonl"] if args.report else [])]
     print(f"MIN_OVERLAP {versions.MIN_OVERLAP}, MAX_APART shipped {SHIPPED}\n")
-    print("Version pairs of the labelled sets (all but fairness_report10) kept, by content words apart:\n")
+    print("Version pairs of the labelled sets (all but fairness_report10 and 11) kept, by content words apart:\n")
     print(md_table(["content words apart", "kept", "share"], labelled_table()))
     for file in files:
         print(f"\n{file}: pairs passing the overlap, and how many each threshold takes for versions:\n")

@@ -37,11 +37,12 @@ text differ in names, pronouns, gendered and role words and the grammar these fo
 name a role the other gives by name ("Maria" / "the club secretary"): one side's content words. Template siblings
 differ on both sides ("pediatric nurse in the children's ward" / "cafeteria cook in the staff kitchen").
 ``.venv/bin/python benchmarks/version_rule.py --report`` (session 39): on our labelled sets (all but the unread
-``fairness_report10``) 11,645 of 11,989 version pairs have at most 1 on the side with fewer (11,739 at most 2); on a
-red team's staff directory none of the 66 pairs of different jobs passing :data:`MIN_OVERLAP` has fewer than 3.
-Chosen on those; then ten template corpora written blind (``data/versions/template_corpora.jsonl``): 69 of 71
-version pairs kept, siblings of different topics taken 118 → 33 — all 33 job adverts whose template differs in one
-word ("nurse" / "midwife"), which no word count tells from a version."""
+``fairness_report10`` / ``11``) 11,645 of 11,989 version pairs have at most 1 on the side with fewer (11,739 at most
+2); on a red team's staff directory none of the 66 pairs of different jobs passing :data:`MIN_OVERLAP` has fewer
+than 3. Chosen on those; then ten template corpora written blind (``data/versions/template_corpora.jsonl``), read
+once: 69 of 71 version pairs kept, other-topic siblings taken 118 → 33 (job adverts one word apart, "nurse" /
+"midwife"). A second red team then added the checks of :func:`_differ_in_concept` (other facts, a word of a group):
+11,628 labelled pairs kept, 6 of the 118 taken (the corpora read a second time), and :data:`SWAP_APART`."""
 
 SWAP_APART = 0
 """:data:`MAX_APART` for the versions a strategy swaps in at any score (``balanced``; ``dynamic`` at small caps): only
