@@ -498,8 +498,9 @@ class Dynamic(Strategy):
     mpnet), no cap 1–4 lower (session 38). ``small_cap=0`` turns it off; not used with ``versions=True``. Its
     version swaps, like :class:`Balanced`'s, take a version at any score; texts filled in from one template (staff
     profiles) passed for versions until session 39 (a red team saw a forklift driver's profile, 0.592, swapped for
-    the IT help desk's, 0.210, at k = 1), and still do where the template differs in one word ("nurse" / "midwife",
-    :data:`debiasrag.versions.MAX_APART`) — use ``small_cap=0`` on such corpora. Bounding the version swaps by score
+    the IT help desk's, 0.210, at k = 1); since then a swap takes only texts whose sides differ in the concept's words
+    alone (:data:`debiasrag.versions.SWAP_APART`), not a page one word apart ("dermatologist" / "radiologist").
+    Bounding the version swaps by score
     was tried (1, 2 and 3 σ): it costs the parity on true wordings before it stops that
     swap (session 38, RESULTS.md).
     """
