@@ -410,3 +410,14 @@ def test_balanced_and_dynamic_keep_the_answer_over_a_sibling_one_word_apart(embe
     for strategy in ("balanced", "dynamic"):
         for k in (1, 2):
             assert "derm" in retriever.retrieve("When can I see the dermatologist?", k=k, strategy=strategy).ids
+
+
+def test_words_held_by_very_many_texts_give_no_candidates():
+    # boilerplate repeated in thousands of chunks made the candidate search quadratic (a red team, session 39)
+    from debiasrag.versions import COMMON_WORD
+
+    boilerplate = ["This email and any attachments are confidential and intended solely for the addressee."]
+    texts = boilerplate * (COMMON_WORD + 1) + DEPOT
+    found = word_candidates(texts)
+    assert all(row == [] for row in found[: COMMON_WORD + 1])
+    assert sorted(found[-3]) == [len(texts) - 2, len(texts) - 1]  # the versions still find each other
