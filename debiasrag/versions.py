@@ -44,6 +44,13 @@ once: 69 of 71 version pairs kept, other-topic siblings taken 118 → 33 (job ad
 "midwife"). A second red team then added the checks of :func:`_differ_in_concept` (other facts, a word of a group):
 11,628 labelled pairs kept, 6 of the 118 taken (the corpora read a second time), and :data:`SWAP_APART`."""
 
+MAX_VERSIONS = 3
+"""Most versions a text may have among the texts compared and still join a family (:func:`families`): one text has a
+female, a male and a neutral wording, perhaps one more. On every labelled set no text has more than 2 and no family
+more than 3 members, and on the template corpora (session 39's rule) at most 3 and 4; a red team's 5,000 profiles
+from one template, one word apart, made one family (session 39), whose members ``dynamic``'s cut over texts returned
+as wordings of one kept text."""
+
 SWAP_APART = 0
 """:data:`MAX_APART` for the versions a strategy swaps in at any score (``balanced``; ``dynamic`` at small caps): only
 texts whose sides differ in the concept's words alone, since a template sibling one word apart ("dermatologist" /
@@ -374,8 +381,9 @@ def word_candidates(
 def families(texts: Sequence[str], *, memo: bool = False, concept_words: frozenset[str] | None = None) -> list[int]:
     """For each text, the position of the first text of its family — the texts joined by being versions of one
     another (:func:`find_versions`, transitively; ``memo``, ``concept_words``: see there). A text without versions
-    is its own family."""
+    is its own family, and so is one with more than :data:`MAX_VERSIONS`."""
     head = list(range(len(texts)))
+    found = find_versions(texts, memo=memo, concept_words=concept_words)
 
     def first(i: int) -> int:
         while head[i] != i:
@@ -383,8 +391,10 @@ def families(texts: Sequence[str], *, memo: bool = False, concept_words: frozens
             i = head[i]
         return i
 
-    for i, versions in enumerate(find_versions(texts, memo=memo, concept_words=concept_words)):
+    for i, versions in enumerate(found):
         for j in versions:
+            if len(versions) > MAX_VERSIONS or len(found[j]) > MAX_VERSIONS:
+                continue  # one of a template's many fillings, not a wording: no chain through it
             a, b = first(i), first(j)
             if a != b:
                 head[max(a, b)] = min(a, b)
@@ -411,6 +421,7 @@ __all__ = [
     "CANDIDATES",
     "COMMON_WORD",
     "MAX_APART",
+    "MAX_VERSIONS",
     "MIN_OVERLAP",
     "SWAP_APART",
     "bundled_concept_words",

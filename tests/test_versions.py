@@ -421,3 +421,21 @@ def test_words_held_by_very_many_texts_give_no_candidates():
     found = word_candidates(texts)
     assert all(row == [] for row in found[: COMMON_WORD + 1])
     assert sorted(found[-3]) == [len(texts) - 2, len(texts) - 1]  # the versions still find each other
+
+
+def test_many_fillings_of_one_template_make_no_family():
+    from debiasrag.versions import MAX_VERSIONS
+
+    jobs = ["dermatologist", "radiologist", "cardiologist", "neurologist", "urologist", "oncologist"]
+    people = ["Amara Obi", "Tom Reyes", "Lena Berg", "Ken Sato", "Ines Duarte", "Omar Haddad"]
+    pages = [
+        CLINIC.format(
+            name=name,
+            job=job,
+            **(dict(She="She", sees="sees", her="her") if i % 2 == 0 else dict(She="He", sees="sees", her="his")),
+        )
+        for i, (name, job) in enumerate(zip(people, jobs))
+    ]
+    assert all(len(found) > MAX_VERSIONS for found in find_versions(pages, [list(range(6))] * 6))
+    assert families(pages) == list(range(6))  # six pages, six texts
+    assert families([*DEPOT, UNRELATED]) == [0, 0, 0, 3]  # three wordings of one text stay one
