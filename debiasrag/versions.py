@@ -29,7 +29,10 @@ from debiasrag.resources import data_path, read_json
 MIN_OVERLAP = 0.6
 """Least token overlap of two versions. On our design sets (main, holdout, passages 1–28) every pair of versions of a
 passage shares at least 0.797 of its tokens and any other pair at most 0.429; 0.6 is the middle of that gap, fixed
-before the report sets were read (``.venv/bin/python benchmarks/version_groups.py``)."""
+before the report sets were read (``.venv/bin/python benchmarks/version_groups.py``). Since session 39 it is measured
+with every word for a person read as one (:func:`_masked_bag`): a red team's short and role-dense wordings ("Ask
+her." / "Ask him.", 0.5; the neutralizer's "police officer … flight attendant", 0.56) pass, and on the labelled sets
+no pair of different texts does (``benchmarks/version_rule.py``: 11,993 pairs pass, all versions)."""
 
 MAX_APART = 1
 """Most content words (:func:`content_apart`) *each* of two versions may have that the other lacks. Versions of a
@@ -81,6 +84,28 @@ def tokens(text: str) -> list[str]:
 def _bag(text: str) -> tuple[Counter[str], int]:
     """The text's tokens as a multiset, and how many (memoized: a query's candidates are compared pairwise)."""
     words = tokens(text)
+    return Counter(words), len(words)
+
+
+_PERSON = "\x00"  # what every word naming or referring to a person reads as in the overlap of two versions
+
+
+@lru_cache(maxsize=8192)
+def _masked_bag(text: str, concept_words: frozenset[str] | None) -> tuple[Counter[str], int]:
+    """The tokens :data:`MIN_OVERLAP` is measured on: the concept's words (also possessive or compounded), generic
+    and neutral words for a person all read as one token, verb forms a change of subject forces as one ("is" /
+    "are") — so a short or role-dense text and its other wording share what they share ("Ask her." / "Ask him.": 0.5
+    of the tokens, 1.0 here; "the policewoman … the stewardess" / "the police officer … the flight attendant")."""
+    concept = bundled_concept_words() if concept_words is None else concept_words
+    rules = _rule_words()
+    words = []
+    for word in tokens(text):
+        low = word.lower()
+        base = low.removesuffix("'s")
+        if base in concept or base in rules.person_words or ("-" in low and any(p in concept for p in low.split("-"))):
+            words.append(_PERSON)
+        else:
+            words.append(rules.agreement.get(low, word))
     return Counter(words), len(words)
 
 
@@ -148,6 +173,7 @@ class _RuleWords(NamedTuple):
     counterparts: dict[str, frozenset[str]]  # gendered word -> its neutral counterparts
     negations: frozenset[str]
     affixes: frozenset[str]  # what a concept word is compounded with ("ex-wife", "chairwoman-elect")
+    person_words: frozenset[str]  # generic words for a person and every neutral counterpart ("they", "parent")
 
 
 @lru_cache(maxsize=1)
@@ -166,6 +192,7 @@ def _rule_words() -> _RuleWords:
         {w: frozenset(c) for w, c in counterparts.items()},
         frozenset(data["negations"]),
         frozenset(data["compound_affixes"]),
+        frozenset(data["generic_people"]).union(*counterparts.values()),
     )
 
 
@@ -191,7 +218,7 @@ def _forms(word: str, agreement: dict[str, str]) -> list[str]:
 
 def _content_words(mine: list[str], own: Counter[str], others: Counter[str], concept: frozenset[str]) -> list[str]:
     """The content words of a text (tokens ``mine``, bag ``own``) that the other text (bag ``others``) lacks."""
-    never, agreement, counterparts, _, affixes = _rule_words()
+    never, agreement, counterparts, _, affixes, _ = _rule_words()
     extra = own - others
     theirs = [w.lower() for w in (others - own).elements()]
     # a word the other text's gendered word turns into in a neutral wording ("actress" -> "actor")
@@ -300,7 +327,7 @@ def is_version(
     ``max_apart`` — default :data:`MAX_APART`, :data:`SWAP_APART` for a swap — content words apart on the side with
     fewer: :func:`content_apart`; ``concept_words``: the concept's evidence words, default every bundled concept's)."""
     return (
-        _share_enough(_bag(first), _bag(second), min_overlap)
+        _share_enough(_masked_bag(first, concept_words), _masked_bag(second, concept_words), min_overlap)
         and not overlapping_windows(first, second)
         and _differ_in_concept(first, second, concept_words, max_apart)
     )
@@ -332,7 +359,7 @@ def find_versions(
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
     words = [] if memo else [tokens(text) for text in texts]
-    bags = [(Counter(w), len(w)) for w in words]
+    bags = [] if memo else [_masked_bag(text, concept_words) for text in texts]
 
     def shares(i: int, j: int) -> bool:
         if memo:
