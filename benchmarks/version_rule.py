@@ -60,15 +60,10 @@ LABELLED = [
 KS = (1, 2, 3, 4, 5, 10)
 
 
-def fewer_apart(first: str, second: str) -> int | float:
+def fewer_apart(first: str, second: str) -> float:
     """Content words on the side with fewer (:func:`debiasrag.versions.content_apart`); infinite where the texts
     state different facts or differ in no word of a group (no threshold takes them)."""
-    (a, _), (b, _) = versions._bag(first), versions._bag(second)
-    concept = versions.bundled_concept_words()
-    if versions._says_otherwise(a, b) or not versions._names_a_group((a - b) + (b - a), concept):
-        return float("inf")
-    mine, theirs = versions.content_apart(first, second)
-    return min(len(mine), len(theirs))
+    return versions._wordings_apart(first, second, None)
 
 
 def overlap_pairs(texts: list[str]) -> list[tuple[int, int]]:

@@ -500,9 +500,8 @@ class Dynamic(Strategy):
     profiles) passed for versions until session 39 (a red team saw a forklift driver's profile, 0.592, swapped for
     the IT help desk's, 0.210, at k = 1); since then a swap takes only texts whose sides differ in the concept's words
     alone (:data:`debiasrag.versions.SWAP_APART`), not a page one word apart ("dermatologist" / "radiologist").
-    Bounding the version swaps by score
-    was tried (1, 2 and 3 σ): it costs the parity on true wordings before it stops that
-    swap (session 38, RESULTS.md).
+    Bounding the version swaps by score was tried (1, 2 and 3 σ): it costs the parity on true wordings before it
+    stops that swap (session 38, RESULTS.md).
     """
 
     name = "dynamic"

@@ -90,8 +90,7 @@ def _bag(text: str) -> tuple[Counter[str], int]:
 _PERSON = "\x00"  # what every word naming or referring to a person reads as in the overlap of two versions
 
 
-@lru_cache(maxsize=8192)
-def _masked_bag(text: str, concept_words: frozenset[str] | None) -> tuple[Counter[str], int]:
+def _masked_counts(text: str, concept_words: frozenset[str] | None) -> tuple[Counter[str], int]:
     """The tokens :data:`MIN_OVERLAP` is measured on: the concept's words (also possessive or compounded), generic
     and neutral words for a person all read as one token, verb forms a change of subject forces as one ("is" /
     "are") — so a short or role-dense text and its other wording share what they share ("Ask her." / "Ask him.": 0.5
@@ -101,12 +100,20 @@ def _masked_bag(text: str, concept_words: frozenset[str] | None) -> tuple[Counte
     words = []
     for word in tokens(text):
         low = word.lower()
-        base = low.removesuffix("'s")
-        if base in concept or base in rules.person_words or ("-" in low and any(p in concept for p in low.split("-"))):
+        if _of_concept(low, concept) or low.removesuffix("'s") in rules.person_words:
             words.append(_PERSON)
         else:
             words.append(rules.agreement.get(low, word))
     return Counter(words), len(words)
+
+
+_masked_bag = lru_cache(maxsize=8192)(_masked_counts)
+""":func:`_masked_counts`, memoized for a query's candidates (a corpus, which passes once, is not)."""
+
+
+def _of_concept(low: str, concept: frozenset[str]) -> bool:
+    """Whether a lower-case token is one of the concept's words, also as a possessive or in a compound ("ex-wife")."""
+    return low in concept or low.removesuffix("'s") in concept or any(part in concept for part in low.split("-"))
 
 
 def token_overlap(first: str, second: str) -> float:
@@ -294,25 +301,29 @@ def _names_a_group(words: Counter[str], concept: frozenset[str]) -> bool:
     possessive or in a compound) or a capitalised given name. Two wordings of one text differ in at least one."""
     for word in words:
         low = word.lower()
-        if low in concept or low.removesuffix("'s") in concept or any(p in concept for p in low.split("-")):
-            return True
-        if word[:1].isupper() and low.removesuffix("'s") in _given_names():
+        if _of_concept(low, concept) or (word[:1].isupper() and low.removesuffix("'s") in _given_names()):
             return True
     return False
+
+
+def _wordings_apart(first: str, second: str, concept_words: frozenset[str] | None) -> float:
+    """How far apart the two texts are as wordings of one text: the content words on the side with fewer
+    (:func:`content_apart`), or infinite where they state different facts (:func:`_says_otherwise`) or differ in no
+    word of a group (:func:`_names_a_group`). Each text is tokenized once here (no memo: see :func:`_masked_bag`)."""
+    concept = bundled_concept_words() if concept_words is None else concept_words
+    a, b = tokens(first), tokens(second)
+    bag_a, bag_b = Counter(a), Counter(b)
+    if _says_otherwise(bag_a, bag_b) or not _names_a_group((bag_a - bag_b) + (bag_b - bag_a), concept):
+        return float("inf")
+    return min(len(_content_words(a, bag_a, bag_b, concept)), len(_content_words(b, bag_b, bag_a, concept)))
 
 
 def _differ_in_concept(
     first: str, second: str, concept_words: frozenset[str] | None, max_apart: int | None = None
 ) -> bool:
-    """Whether the two texts differ the way wordings of one text do: not in facts (:func:`_says_otherwise`), in at
-    least one word of a group (:func:`_names_a_group`), and in at most ``max_apart`` (default :data:`MAX_APART`)
-    content words on the side with fewer (:func:`content_apart`)."""
-    concept = bundled_concept_words() if concept_words is None else concept_words
-    (a, _), (b, _) = _bag(first), _bag(second)
-    if _says_otherwise(a, b) or not _names_a_group((a - b) + (b - a), concept):
-        return False
-    mine, theirs = content_apart(first, second, concept)
-    return min(len(mine), len(theirs)) <= (MAX_APART if max_apart is None else max_apart)
+    """Whether the two texts differ the way wordings of one text do: :func:`_wordings_apart` at most ``max_apart``
+    (default :data:`MAX_APART`)."""
+    return _wordings_apart(first, second, concept_words) <= (MAX_APART if max_apart is None else max_apart)
 
 
 def is_version(
@@ -359,7 +370,7 @@ def find_versions(
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]
     words = [] if memo else [tokens(text) for text in texts]
-    bags = [] if memo else [_masked_bag(text, concept_words) for text in texts]
+    bags = [] if memo else [_masked_counts(text, concept_words) for text in texts]
 
     def shares(i: int, j: int) -> bool:
         if memo:
@@ -419,9 +430,11 @@ def families(texts: Sequence[str], *, memo: bool = False, concept_words: frozens
         return i
 
     for i, versions in enumerate(found):
+        if len(versions) > MAX_VERSIONS:
+            continue  # one of a template's many fillings, not a wording: no chain through it
         for j in versions:
-            if len(versions) > MAX_VERSIONS or len(found[j]) > MAX_VERSIONS:
-                continue  # one of a template's many fillings, not a wording: no chain through it
+            if len(found[j]) > MAX_VERSIONS:
+                continue
             a, b = first(i), first(j)
             if a != b:
                 head[max(a, b)] = min(a, b)
