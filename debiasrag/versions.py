@@ -22,8 +22,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from debiasrag.errors import check_int, check_texts
 from debiasrag.resources import data_path, read_json
 
 MIN_OVERLAP = 0.6
@@ -259,6 +260,7 @@ def content_apart(first: str, second: str, concept_words: frozenset[str] | None 
     evidence (``concept_words``, default :func:`bundled_concept_words`), the neutral counterpart of a gendered word
     the other text has ("actor" for "actress", ``data/neutral_words.json``), or a verb form the other text has in
     another person ("says" / "say", "is" / "are")."""
+    concept_words = _checked_words(concept_words)
     concept = bundled_concept_words() if concept_words is None else concept_words
     a, b = tokens(first), tokens(second)
     bag_a, bag_b = Counter(a), Counter(b)
@@ -337,6 +339,27 @@ def is_version(
     :func:`overlapping_windows`, and differing as wordings do (no other facts, a word of a group, at most
     ``max_apart`` — default :data:`MAX_APART`, :data:`SWAP_APART` for a swap — content words apart on the side with
     fewer: :func:`content_apart`; ``concept_words``: the concept's evidence words, default every bundled concept's)."""
+    return _is_version(first, second, min_overlap, _checked_words(concept_words), _checked_apart(max_apart))
+
+
+def _checked_words(concept_words: Any) -> frozenset[str] | None:
+    """``concept_words`` as a frozenset of strings (None: every bundled concept's); one string, which would be read
+    letter by letter, or an item that is not a string is an InputError."""
+    if concept_words is None or isinstance(concept_words, frozenset):  # a detector's: checked where it was made
+        return concept_words
+    items = list(concept_words) if isinstance(concept_words, set) else concept_words
+    return frozenset(check_texts(items, "concept word"))
+
+
+def _checked_apart(max_apart: Any) -> int | None:
+    """``max_apart`` as a count of words (None: :data:`MAX_APART`)."""
+    return None if max_apart is None else check_int("max_apart", max_apart, low=0)
+
+
+def _is_version(
+    first: str, second: str, min_overlap: float, concept_words: frozenset[str] | None, max_apart: int | None
+) -> bool:
+    """:func:`is_version` on checked arguments."""
     return (
         _share_enough(_masked_bag(first, concept_words), _masked_bag(second, concept_words), min_overlap)
         and not overlapping_windows(first, second)
@@ -349,7 +372,7 @@ def _pair_shares_enough(
     first: str, second: str, min_overlap: float, concept_words: frozenset[str] | None, max_apart: int | None
 ) -> bool:
     """:func:`is_version`, memoized: a retriever compares the same candidates on query after query."""
-    return is_version(first, second, min_overlap, concept_words, max_apart)
+    return _is_version(first, second, min_overlap, concept_words, max_apart)
 
 
 def find_versions(
@@ -366,6 +389,7 @@ def find_versions(
     version of i, i is one of j. ``memo``: for a query's candidates, seen again on later queries — token bags and
     pair verdicts are memoized (a corpus, which passes once, is not). ``concept_words``, ``max_apart``: see
     :func:`is_version`."""
+    concept_words, max_apart = _checked_words(concept_words), _checked_apart(max_apart)
     if candidates is None:
         candidates = word_candidates(texts, memo=memo)
     found: list[set[int]] = [set() for _ in texts]

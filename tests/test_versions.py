@@ -450,3 +450,19 @@ def test_short_and_role_dense_wordings_are_versions():
     neutral = GenderNeutralizer().neutralize(roles)
     assert token_overlap(roles, neutral) < 0.6 and is_version(roles, neutral), neutral
     assert not is_version("She left early.", "He stayed late.")
+
+
+def test_bad_concept_words_and_max_apart_are_input_errors():
+    texts = DEPOT[:2]
+    with pytest.raises(InputError, match="concept word"):
+        find_versions(texts, concept_words="she")  # one string: letter by letter
+    with pytest.raises(InputError, match="concept word 1 is int"):
+        is_version(*texts, concept_words=["she", 7])
+    with pytest.raises(InputError, match="max_apart must be an integer"):
+        find_versions(texts, max_apart=-1)
+    with pytest.raises(InputError, match="max_apart must be an integer"):
+        is_version(*texts, max_apart="1")
+    # a list or set of words is read as the concept's words, like the detector's frozenset
+    assert find_versions(texts, concept_words={"her", "his"}) == find_versions(
+        texts, concept_words=frozenset({"her", "his"})
+    )
