@@ -1,9 +1,9 @@
 """The labelled sets the retrieval studies load, each under one name (a study picks its design and report sets).
 
 Names: ``main``, ``holdout``, ``report1`` … ``report11`` (``load_fairness_set``), ``passages1`` … ``passages48``
-(``load_fairness_passages``), ``topics`` (``load_gendered_topics``), ``wide``, ``wide_report``, ``wide_report2``,
-``wide_report3``, ``wide_report4`` (``load_wide_topics``) and ``wide_design2`` (the unregistered design set, read by
-``load_labelled_set``). Report sets are listed here too: which of them a study may choose on is the study's protocol.
+(``load_fairness_passages``), ``topics`` (``load_gendered_topics``), ``wide``, ``wide_report`` … ``wide_report5``
+(``load_wide_topics``) and ``wide_design2`` (the unregistered design set, read by ``load_labelled_set``). Report sets
+are listed here too: which of them a study may choose on is the study's protocol.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _NAMED: dict[str, Callable[[], RetrievalTask]] = {
     "wide_report2": lambda: load_wide_topics(report=2),
     "wide_report3": lambda: load_wide_topics(report=3),
     "wide_report4": lambda: load_wide_topics(report=4),
+    "wide_report5": lambda: load_wide_topics(report=5),
     "wide_design2": lambda: load_labelled_set(DESIGN2, name="wide-topics-design2"),
 }
 

@@ -270,6 +270,9 @@ def _parity(
     return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
 
 
+ODD_DELTA = 0.25
+"""``Balanced``'s bound, in σ, on the swap that closes a gap of one (see :class:`Balanced`, session 40)."""
+
 BLIND_INDEX_DELTA = 0.5
 """``Balanced``'s bound on a gender-blind index (``debiasrag index --neutralize``), where the wordings of a
 document embed (nearly) alike: a quarter of the plain index's bound (2 σ), so a swap costs little relevance. Chosen
@@ -300,7 +303,11 @@ class Balanced(Strategy):
     wordings are all candidates it is where relevance was lost: the lowest female document is the relevant one, its
     neutral version already chosen, and another query's neutral document came in. 0.5 σ was chosen on the design sets
     by issue 10's targets read per set (cells breaking them 34 → 24 of 228; ``benchmarks/balanced_odd_gap.py``);
-    since session 32 it is 0 (exact ties), the gap being closed by ``neutral_out`` instead.
+    in sessions 32–39 it was 0 (exact ties), the gap being closed by ``neutral_out`` and version swaps instead. Since
+    session 39 a rewritten neutral wording is no version (:data:`debiasrag.versions.SWAP_APART`), and where neutral
+    wordings are paraphrases a gap of one stayed open (``wide_topics_design2``: |#F − #M| at k = 6 as ``topk``'s);
+    0.25 σ was chosen on the design sets among {0, 0.25, 0.5, 1} σ by the same count (16 → 13 of 246 cells;
+    ``benchmarks/balanced_paraphrase.py``).
 
     ``neutral_out`` (default): where no such swap closes the gap, a chosen *neutral* document makes room for one of the
     smaller group instead — its own version in that group first (no relevance traded), else the best unchosen one
@@ -316,7 +323,7 @@ class Balanced(Strategy):
         self,
         delta: float = 2.0,
         *,
-        odd_delta: float = 0.0,
+        odd_delta: float = ODD_DELTA,
         depth_factor: int = 2,
         pool: int = 20,
         versions_first: bool = True,

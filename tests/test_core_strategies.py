@@ -141,6 +141,18 @@ def test_the_swap_closing_a_gap_of_one_has_its_own_bound():
     assert [p.key for p in Balanced(delta=0.0, odd_delta=100.0).select([ranking], 3, labels)] == ["n1", "f1", "n2"]
 
 
+def test_balanced_closes_a_gap_of_one_within_a_quarter_sigma_by_default():
+    # Session 40: a rewritten neutral wording is no version, so the gap of one is closed by score: 0.25 σ.
+    scores = [round(0.9 - 0.02 * i, 2) for i in range(20)]  # σ of the top 20 = 0.115: 0.25 σ = 0.029
+    keys = [f"d{i}" for i in range(20)]
+    ranking = Ranking("neutral", keys, scores)
+    near = groups_of({"d2": "female"})  # d3 (neutral) 0.02 below d2: within 0.25 σ
+    assert [p.key for p in Balanced().select([ranking], 3, near)] == ["d0", "d1", "d3"]
+    assert [p.key for p in Balanced(odd_delta=0.0).select([ranking], 3, near)] == ["d0", "d1", "d2"]
+    far = groups_of({"d2": "female", "d3": "female"})  # the next neutral one, d4, is 0.04 below: 0.35 σ
+    assert [p.key for p in Balanced().select([ranking], 3, far)] == ["d0", "d1", "d2"]
+
+
 def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     # One female chosen, no male: the female has no neutral stand-in within the bound, but the chosen neutral
     # text at 0.78 has its male wording among the candidates (0.3): swapping it trades no relevance.
