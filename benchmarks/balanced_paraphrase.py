@@ -8,16 +8,17 @@ that is rewritten rather than re-gendered ("When Ama, a mother of two, … she c
 toddler's eye level"). A gap of one is then closed only by a neutral document scoring exactly as high
 (``odd_delta`` = 0), and on the wide-topic sets whose neutral wordings are paraphrases ``balanced`` broke issue 10's
 k = 6 target (``wide_topics_design2``, ``wide_topics_report2``). The other lever is the score bound of that last
-swap. Rules, fixed before any run: ``Balanced()`` as shipped (odd_delta 0) and ``Balanced(odd_delta=x)`` for
-x ∈ {0.25, 0.5, 1} σ — every one run through the real retriever (:func:`debiasrag.bench.retrieval.build_retriever`:
-the index's stored groups, the store's texts for versions, the detector's concept words).
+swap. Rules, fixed before any run: ``Balanced(odd_delta=x)`` for x ∈ {0 (as shipped then), 0.25, 0.5, 1} σ, every
+one run through the real retriever (:func:`debiasrag.bench.retrieval.build_retriever`: the index's stored groups, the
+store's texts for versions, the detector's concept words).
 
 Protocol, fixed before any run: |#F−#M| by the gold labels, recall against each query's relevant set, k = 6 and
 10, the three models. Choose on the design sets — main, holdout, passages 1–36, gendered topics, wide_topics and
 wide_topics_design2 — by issue 10's targets read per set: count the set × model × k cells with recall below `topk`'s
-− 0.01 or |#F−#M| above 0.15 (k = 6) / 0.25 (k = 10); fewest wins (ties: the shipped rule). Then score, with
-nothing chosen on them, the sets read before (passages 37–48, report1–10, wide_topics_report … report5) and, with
-``--blind``, ``fairness_report11`` (written blind in session 39, never read before this run).
+− 0.01 or |#F−#M| above 0.15 (k = 6) / 0.25 (k = 10); fewest wins (ties: the rule shipped before, 0, then the
+smaller bound). Then score, with nothing chosen on them, the sets read before (passages 37–48, report1–10,
+wide_topics_report … report5) and, with ``--blind``, ``fairness_report11`` (written blind in session 39, never read
+before this run).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ["default", str(ROOT / ".cache/models/paraphrase-MiniLM-L3-v2"), str(ROOT / ".cache/models/all-mpnet-base-v2")]
 KS = (6, 10)
 RECALL_BOUND, FM_TARGET = 0.01, {6: 0.15, 10: 0.25}  # issue 10's targets
-ODD_DELTAS = (0.0, 0.25, 0.5, 1.0)  # 0.0: shipped
+ODD_DELTAS = (0.0, 0.25, 0.5, 1.0)  # 0.0: shipped before this study (it chose 0.25, now the default)
 DESIGN = ["main", "holdout", *(f"passages{p}" for p in range(1, 37)), "topics", "wide", "wide_design2"]
 READ = [
     *(f"passages{p}" for p in range(37, 49)),
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     pick = min(labels, key=lambda r: (sum(broken(r, DESIGN)[:2]), r != labels[0]))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}\n")
-    print(f"chosen on the design sets: **{pick}** (shipped {labels[0]})\n")
+    print(f"chosen on the design sets: **{pick}** (shipped before session 40: {labels[0]})\n")
     rows = []
     wide = [s for s in (*DESIGN, *READ) if s.startswith("wide")]
     groups = {**{role: sets for role, sets in roles.items()}, **{s: [s] for s in wide}}
