@@ -466,3 +466,17 @@ def test_bad_concept_words_and_max_apart_are_input_errors():
     assert find_versions(texts, concept_words={"her", "his"}) == find_versions(
         texts, concept_words=frozenset({"her", "his"})
     )
+
+
+def test_texts_in_other_scripts_are_no_versions():
+    # English only (session 39's red team): a Chinese label pair differing in a dose and a negation, Hindi "safe" /
+    # "unsafe" (whose vowel signs \w does not match) and a Russian re-gendered pair are different texts.
+    pairs = [
+        ("成人每次服用1片，每日三次。本品不适用于孕妇。", "儿童每次服用2片，每日三次。本品适用于孕妇。"),
+        ("यह दवा सुरक्षित है", "यह दवा असुरक्षित है"),
+        ("Она врач в больнице.", "Он врач в больнице."),
+    ]
+    for a, b in pairs:
+        assert not is_version(a, b)
+    assert find_versions([a for pair in pairs for a in pair]) == [[] for _ in range(6)]
+    assert is_version("She is a doctor at the hospital.", "He is a doctor at the hospital.")  # the English control
