@@ -14,10 +14,11 @@ a sliding window, :func:`overlapping_windows`), and they differ in the concept's
 (:func:`content_apart`): texts filled in from one template (staff profiles, product pages) share most of their
 words too, but differ in what they are about.
 
-English only: the concept words are English, so texts in another language are no versions of each other
-(two wordings must differ in a word of a group, :func:`_differ_in_concept`), however alike — a red team's Chinese
-label pair differing in a dose and a negation, Hindi "safe" / "unsafe" (whose vowel signs ``\w`` does not match) and
-Russian "Она" / "Он" wordings all read as different texts (session 39). Their groups stay as the detector reads each.
+English only: the concept words are English, so texts in another language are no versions of each other (two
+wordings must differ in a word of a group, :func:`_differ_in_concept`), however alike — a red team's Chinese label
+pair differing in a dose and a negation, Hindi "safe" / "unsafe" (whose vowel signs a word pattern does not match)
+and Russian "Она" / "Он" wordings all read as different texts (session 39). Their groups stay as the detector reads
+each.
 """
 
 from __future__ import annotations
