@@ -102,6 +102,50 @@ BASE: dict[str, tuple[str, str | None]] = {
     **dict.fromkeys(["sisterly", "brotherly"], ("friendly", None)),
     **dict.fromkeys(["maternal", "paternal"], ("parental", None)),
     **dict.fromkeys(["maternity", "paternity"], ("parental", None)),
+    # session 40 (red team): rarer kin, compound and role words
+    **dict.fromkeys(["goddaughter", "godson"], ("godchild", "godchildren")),
+    **dict.fromkeys(["grandniece", "grandnephew", "grand-niece", "grand-nephew"], ("relative", "relatives")),
+    **dict.fromkeys(["great-niece", "great-nephew", "grandaunt", "granduncle"], ("relative", "relatives")),
+    **dict.fromkeys(["great-aunt", "great-uncle", "auntie", "aunty"], ("relative", "relatives")),
+    **dict.fromkeys(
+        ["great-grandmother", "great-grandfather", "great-grandma", "great-grandpa"],
+        ("great-grandparent", "great-grandparents"),
+    ),
+    **dict.fromkeys(["great-granddaughter", "great-grandson"], ("great-grandchild", "great-grandchildren")),
+    **dict.fromkeys(
+        ["great-great-grandmother", "great-great-grandfather"], ("great-great-grandparent", "great-great-grandparents")
+    ),
+    **dict.fromkeys(
+        ["great-great-granddaughter", "great-great-grandson"], ("great-great-grandchild", "great-great-grandchildren")
+    ),
+    **dict.fromkeys(["stepsister", "stepbrother", "step-sister", "step-brother"], ("stepsibling", "stepsiblings")),
+    **dict.fromkeys(["step-mother", "step-father", "stepmom", "stepmum", "stepdad"], ("stepparent", "stepparents")),
+    **dict.fromkeys(["step-daughter", "step-son"], ("stepchild", "stepchildren")),
+    **dict.fromkeys(["half-sister", "half-brother"], ("half-sibling", "half-siblings")),
+    **dict.fromkeys(["mother-in-law", "father-in-law"], ("parent-in-law", "parents-in-law")),
+    **dict.fromkeys(["daughter-in-law", "son-in-law"], ("child-in-law", "children-in-law")),
+    **dict.fromkeys(["sister-in-law", "brother-in-law"], ("sibling-in-law", "siblings-in-law")),
+    **dict.fromkeys(["ex-wife", "ex-husband"], ("ex-spouse", "ex-spouses")),
+    **dict.fromkeys(["ex-girlfriend", "ex-boyfriend", "fiancée", "fiancé"], ("partner", "partners")),
+    **dict.fromkeys(["boatwoman", "boatman"], ("boat operator", "boat operators")),
+    **dict.fromkeys(["ferrywoman", "ferryman"], ("ferry operator", "ferry operators")),
+    **dict.fromkeys(["stuntwoman", "stuntman"], ("stunt performer", "stunt performers")),
+    **dict.fromkeys(["frontwoman", "frontman"], ("frontperson", "frontpeople")),
+    **dict.fromkeys(["groundswoman", "groundsman"], ("groundskeeper", "groundskeepers")),
+    **dict.fromkeys(["oarswoman", "oarsman"], ("rower", "rowers")),
+    **dict.fromkeys(["tribeswoman", "tribesman"], ("tribe member", "tribe members")),
+    **dict.fromkeys(["clanswoman", "clansman"], ("clan member", "clan members")),
+    **dict.fromkeys(["englishwoman", "englishman"], ("english person", "english people")),
+    **dict.fromkeys(["frenchwoman", "frenchman"], ("french person", "french people")),
+    **dict.fromkeys(["irishwoman", "irishman"], ("irish person", "irish people")),
+    **dict.fromkeys(["welshwoman", "welshman"], ("welsh person", "welsh people")),
+    **dict.fromkeys(["bridesmaid", "groomsman"], ("wedding attendant", "wedding attendants")),
+    **dict.fromkeys(["choirgirl", "choirboy"], ("chorister", "choristers")),
+    **dict.fromkeys(["abbess", "abbot"], ("abbey head", "abbey heads")),
+    **dict.fromkeys(
+        ["marchioness", "marquess", "viscountess", "viscount", "archduchess", "archduke"], ("noble", "nobles")
+    ),
+    **dict.fromkeys(["alumna", "alumnus"], ("graduate", "graduates")),
 }
 PRONOUNS = {  # "her" is object or possessive; "their" reads right for the possessive, the commoner one in chunks
     "she": "they", "he": "they", "her": "their", "him": "them", "his": "their", "hers": "theirs",
@@ -161,6 +205,8 @@ def main() -> None:
         ):
             plural_of.setdefault(candidate, neutral_plural)
     plural_of.update({"women": PEOPLE, "men": PEOPLE, "wives": "spouses", "ladies": PEOPLE, "gentlemen": PEOPLE})
+    # "mothers-in-law" -> "parents-in-law": the plural is inside a hyphenated compound
+    plural_of.update({w.replace("-in-law", "s-in-law"): BASE[w][1] for w in singular if w.endswith("-in-law")})
     words = {w: neutral_form(w, plural_of) for a, b in pairs for w in (a, b)}
     data = {
         "source": "Written by scripts/build_neutral_words.py from gender_words.json (neutral counterparts by hand)",
