@@ -480,3 +480,20 @@ def test_texts_in_other_scripts_are_no_versions():
         assert not is_version(a, b)
     assert find_versions([a for pair in pairs for a in pair]) == [[] for _ in range(6)]
     assert is_version("She is a doctor at the hospital.", "He is a doctor at the hospital.")  # the English control
+
+
+def test_an_editors_rewrite_of_the_verbs_is_a_version():
+    # Session 39's red team: a neutral rewrite changes verb forms on both sides ("he leaves" / "before leaving").
+    he = "Every doctor should update his notes before he leaves the ward and sign them when he finishes his shift."
+    they = "Every doctor should update their notes before leaving the ward and sign them when finishing their shift."
+    assert content_apart(he, they) == ([], [])
+    assert is_version(he, they)
+    passive = (
+        "The applicant signs the form and he sends it to the registrar, who stamps it for him.",
+        "The form is signed by the applicant and sent to the registrar, who stamps it.",
+    )
+    assert is_version(*passive)
+    # a stem shared is no licence for other words: two jobs stay apart
+    assert content_apart(
+        "She repairs the engines and paints the hulls.", "He repaired the engines and sanded the decks."
+    ) == (["paints", "hulls"], ["sanded", "decks"])
