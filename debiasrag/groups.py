@@ -156,6 +156,21 @@ def generic_phrases(concept: str = "gender") -> list[str]:
     return list(rule.get("generic_phrases", []))
 
 
+def generic_phrase_spans(text: str, concept: str = "gender") -> list[tuple[int, int]]:
+    """The character spans of ``text`` that are :func:`generic_phrases` (longest first where they overlap): what the
+    gender swap and the neutralizer leave as it is ("man-made", "a bachelor's degree", "to groom the horses")."""
+    pattern = _generic_phrase_pattern(concept)
+    return [match.span() for match in pattern.finditer(text)] if pattern is not None else []
+
+
+@cache
+def _generic_phrase_pattern(concept: str) -> re.Pattern[str] | None:
+    phrases = sorted(generic_phrases(concept), key=len, reverse=True)
+    if not phrases:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in phrases) + r")(?!\w)", re.IGNORECASE)
+
+
 @cache
 def _bundled_concept(name: str) -> Concept | None:
     """The bundled concept called ``name``, or None when no bundled concept has that name."""

@@ -158,3 +158,15 @@ def test_neutral_words_file_is_the_builders_output(maintainer_script):
     assert {w for pair in pairs for w in pair} == set(shipped["words"])  # every gendered word has its neutral form
     assert shipped["pronouns"] == build.PRONOUNS and shipped["titles"] == build.TITLES
     assert shipped["words"]["policewomen"] == shipped["words"]["policemen"] == "police officers"
+
+
+def test_words_used_of_no_one_are_not_neutralized(table):
+    # the detector's generic phrases (data/group_words.json), as the gender swap keeps them (session 40: "to groom the
+    # horses" read "to spouse the horses", "a bachelor's degree" "a single person's degree")
+    assert table.neutralize("Volunteers learn to groom the horses before riding.") == (
+        "Volunteers learn to groom the horses before riding."
+    )
+    assert table.neutralize("She has a bachelor's degree in nursing.") == "They have a bachelor's degree in nursing."
+    assert table.neutralize("Replace the mother board and thank the groom's mother.") == (
+        "Replace the mother board and thank the spouse's parent."
+    )

