@@ -77,13 +77,17 @@ _HANDLE_PARTS = re.compile(r"[._-]+")
 # A chat speaker label opening a line: optional bracketed tags or a timestamp ("[09:02]", "[Team]", "15:02",
 # "12/03/2024, 09:15 -"), then an IRC nick ("<dave>", "<@op>") or a nick before a colon ("maria_k:", "@kaz:"), then a
 # space; or a nick alone on a header line before the time ("marco_rossi — Today at 8:42 PM", "sbaker  10:02 AM").
-_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+_TIME = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"  # "09:00:02.456" too
 _NICK = r"[^\W\d_](?:[\w.-]*[^\W_])?"
 _SPEAKER = re.compile(
     r"^(?:\[[^\]\n]{1,24}\][ \t]*)*"  # not indented: "    name: str" is code
     r"(?:(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?" + _TIME + r"[ \t]*(?:-[ \t]*)?)?"
     r"(?:<[@+%~&]?(?P<irc>" + _NICK + r")>(?=[ \t])|(?P<at>@?)(?P<nick>" + _NICK + r"):(?=[ \t])"
-    r"|(?P<head>" + _NICK + r")(?: \u2014 (?:Today|Yesterday) at | {2,}|[ \t]+\[)" + _TIME + r"\]?[ \t]*$)",
+    r"|(?P<head>"
+    + _NICK
+    + r")(?: \u2014 (?:(?:Today|Yesterday) at |\d{1,2}/\d{1,2}/\d{2,4},? )| {2,}|[ \t]+\[)"
+    + _TIME
+    + r"\]?[ \t]*$)",
     re.MULTILINE,
 )
 # A bracketed tag in a chat speaker's label ("[10:15 PM]", "[Team]", "[reply to Kwame Mensah]"); a time or a date
@@ -98,8 +102,24 @@ _LABELLED_LINE = re.compile(r"^(?:\[[^\]\n]{1,24}\][ \t]*)*[^\W\d_][\w.'()-]*(?:
 _NICK_PARTS = re.compile(r"[._|-]+")
 # A handle written without "@" in any text ("assigned to r.patel", "ping nina.g", "raj_patel99"): letters joined by
 # dots, underscores or hyphens, maybe digits after; not inside a path, an address or a dotted call ("np.max(").
-# The word (or an opening bracket) right before a handle on its line, past ":", "," and spaces ("Assignee: r.patel").
-_CUE_BEFORE = re.compile(r"(\(|[^\W\d_]+)[:,]?[ \t]*$")
+# The word or key right before a handle on its line (group 1), past quotes, ":", "=", "," and spaces (group 2) and an
+# opening bracket (group 3): "Assignee: r.patel", "user=jdoe", '"owner": "jane.doe"', '__author__ = "r.patel"',
+# 'contributors": ["', "TODO(kofi.mensah)".
+_CUE_BEFORE = re.compile(r"([\w'-]+)(['\"]?[ \t]*[:=,]?[ \t]*)([\[{(]?)[ \t]*['\"]?[ \t]*$")
+# An earlier handle of a list right before one, with the comma or "and" between ("kofi.mensah, r.patel and ...",
+# '["r.patel", "nina.g"]', "cc: legal_team, m.okafor"): a cue before the list cues all its handles.
+_LIST_BEFORE = re.compile(  # an item of two or three parts: not "self.q_lora_rank"
+    r"(?<![\w@./-])(?:@[\w.-]*\w|[^\W\d_][^\W_]*(?:[._-][^\W_]+){1,2})['\"]?[ \t]*"
+    r"(?:,[ \t]*(?:(?:and|&)[ \t]+)?|[ \t]+(?:and|&)[ \t]+)['\"]?$"
+)
+# A key right after a handle's start ('"repo_id":', "meta_k ="): the next entry of a mapping, not of a list.
+_KEY_AFTER = re.compile(r"[\w.-]+['\"]?[ \t]*[:=]")
+# A Less variable's definition ("@gray-light: #777;", "@border-radius-base: 4px;"): a value and ";" to the line end.
+_LESS_VARIABLE = re.compile(r"^[ \t]*@([\w-]+)[ \t]*:[^\n;]*;[ \t]*$", re.MULTILINE)
+# A table header's cell: a short label, maybe quoted, or nothing (the edges of "| Service | Owner |").
+_HEADER_CELL = re.compile(r"[ \t]*(?:[\"']?[^\W\d_][\w .'-]{0,30}[\"']?)?[ \t]*")
+# A handle of one word, maybe digits after ("jkowalski", "jdoe", "amelia"): read only right after a cue.
+_LONE_HANDLE = re.compile(r"(?<![\w@./\\#$-])([^\W\d_]{3,}\d*)(?![\w@/('\u2019-]|\.\w)")  # not "hasn't"
 _BARE_HANDLE = re.compile(r"(?<![\w@./\\#-])([^\W\d_]+(?:[._-][^\W\d_]+)+\d*)(?![\w@/(-]|\.\w)")
 # An e-mail address; its local part is read for names like a handle ("jane.doe@example.com"). The domain ends in
 # a top-level domain of letters (not "ruby@3.1", "maria@192.168.1.10"); not inside a URL ("https://a@b.com/",
@@ -420,7 +440,7 @@ class NerAnonymizer:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for name in self._MODEL_ATTRIBUTES:
+        for name in (*self._MODEL_ATTRIBUTES, "_lone_handle_memo"):  # the memo is rebuilt where it is used
             state.pop(name, None)
         gazetteer = self.gazetteer
         # The shipped lists reload by their exclusion set; a hand-made gazetteer travels as is.
@@ -626,6 +646,15 @@ class NerAnonymizer:
                     for j in span:
                         out[j] = True
         return out
+
+    def _open_class_word(self, word: str) -> bool:
+        """Whether WordNet lists the word (or it without a plural "-s") as a verb, adjective or adverb, or it is a
+        stop word or sentence adverb: "mark", "grace", "base", "states"; not "james" (no "-es" stripping: "jam")."""
+        if self.nlp is None:
+            return True
+        stems = (word, word[:-1]) if word.endswith("s") else (word,)
+        parts = [english_words(self.nlp, part) for part in ("verb", "adj", "adv")]
+        return word in self._openers or any(stem in words for stem in stems for words in parts)
 
     def _common_word(self, word: str) -> bool:
         """Whether WordNet lists the word as an adjective, verb or adverb, or as a noun no list holds as a name —
@@ -1185,7 +1214,10 @@ class NerAnonymizer:
             if not listed and (english or stop):
                 continue
             entity = Entity(word, "PERSON", m.start(1), m.end(1))
-            if listed and not english and not stop and not gaz.is_place(word):
+            # a listed name that is no word, or in a chat log one text uses as a name ("waiting on sarah", "tomás");
+            # not one of three letters, where chat has greetings and slang ("kia ora", "urs")
+            as_name = not english or (bool(speakers) and len(word) > 3 and gaz.is_dictionary_name(word))
+            if listed and as_name and not stop and not gaz.is_place(word):
                 sure.append(entity)
             elif self._cued(text, m.start(1), m.end(1)):  # "hey grace", "bill said", "tell nimali"
                 sure.append(entity)
@@ -1225,7 +1257,8 @@ class NerAnonymizer:
         lily"): a person's nick of letters, or the given names among its parts, as (names removed at every
         lower-case mention, names that are also words). A part that is also a word ("mark_t", "rose_k", "bill_w",
         "lily.chen") is a name only where a cue says so ("thanks mark", "bill said", "gg rose!", "lily: ..."), not in
-        "just mark the ticket", "cpu usage rose", "planted lily bulbs"."""
+        "just mark the ticket", "cpu usage rose", "planted lily bulbs". A nick that is one given name WordNet lists only
+        as a noun ("<james>", "<hunter>") is that name everywhere."""
         gaz = self.gazetteer
         names: set[str] = set()
         words: set[str] = set()
@@ -1233,12 +1266,12 @@ class NerAnonymizer:
             return names, words
         for m in speakers:
             nick = m.group("irc") or m.group("nick") or m.group("head")
-            if self._nick_is_person(nick, speaker=True):
+            if self._speaker_is_person(m):
                 parts = _NICK_PARTS.split(nick.casefold())
-                for name in (
-                    [nick.casefold()] if nick.isalpha() else [p for p in parts if len(p) > 2 and p in gaz.given]
-                ):
-                    (words if self._word_not_name(name) else names).add(name)
+                whole = nick.isalpha()
+                for name in [nick.casefold()] if whole else [p for p in parts if len(p) > 2 and p in gaz.given]:
+                    word = self._word_not_name(name) and (not whole or self._common_word(name))
+                    (words if word else names).add(name)
         return names, words
 
     def _handles(self, text: str) -> list[Entity]:
@@ -1248,12 +1281,20 @@ class NerAnonymizer:
         gaz = self.gazetteer
         if gaz is None:
             return []
-        code = _mention_context()["handle_non_names"]
+        code, teams = _mention_context()["handle_non_names"], _mention_context()["team_handle_suffixes"]
+        # Less variables defined in the text ("@gray-light: #777;") are no handles, there or where used
+        variables = {v.group(1) for v in _LESS_VARIABLE.finditer(text)} if ";" in text else set()
         out = []
         for m in _HANDLE.finditer(text):
             handle = m.group(1)
             parts = [p for p in _HANDLE_PARTS.split(handle) if p]
-            if handle.casefold() in code or parts[0].casefold() in code:
+            if (
+                handle.casefold() in code
+                or parts[0].casefold() in code
+                or (len(parts) > 1 and parts[-1].casefold() in teams)
+            ):
+                continue  # code, or a bot or team ("@renovate-bot", "@py-maintainers")
+            if text.startswith("=", m.end()) or handle in variables:  # a Vue event ('@click="…"'), a Less variable
                 continue
             if len(parts) > 1:  # "kofi.mensah", "jack_m", "Mod_Tanvir": a listed name among the parts
                 person = any(len(p) > 1 and gaz.is_person_name(p) for p in parts)
@@ -1305,13 +1346,17 @@ class NerAnonymizer:
         stamped = label.group("irc") or label.group(0).lstrip()[:1] in "[0123456789"  # "[09:02] kaz: ok"
         return bool(stamped) or len(re.findall(r"[^\W\d_]{2,}", message)) >= 2
 
-    def _nick_is_person(self, nick: str, speaker: bool = False) -> bool:
+    def _nick_is_person(self, nick: str, speaker: bool = False, cued: bool = False) -> bool:
         """Whether a nick names a person ("maria_k", "li.wei", "coach_ben", "r.patel"; as a chat speaker also "dave",
         "jlopez", "hkim", "aroha_w") rather than a pseudonym, a bot or a role ("nightowl77", "tank_main",
         "helpdesk_bot", "pm_team"). Name lists hold many words ("tank", "main", "raid"), so a part that is an English
         word counts only beside an initial ("ben_k"), after a title or kinship word ("coach_ben", "dr_amelia_ross"),
         or as a given name + surname ("anna_lee"). A speaker's label says the nick is someone's: there a surname after
-        an initial ("sbaker"), an unlisted word beside an initial ("aroha_w") or after a prefix ("dj_aleks") count."""
+        an initial ("sbaker"), an unlisted word beside an initial ("aroha_w") or after a prefix ("dj_aleks") count.
+        ``cued``: a handle right after a cue ("opened by jkowalski", "owner: jane.doe", "user=jdoe"): one word counts
+        as it does for a speaker, and a listed surname that is also a word or has two letters beside a given name
+        ("jane.doe", "li.wei"). Parts the name lists hold that name code ("q_lora", "data_x": ``code_name_words``)
+        make no person's nick."""
         gaz = self.gazetteer
         if gaz is None:
             return False
@@ -1319,6 +1364,8 @@ class NerAnonymizer:
         parts = [p.rstrip("0123456789") for p in _NICK_PARTS.split(nick.casefold())]  # "raj_patel99", "mike2"
         parts = [p for p in parts if p]
         if not parts or any(p in context["role_addresses"] or not p.isalpha() for p in parts):  # "t0rment"
+            return False
+        if any(p in context["code_name_words"] for p in parts):
             return False
         english = bool(self._english)
 
@@ -1330,22 +1377,55 @@ class NerAnonymizer:
         def unknown(word: str) -> bool:  # a word no list or dictionary holds ("aroha", "kenzie")
             return len(word) >= 3 and english and not self._is_english(word) and word not in self._openers
 
-        if not speaker:  # a handle in running text: a name no dictionary holds beside an initial or another name
+        def given_noun(word: str) -> bool:
+            # A given name WordNet lists only as a noun, often for a person ("james", "thomas", "hunter"); not a verb,
+            # adjective or adverb ("mark", "grace", "base", "mean") nor a place.
+            return len(word) >= 3 and word in gaz.given and not self._open_class_word(word) and not gaz.is_place(word)
+
+        if not (speaker or cued):  # a handle in running text: a name no dictionary holds beside an initial or a name
             initials = sum(len(p) == 1 for p in parts)
             if not 2 <= len(parts) <= 3 or initials > 1:  # code joins more ("self.q_lora_rank", "corr_x_y")
                 return False
             if initials:  # "r.patel", "nina.g", "marie_claire_b", "ferdinand_k" (WordNet lists the king)
                 named_parts = [p for p in parts if len(p) > 1]
                 return all(len(p) >= 3 and gaz.is_person_name(p) for p in named_parts) and any(
-                    len(p) >= 4 and (plain_name(p) or p in gaz.given) for p in named_parts
+                    len(p) >= 4 and (plain_name(p) or given_noun(p))
+                    for p in named_parts  # not "b.base", "s_mean"
                 )
             return all(len(p) >= 3 and plain_name(p) for p in parts)  # "kofi.mensah", "luz.paz"
         if len(parts) == 1:
             word = parts[0]
-            if gaz.is_person_name(word):
-                return plain_name(word)
-            rest = word[1:]  # "jlopez", "hkim": an initial and a surname; not "clock" (c + lock), "plane"
-            return len(rest) >= 3 and rest in gaz.surnames and plain_name(rest)
+            # "dave", "amelia"; as a speaker also a noun-only given name ("<james>", "<hunter>"), not after a cue ("by
+            # autumn", "by noon", "by law")
+            if gaz.is_person_name(word) and (plain_name(word) or (speaker and given_noun(word))):
+                return True
+            # "jlopez", "hkim", "sbaker", "jdoe": an initial and a listed surname, the whole no English word; not
+            # "clock" (c + lock), "plane"
+            rest = word[1:]
+            return (
+                len(rest) >= 3
+                and rest in gaz.surnames
+                and rest not in context["role_addresses"]  # "gbot"
+                and not (english and self._is_english(word))
+                and word not in self._openers
+            )
+        if cued and not speaker:
+            initials = sum(len(p) == 1 for p in parts)
+            if len(parts) > 3 or initials > 1:
+                return False
+            if initials:  # "user=j.doe": an initial, a dot and a listed surname that is no verb, adjective or adverb
+                return self._nick_is_person(nick) or (
+                    len(parts) == 2
+                    and len(parts[0]) == 1
+                    and "." in nick
+                    and len(parts[1]) >= 3
+                    and parts[1] in gaz.surnames
+                    and not self._open_class_word(parts[1])
+                )
+            # "jane.doe", "li.wei": every part listed, one a name no dictionary holds or a noun-only given name
+            return all(gaz.is_person_name(p) for p in parts) and any(
+                len(p) >= 3 and (plain_name(p) or given_noun(p)) for p in parts
+            )
         prefixes = context["speaker_prefixes"]
         named = [p for p in parts if len(p) > 1 and not gaz.is_title(p) and p not in prefixes]
         if not named:
@@ -1354,21 +1434,42 @@ class NerAnonymizer:
             return False  # "lora_alpha", "raid_leader": a part no name list holds is no person's
         if any(plain_name(p) for p in named):
             return True
+        stop_names = context["stopword_given_names"]  # "will_s", "aunt_may": the name lists leave these out
         beside_initial = len(named) < len(parts) and (
-            gaz.is_person_name(named[0]) or (len(named) == 1 and unknown(named[0]))
+            gaz.is_person_name(named[0]) or (len(named) == 1 and (unknown(named[0]) or named[0] in stop_names))
         )
         if beside_initial:  # "ben_k", "coach_ben", "dr_ross", "aroha_w", "mod_kenzie"
             return True
         return len(named) >= 2 and named[0] in gaz.given and named[-1] in gaz.surnames  # "anna_lee", "li.wei"
 
+    def _speaker_is_person(self, label: re.Match[str]) -> bool:
+        """Whether a chat speaker label's nick names a person (:meth:`_nick_is_person`); after a timestamp also a
+        capitalised listed given name that is a word ("[09:15:22] Bill: ...", "12/03/2024, 09:16 - Will: ok"), as
+        WhatsApp and transcripts show contacts."""
+        nick = label.group("irc") or label.group("nick") or label.group("head")
+        if self._nick_is_person(nick, speaker=True):
+            return True
+        gaz = self.gazetteer
+        stamped = label.group(0)[:1] in "[0123456789" and bool(_TAG_STAMP.search(label.group(0)))
+        lower = nick.casefold()
+        return (
+            stamped
+            and gaz is not None
+            and label.group("nick") is not None
+            and nick.isalpha()
+            and nick[:1].isupper()
+            and nick[1:].islower()
+            and (lower in gaz.given or lower in _mention_context()["stopword_given_names"])
+        )
+
     def _speakers(self, text: str) -> list[Entity]:
-        """Chat speakers whose nicks name a person (:meth:`_nick_is_person`), with their other mentions as written
+        """Chat speakers whose nicks name a person (:meth:`_speaker_is_person`), with their other mentions as written
         ("on-call: alexei.k"): the nick, with its "@" if any, not the brackets or the colon, so the log keeps its
         shape."""
         out, nicks = [], set()
         for m in self._speaker_labels(text):
             group = next(g for g in ("irc", "nick", "head") if m.group(g))
-            if self._nick_is_person(m.group(group), speaker=True):
+            if self._speaker_is_person(m):
                 start = m.start("at") if group == "nick" else m.start(group)
                 out.append(Entity(text[start : m.end(group)], "PERSON", start, m.end(group)))
                 nicks.add(m.group(group))
@@ -1388,22 +1489,29 @@ class NerAnonymizer:
 
     @staticmethod
     def _cued_handle(text: str, start: int, cues: frozenset[str]) -> bool:
-        """Whether a cue comes right before ``start`` on its line: a word of ``cues`` (past ":" and ","; through
-        "to", "and", "or", "with": "assigned to r.patel"), or a bracket after a space ("maintainer (gabriela.s)"; not
-        a call, "f(x.meta)")."""
+        """Whether a cue comes right before ``start`` on its line: a word or key of ``cues`` (:func:`_cue_key`; past
+        quotes, ":", "=", "," and an opening bracket: "Assignee: r.patel", "user=jdoe", '"owner": "jane.doe"',
+        "maintainer (gabriela.s)"), reached through ``handle_cue_links`` ("assigned to r.patel", "failed for m.smith")
+        and earlier handles of a list ("thanks to kofi.mensah, r.patel"); or a ``handle_bracket_cues`` word right
+        before "(" ("TODO(kofi.mensah)"; not a call, "f(x.meta)", "helper (q_lora)")."""
+        context = _mention_context()
+        links, brackets = context["handle_cue_links"], context["handle_bracket_cues"]
         end = start
-        for _ in range(2):
+        key_next = _KEY_AFTER.match(text, start) is not None  # '"owner": "jane.doe", "repo_id": …': a key, no item
+        for _ in range(8):
+            item = None if key_next else _LIST_BEFORE.search(text, max(0, end - 60), end)
+            if item is not None:
+                end = item.start()
+                continue
             before = _CUE_BEFORE.search(text, max(0, end - 40), end)
             if before is None:
                 return False
-            word = before.group(1)
-            if word == "(":  # "maintainer (gabriela.s)"; not "(key_mgr, val_mgr)" nor a call "f(x.meta)"
-                closed = _BARE_HANDLE.match(text, start)
-                spaced = before.start(1) == 0 or text[before.start(1) - 1] in " \t\n"
-                return spaced and closed is not None and text.startswith(")", closed.end(1))
-            if word.casefold() in cues:
+            key = before.group(1).strip("'_-").casefold()
+            if before.group(3) == "(" and not before.group(2):  # "TODO(": right before the bracket
+                return key in brackets
+            if _cue_key(key, cues):
                 return True
-            if word.casefold() not in ("to", "and", "or", "with"):
+            if key not in links or before.group(3):
                 return False
             end = before.start(1)
         return False
@@ -1412,34 +1520,70 @@ class NerAnonymizer:
         """Handles written without "@" ("Assignee: r.patel", "invited nina.g", "opened by raj_patel99") whose parts
         name a person by :meth:`_nick_is_person`'s rules for any text (no speaker label to vouch for them), where a
         word before them says a person follows (``mention_context.json``'s ``handle_cues``: "by", "to", "cc",
-        "Assignee:", "thanks", an opening bracket) or in a chat log — code is full of such words ("repo_id", "meta_k",
-        "x.meta")."""
+        "Assignee:", "user=", "thanks"; a table column headed by one) or after them ("kofi.mensah wrote:", "hkim has
+        joined"), or in a chat log — code is full of such words ("repo_id", "meta_k", "x.meta"). After a cue one word
+        is enough ("opened by jkowalski", "user=jdoe") and the speaker rules apply ("owner: jane.doe")."""
         context = _mention_context()
         extensions, cues = context["file_extensions"], context["handle_cues"]
         chat = bool(self._speaker_labels(text))  # a chat log is no code: its handles need no cue
+        columns = _cued_columns(text, cues)
+        after = _cue_after_pattern()
+
+        def cued(start: int, end: int) -> bool:
+            return (
+                columns.get(start) == end or after.match(text, end) is not None or self._cued_handle(text, start, cues)
+            )
+
         out = []
         for m in _BARE_HANDLE.finditer(text):
             handle = m.group(1)
             if text.startswith(" import", m.end(1)):  # "from jax_jit import …": a module
                 continue
-            if not chat and not self._cued_handle(text, m.start(1), cues):
-                continue
             if not handle.islower() or handle.rsplit(".", 1)[-1] in extensions:  # "X-ray", "settings.py", "ci.org"
                 continue
             if "-" in handle and not re.search(r"(?:^|-)[^\W\d_](?:-|\d*$)", handle):  # "sanjay-r"; not "meta-analysis"
                 continue
-            if self._nick_is_person(handle):
+            with_cue = cued(m.start(1), m.end(1))
+            if not (chat or with_cue):
+                continue
+            if self._nick_is_person(handle) or (with_cue and self._nick_is_person(handle, cued=True)):
                 out.append(Entity(handle, "PERSON", m.start(1), m.end(1)))
+        # One word right after a cue: "opened by jkowalski", "Reporter: jkowalski", "user=jdoe", "TODO(amelia)"; not
+        # a key ("repo=", "user:"), an item after a comma ("f(owner, repo)", "isinstance(value, bool)"), nor at its
+        # other mentions (code repeats its words: "elif", "obj")
+        gaz = self.gazetteer
+        memo: dict[str, bool] = self.__dict__.setdefault("_lone_handle_memo", {})  # words recur across texts
+        if len(memo) > 100_000:
+            memo.clear()
+        if gaz is not None and self.lower_case_names:  # a lower-case name of one word: off with the option
+            for m in _LONE_HANDLE.finditer(text):
+                word = m.group(1).rstrip("0123456789")
+                person = memo.get(word)
+                if person is None:
+                    person = memo[word] = word.islower() and self._nick_is_person(word, cued=True)
+                if not person:
+                    continue
+                if _KEY_AFTER.match(text, m.start(1)) or text.startswith(("(", " import"), m.end(1)):
+                    continue
+                if not (
+                    columns.get(m.start(1)) == m.end(1)
+                    or after.match(text, m.end(1)) is not None
+                    or self._lone_cued(text, m.start(1))
+                ):
+                    continue
+                if not _identifier_in(text, m.group(1)):
+                    out.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         # "Fix owner: i.georgiou … ; i.georgiou migrated", "Assignees: @hwang.j … hwang.j: confirmed": a handle once
         # cued, or written with "@", is that person at its other mentions
-        handles = {e.text for e in out}
+        handles = {e.text for e in out if not e.text.isalpha()}
         for e in self._handles(text):  # "@hwang.j" in a sentence; not a decorator ("@jax.jit")
-            alone = not text[: e.start].rpartition("\n")[2].strip() and not text[e.end :].partition("\n")[0].strip()
+            line_start, line_end = text.rfind("\n", 0, e.start) + 1, text.find("\n", e.end) % (len(text) + 1)
+            alone = not text[line_start : e.start].strip() and not text[e.end : line_end].strip()
             initial = any(len(p) == 1 for p in _NICK_PARTS.split(e.text[1:]))  # "hwang.j", not "@jax.jit"
             if e.text.startswith("@") and initial and not alone and self._nick_is_person(e.text[1:]):
                 handles.add(e.text[1:])
+        taken = {e.start for e in out}
         if handles:
-            taken = {e.start for e in out}
             out.extend(
                 Entity(m.group(1), "PERSON", m.start(1), m.end(1))
                 for m in _BARE_HANDLE.finditer(text)
@@ -1447,10 +1591,24 @@ class NerAnonymizer:
             )
         return out
 
+    def _lone_cued(self, text: str, start: int) -> bool:
+        """Whether a cue comes right before a one-word handle at ``start`` (:meth:`_cued_handle`), with no comma
+        between: "opened by jkowalski", "Reporter: jkowalski", "user=jdoe"; not "isinstance(value, bool)"."""
+        context = _mention_context()
+        before = _CUE_BEFORE.search(text, max(0, start - 40), start)
+        return (
+            before is not None
+            and "," not in before.group(2)
+            and before.group(1).casefold() not in context["lone_handle_not_after"]
+            and self._cued_handle(text, start, context["handle_cues"])
+        )
+
     def _emails(self, text: str) -> list[Entity]:
         """E-mail addresses whose local part holds a listed name ("jane.doe@example.com", "okafor@..."): the whole
-        address identifies the person; role addresses ("finance-ops@...", "support@...", "sales@...", "hr@...":
-        ``mention_context.json``'s role_addresses, even when a name list holds the word) stay."""
+        address identifies the person; a local part that is a handle of one word ("tgonzalez@gmail.com", "mwhite@...":
+        :meth:`_nick_is_person` after a cue) goes, the mail host ("@gmail.com") stays. Role addresses
+        ("finance-ops@...", "support@...", "sales@...", "hr@...": ``mention_context.json``'s role_addresses, even when a
+        name list holds the word) stay."""
         gaz = self.gazetteer
         if gaz is None:
             return []
@@ -1459,8 +1617,12 @@ class NerAnonymizer:
         for m in _EMAIL.finditer(text):
             local = m.group(1).casefold()
             parts = [p for p in re.split(r"[._+-]+", local) if len(p) > 1 and p not in roles]
-            if local not in roles and any(gaz.is_person_name(p) for p in parts):
+            if local in roles:
+                continue
+            if any(gaz.is_person_name(p) for p in parts):
                 out.append(Entity(m.group(0), "PERSON", m.start(), m.end()))
+            elif local.isalpha() and self._nick_is_person(local, cued=True):  # "tgonzalez@": the handle, not the host
+                out.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return out
 
     def _cued(self, text: str, start: int, end: int) -> bool:
@@ -1557,6 +1719,60 @@ def _addressed(text: str, start: int, end: int) -> bool:
     if _opens_sentence(text, start):
         return text.startswith(":", end)
     return text[max(0, start - 8) : start].rstrip(" \t").endswith(",") and _LINE_END.match(text, end) is not None
+
+
+def _identifier_in(text: str, word: str) -> bool:
+    """Whether ``text`` uses ``word`` as code somewhere: a module, an object or a call ("import json", "json.loads",
+    "psutil.cpu_percent()", "etree(")."""
+    return re.search(rf"(?<![\w.])(?:import[ \t]+{word}\b|{word}(?:\.[^\W\d]|\())", text) is not None
+
+
+def _cue_key(key: str, cues: frozenset[str]) -> bool:
+    """Whether a word or a config key is a handle cue: whole, or its last part ("owner", "user_name", "DB_USER",
+    "GIT_AUTHOR", "Acked-by"; casefolded)."""
+    return key in cues or re.split(r"[_-]+", key)[-1] in cues
+
+
+def _cued_columns(text: str, cues: frozenset[str]) -> dict[int, int]:
+    """The cells (start -> end offsets, spaces and quotes left out) of a table (CSV, TSV, Markdown) under a header
+    cell that is a handle cue ("| Owner |", "username,last_login", "assignee" in a TSV header), on the rows after the
+    header with as many cells. A header is a line whose cells are all short labels (not a call "f(user, repo)")."""
+    if not any(sep in text for sep in ("\t", "|", ",")):
+        return {}
+    out: dict[int, int] = {}
+    columns: list[int] = []
+    sep, width, pos = "", 0, 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        cells = line.split(sep) if columns and sep in line else []
+        if columns and len(cells) == width and sum(bool(c.strip()) for c in cells) >= 2:
+            if not set(line) <= set("|-: \t"):  # a Markdown rule "|---|---|"
+                offset = start
+                for k, cell in enumerate(cells):
+                    if k in columns and cell.strip(" \"'"):
+                        lead = len(cell) - len(cell.lstrip(" \"'"))
+                        out[offset + lead] = offset + len(cell.rstrip(" \"'"))
+                    offset += len(cell) + len(sep)
+            continue
+        columns = []
+        for candidate in ("\t", "|", ","):
+            if candidate in line:
+                cells = line.split(candidate)
+                columns = [k for k, cell in enumerate(cells) if _cue_key(cell.strip(" \"'").casefold(), cues)]
+                if sum(bool(c.strip()) for c in cells) < 2 or not all(_HEADER_CELL.fullmatch(c) for c in cells):
+                    columns = []
+                if columns:
+                    sep, width = candidate, len(cells)
+                    break
+    return out
+
+
+@lru_cache(maxsize=1)
+def _cue_after_pattern() -> re.Pattern[str]:
+    """Words right after a handle that say a person did something (``mention_context.json``'s ``handle_cues_after``:
+    "kofi.mensah wrote:", "hkim [~hkim@host] has joined"), past a bracketed IRC host."""
+    words = "|".join(sorted(map(re.escape, _mention_context()["handle_cues_after"]), key=len, reverse=True))
+    return re.compile(rf"(?:[ \t]+\[[^\]\n]{{0,80}}\])?[ \t]+(?:{words})\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
