@@ -121,7 +121,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report9",
     "report10",
     "report11",
-)  # written blind (sessions 28-39), report only
+    "report12",
+)  # written blind (sessions 28-40), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -634,7 +635,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     workstress, homerepair, 40 queries and 240 documents, written blind in session 37, read in session 38;
     ``"report10"``: travel, pets, studying, cooking, volunteering, 40 queries and 240 documents, written blind in
     session 38, read once in session 39 with the rules as shipped; ``"report11"``: legal, vehicles, events, sleep,
-    shopping, 40 queries and 240 documents, written blind in session 39, read once in session 40; not in ``"all"``).
+    shopping, 40 queries and 240 documents, written blind in session 39, read once in session 40; ``"report12"``:
+    sports_injury, teen_parenting, small_business, insurance, crafts, 40 queries with 1–3 relevant texts each and 477
+    documents, written blind in session 40 and registered unread; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

@@ -105,6 +105,16 @@ def test_blind_report_sets_shape(split, queries, areas):
     assert not set(task.queries) & set(load_fairness_set("all").queries)  # report sets are not in "all"
 
 
+def test_blind_report12_shape():
+    # written blind in session 40: 1-3 relevant texts per query and two close non-relevant ones, each in 3 wordings
+    task = load_fairness_set("report12")
+    assert (len(task.queries), len(task.documents), len(set(task.areas.values()))) == (40, 477, 5)
+    groups = {d.id: d.metadata["group"] for d in task.documents}
+    for query, relevant in task.relevant.items():
+        counts = [sorted(groups[i] for i in relevant).count(g) for g in ("female", "male", "neutral")]
+        assert counts[0] == counts[1] == counts[2] in (1, 2, 3), query
+
+
 def test_wide_topics_report_shape():
     report = load_wide_topics(report=True)
     widths = sorted(len(ids) for ids in report.relevant.values())
