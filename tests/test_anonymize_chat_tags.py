@@ -5,6 +5,7 @@ part that is also a word ("mark_t", "rose_k") was removed at every mention ("jus
 from __future__ import annotations
 
 import pytest
+from anonymize_support import removed
 
 from debiasrag.anonymize import NerAnonymizer
 
@@ -12,18 +13,6 @@ from debiasrag.anonymize import NerAnonymizer
 @pytest.fixture(scope="module", params=[True, False], ids=["ner", "fast"])
 def anonymizer(request: pytest.FixtureRequest) -> NerAnonymizer:
     return NerAnonymizer(use_ner=request.param)
-
-
-def removed(anonymizer: NerAnonymizer, text: str, where: str) -> bool:
-    """Whether the part of ``text`` in braces inside ``where`` ("thanks {lily}") is removed, every character of it
-    inside a detected entity; ``where`` must occur once in ``text``."""
-    before, rest = where.split("{", 1)
-    word, after = rest.split("}", 1)
-    context = before + word + after
-    assert text.count(context) == 1, context
-    start = text.index(context) + len(before)
-    entities = anonymizer.detect(text)
-    return all(any(e.start <= k < e.end for e in entities) for k in range(start, start + len(word)))
 
 
 def check(anonymizer: NerAnonymizer, text: str, names: list[str], kept: list[str]) -> None:
