@@ -9,6 +9,11 @@ installed packages of this virtualenv (a fixed shuffle, seed S), with the cue an
 prints how many distinct handles and matches each finds and the most frequent. Every match in such files is a false
 positive but for the odd author handle in a changelog ("c-bata"); the counts depend on the installed packages
 (``make install``'s set).
+
+``--rule casual_names`` (session 40) counts instead the lower-case words the reader of casual text
+(``NerAnonymizer._casual_names``) takes for names in the same files, with the code left out
+(``debiasrag/anonymize/code_lines.py``) and with it read as text, as before session 40 ("obj", "elif", "param",
+"pydantic"); what is left is mostly words of comments and docstrings, and the odd real name ("# TODO (sven)").
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from debiasrag.anonymize import NerAnonymizer  # noqa: E402
+from debiasrag.anonymize import NerAnonymizer, ner  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--rule", choices=("bare_handles", "casual_names"), default="bare_handles")
     args = parser.parse_args(argv)
     packages = Path(sys.prefix) / "lib"
     files = sorted(
@@ -42,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError):
             continue
     anonymizer = NerAnonymizer(use_ner=False)
+    if args.rule == "casual_names":
+        for label in ("code left out", "code read as text (before session 40)"):
+            if label != "code left out":
+                ner.code_spans = lambda text, shape=None: []  # type: ignore[assignment]
+            found = Counter(e.text for text in texts for e in anonymizer._casual_names(text))
+            print(f"{label}: {len(texts)} files, {len(found)} distinct words, {sum(found.values())} matches")
+            print("   most frequent:", ", ".join(f"{h} ({n})" for h, n in found.most_common(12)) or "none")
+        return 0
     for label in ("with the cue", "without the cue"):
         if label == "without the cue":
             anonymizer._cued_handle = lambda text, start, cues: True  # type: ignore[method-assign]

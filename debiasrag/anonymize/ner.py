@@ -39,6 +39,7 @@ from debiasrag.anonymize.base import (
     parse_entity_types,
     resolve_overlaps,
 )
+from debiasrag.anonymize.code_lines import blank, code_names, code_spans
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError, check_bool, check_int, check_names, shown
@@ -1188,7 +1189,10 @@ class NerAnonymizer:
         """Names typed in lower case, in text typed that way (chat, comments: most sentences open in lower case):
         a listed given name or surname that is no English word, no place and no stop word ("ask priya", "kwame
         and joy"). Word-names ("will", "hope") stay words; formal text, where a lower-case "bert" or "julia" is a
-        model or a language, is not read this way."""
+        model or a language, is not read this way. Nor is source code (``code_lines.code_spans``: "obj = dict(obj)",
+        "elif arg:", a README's fenced block, "`obj.get(arg)`"), which opens its lines in lower case too, nor a word
+        the code uses ("from pydantic import ..." ... "pydantic's loaders"); its comments are text ("# thanks
+        priya")."""
         gaz = self.gazetteer
         if gaz is None or not self._english or not self.lower_case_names:
             return []
@@ -1203,12 +1207,17 @@ class NerAnonymizer:
         starts = [m.group(1) for m in _SENTENCE_START.finditer(plain)]
         if not starts or 2 * sum(c.islower() for c in starts) < len(starts):
             return []
+        # Code opens its lines in lower case too ("obj = dict(obj)", "elif arg:"): it is no casual text, and its
+        # words are no names; its comments are text ("# TODO(sven): ...")
+        code = code_spans(text, plain)
+        words = blank(text, code)  # the words read: code's left out
+        identifiers = code_names(text, code)  # and words the code uses: "from pydantic import ..." ... "pydantic's"
         sure: list[Entity] = []
         maybe: list[Entity] = []  # word-names and unlisted words no context confirmed
         cues = _mention_context()["cue_before"]  # "hey", "thx": chat words, whatever a name list says
-        for m in _CASUAL_WORD.finditer(text):
+        for m in _CASUAL_WORD.finditer(words):
             word = m.group(1)
-            if not word.islower() or word in cues:
+            if not word.islower() or word in cues or word in identifiers:
                 continue
             english, listed, stop = self._is_english(word), gaz.is_person_name(word), word in self._openers
             if not listed and (english or stop):
@@ -1241,7 +1250,7 @@ class NerAnonymizer:
         names |= nick_names
         found = {e.start for e in sure}
         context = _mention_context()
-        for m in _CASUAL_WORD.finditer(text):
+        for m in _CASUAL_WORD.finditer(words):
             if m.group(1) in nick_words and m.start(1) not in found:
                 if self._cued(plain, m.start(1), m.end(1)) or _addressed(plain, m.start(1), m.end(1)):
                     sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
