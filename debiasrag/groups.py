@@ -159,16 +159,18 @@ def generic_phrases(concept: str = "gender") -> list[str]:
 def generic_phrase_spans(text: str, concept: str = "gender") -> list[tuple[int, int]]:
     """The character spans of ``text`` that are :func:`generic_phrases` (longest first where they overlap): what the
     gender swap and the neutralizer leave as it is ("man-made", "a bachelor's degree", "to groom the horses")."""
-    pattern = _generic_phrase_pattern(concept)
+    pattern = phrase_pattern(tuple(generic_phrases(concept)))
     return [match.span() for match in pattern.finditer(text)] if pattern is not None else []
 
 
 @cache
-def _generic_phrase_pattern(concept: str) -> re.Pattern[str] | None:
-    phrases = sorted(generic_phrases(concept), key=len, reverse=True)
+def phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One case-blind pattern for whole-word ``phrases``, longest first (None for none): generic phrases as the
+    detector blanks them and the swapper and neutralizer keep them."""
     if not phrases:
         return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in phrases) + r")(?!\w)", re.IGNORECASE)
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(r"(?<!\w)(?:" + alternatives + r")(?!\w)", re.IGNORECASE)
 
 
 @cache
@@ -345,10 +347,7 @@ class GroupDetector:
         verbs = rule.get("speech_verbs", [])
         # a mention right before a speech verb is the one quoted ("… Pike says", "Holt said"): a feature, not a rule
         self._speaker = re.compile(rf"^\W{{0,3}}\s*(?:{'|'.join(map(re.escape, verbs))})\b") if verbs else None
-        phrases = sorted(rule.get("generic_phrases", []), key=len, reverse=True)
-        self._generic = (
-            re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.IGNORECASE) if phrases else None
-        )
+        self._generic = phrase_pattern(tuple(rule.get("generic_phrases", [])))
         self._after_title = frozenset(read_json("names", "non_names.json")["titles"]) if self._margin else frozenset()
         places = rule.get("place_words", [])
         self._place = (
