@@ -1,5 +1,11 @@
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import TOLERANCE
@@ -12,8 +18,29 @@ from debiasrag.mitigate.repulsion_attraction_neutralization import _unit_rows_na
 # 2.1e-2 (39 of 40 seeds; 7.8e-7 in one), and float64 arithmetic by 2.1e-2 (scripts/ran_sensitivity.py 40).
 # So 1e-6 holds only with bit-identical float32 kernels: here 6.1e-7, on the CI machine 1.15e-6 in one value of
 # 400 (CI run of 2026-11-28). 1e-5 allows another CPU's kernels and still fails on any change to the algorithm,
-# which moves outputs by ~1e-2.
+# which moves outputs by ~1e-2. With MKL's AVX2 code path (MKL_CBWR=AVX2, the kernels of the machine that wrote the
+# reference) it holds 1e-6 on the AVX-512 machines too: test_within_1e6_on_the_reference_kernels.
 RAN_TOLERANCE = 1e-5
+
+# Run in a fresh interpreter: MKL reads MKL_CBWR once, when torch loads it.
+_KERNEL_CHECK = """
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from conftest import _script
+from debiasrag.mitigate import RepulsionAttractionNeutralization
+with np.load(sys.argv[2]) as data:
+    ref = {key: data[key] for key in data.files}
+settings = json.loads(str(ref["settings"]))
+glove = _script().reference_input()
+ran = RepulsionAttractionNeutralization().fit(glove, definitional_pairs=settings["definitional_pairs"])
+ran.bias_direction_ = ref["RAN_direction"]
+optimised = ran._optimise(ref["RAN_unit"], ref["RAN_neighbour_vectors"], ref["RAN_repulsion"])
+result = ran.transform(glove, target=settings["ran"]["target"])
+sample = np.stack([result[str(w)] for w in ref["sample_words"]])
+print(json.dumps({"optimised": float(np.abs(optimised - ref["RAN_output"]).max()),
+                  "sample": float(np.abs(sample - ref["RAN_sample"]).max())}))
+"""
 
 
 def test_matches_wefe_step_by_step(glove_input, reference):
@@ -52,6 +79,29 @@ def test_full_transform_agrees_with_wefe_given_its_bias_direction(glove_input, r
     np.testing.assert_allclose(sample, reference["RAN_sample"], rtol=0, atol=RAN_TOLERANCE)
     sums = np.asarray(result.vectors, dtype=np.float64).sum(axis=0)
     np.testing.assert_allclose(sums, reference["RAN_column_sums"], rtol=0, atol=RAN_TOLERANCE * len(target))
+
+
+def test_within_1e6_on_the_reference_kernels(glove_input):
+    """Issue 11's 1e-6 for RAN, given WEFE's direction, on the float32 kernels the reference was computed with: MKL's
+    AVX2 path (measured 8.2e-7 here, 1.15e-6 with the AVX-512 path this machine picks by default)."""
+    torch = pytest.importorskip("torch")
+    if not torch.backends.mkl.is_available():
+        pytest.skip("torch without MKL: MKL_CBWR cannot pin the kernels")
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    if " avx2" not in flags:
+        pytest.skip("the reference kernels need AVX2")
+    here = Path(__file__).parent
+    env = {**os.environ, "MKL_CBWR": "AVX2"}
+    run = subprocess.run(
+        [sys.executable, "-c", _KERNEL_CHECK, str(here), str(here / "data" / "wefe_reference.npz")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    errors = json.loads(run.stdout.strip().splitlines()[-1])
+    assert errors["optimised"] < TOLERANCE and errors["sample"] < TOLERANCE, errors
 
 
 def test_unit_vectors_are_bit_identical_to_gensims_float32_normalisation(glove_input, reference):
