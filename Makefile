@@ -27,12 +27,13 @@ $(STAMP): pyproject.toml $(INTEGRATIONS)
 demo: $(STAMP)
 	$(VENV)/bin/debiasrag demo --out demo-out
 
-# Format, lint (with docstring rules for the public API), types (config in pyproject.toml), then the tests.
+# Format, lint (with docstring rules for the public API), types (config in pyproject.toml), then the tests on
+# two workers (pytest-xdist; 784 s -> 558 s on 2 cores in session 41: many tests start the CLI in a subprocess).
 test: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q --durations=20
+	$(PY) -m pytest -q -n 2 --durations=20
 
 bench: $(STAMP)
 	$(PY) benchmarks/toy_retrieval.py

@@ -87,7 +87,9 @@ class ConvertedScores(VectorStore):
 
 
 @pytest.mark.parametrize(
-    "to", [np.float32, np.float64, lambda s: np.int64(round(s * 1000)), lambda s: Decimal(str(s))], ids=str
+    "to",
+    [np.float32, np.float64, lambda s: np.int64(round(s * 1000)), lambda s: Decimal(str(s))],
+    ids=["float32", "float64", "int64", "decimal"],
 )
 def test_numpy_and_decimal_scores_are_accepted(to: Any) -> None:
     docs = DebiasedRetriever(ConvertedScores(plain_store(), to), strategy="topk", k=3).invoke(QUERY)
