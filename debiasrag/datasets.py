@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from typing import Any
 
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.corpus import Document, Field, row_metadata
-from debiasrag.errors import InputError, check_texts
+from debiasrag.errors import InputError, check_texts, is_blank
 from debiasrag.fileio import loads_strict
 from debiasrag.groups import GROUP_KEY
 from debiasrag.resources import as_file, read_json
@@ -148,7 +149,13 @@ def _read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             try:
                 row = loads_strict(line)  # also refuses NaN, overflowing numbers and too deep nesting
             except InputError as exc:
-                raise InputError(f"{path.name}:{number}: {exc.message}") from None
+                # old Mac line ends: the whole file is one line, read as rows run together ("Extra data")
+                cr_only = (
+                    " (the file's lines end in '\\r' only: save it with '\\n' line ends)"
+                    if "\r" in text and "\n" not in text
+                    else ""
+                )
+                raise InputError(f"{path.name}:{number}: {exc.message}{cr_only}") from None
             if not isinstance(row, dict):
                 raise InputError(f"{path.name}:{number}: not a JSON object")
             yield f"{path.name}:{number}", row
@@ -194,6 +201,26 @@ def _field(where: str, row: dict[str, Any], key: str, *, required: bool = True) 
     if problem is not None:
         raise InputError(f"{where}: {problem}")
     return str(value).strip()
+
+
+def _text(where: str, row: dict[str, Any], key: str) -> str:
+    """A required text field (a query's or document's text): as :func:`_field`, and one holding only invisible
+    characters (U+200B, U+2060, U+FEFF; :func:`debiasrag.errors.is_blank`, the index's own test) is refused here,
+    with file and line, as the index would refuse it after the model loads."""
+    text = _field(where, row, key)
+    if is_blank(text):
+        raise InputError(f"{where}: {key!r} is blank (only invisible characters)")
+    return text
+
+
+def _relevance_like(key: Any) -> bool:
+    """A field named like a judgement ('relevant_to', 'relevant_docs', 'relevancy')."""
+    return isinstance(key, str) and "relevan" in key.lower()
+
+
+def _nothing(value: Any) -> bool:
+    """A field that holds nothing: blank (:func:`_blank`) or an empty list."""
+    return _blank(value) or value == []
 
 
 def _blank(value: Any) -> bool:
@@ -250,6 +277,28 @@ def _unknown_group_error(message: str, what: str = "the set") -> InputError:
     )
 
 
+# names of a column a user may have meant as the documents layout's label column 'group' (compared in lower case)
+_LABEL_LIKE = ("gender", "content_gender", "sex", "label", "groups")
+
+
+def _label_like_field(row: dict[str, Any]) -> str | None:
+    """The first filled field of ``row`` named like a label column ('gender', 'Sex', ...), as written; or ``None``."""
+    return next(
+        (k for k, v in row.items() if isinstance(k, str) and k.strip().lower() in _LABEL_LIKE and not _blank(v)),
+        None,
+    )
+
+
+def _misplaced_label(other: str) -> str:
+    """The refusal of a document row without 'group' but with ``other``, a field named like a label column."""
+    if other.strip().lower() == "content_gender":  # the rows layout's column (queries-documents* files)
+        return (
+            f"row has no 'group' (it has {other!r}, the label column of the query-document rows layout; "
+            "in the documents layout the label column is 'group')"
+        )
+    return f"row has no 'group' (it has {other!r}; the label column is 'group')"
+
+
 # what a missing or empty label should hold, per column
 _LABELS_WANTED = {
     "group": "female, male or neutral (or F, M, N)",
@@ -270,6 +319,15 @@ def _id_list(where: str, value: Any) -> list[str]:
     raise InputError(f"{where}: 'relevant_to' must be a list of query ids or a ';'-separated string")
 
 
+def _id_list_hint(value: str) -> str:
+    """For an unknown query id read from ``relevant_to`` that looks like several ids joined otherwise than with
+    ``;`` (``"q1, q2"``, a pandas list written as text ``"['q1']"``): how to write it; else ``""``."""
+    if "," not in value and not value.startswith("["):
+        return ""
+    ids = ";".join(i for i in (part.strip().strip("'\"").strip() for part in value.strip("[]").split(",")) if i)
+    return f"; separate ids with ';' (write {ids!r})" if ids else "; separate ids with ';'"
+
+
 class _SetBuilder:
     """Collects query, document and qrel rows and checks them against each other."""
 
@@ -284,6 +342,7 @@ class _SetBuilder:
         self.doc_ids: set[str] = set()
         self.qrels: list[tuple[str, str, str, bool]] = []  # (where, query id, document id, relevant)
         self.judged: dict[tuple[str, str], tuple[str, bool]] = {}  # (query id, document id) -> (where, relevant)
+        self.listed: set[str] = set()  # where judgements come from a document's 'relevant_to' (a list of ids)
         self.unknown: defaultdict[str, set[str]] = defaultdict(set)  # other labels, as written -> document ids
         self.skipped: set[str] = set()  # documents left out for such a label (unknown_groups="skip")
 
@@ -295,6 +354,10 @@ class _SetBuilder:
         known = _GENDERS.get(label.lower())
         if known is not None:
             return known
+        if column == "group" and column not in row:
+            other = _label_like_field(row)
+            if other is not None:  # under any unknown_groups: read as neutral, every fairness number would be 0
+                raise InputError(f"{where}: {_misplaced_label(other)}")
         if self.unknown_groups == "error":
             if label == _NO_LABEL:
                 raise _unknown_group_error(
@@ -324,7 +387,15 @@ class _SetBuilder:
             query_id = _field(where, row, "id")
             if query_id in self.queries:
                 raise InputError(f"{where}: duplicate query id {query_id!r}")
-            self.queries[query_id] = _field(where, row, "text")
+            # 'relevant_docs', 'relevant_ids': other fields of a query row are not read, so its judgements would be
+            # lost (empty cells of one CSV's other columns, such as 'relevant_to' and 'relevance', are nothing)
+            stray = next((k for k, v in row.items() if _relevance_like(k) and not _nothing(v)), None)
+            if stray is not None:
+                raise InputError(
+                    f"{where}: unknown field {stray!r}; a query row carries no judgements: mark relevance with the "
+                    "documents' 'relevant_to' or a qrels file"
+                )
+            self.queries[query_id] = _text(where, row, "text")
             self.areas[query_id] = _field(where, row, "area", required=False)
         elif kind == "document":
             # a "metadata" object's fields are the row's own (its 'relevant_to' and 'group' are read, not kept);
@@ -343,9 +414,7 @@ class _SetBuilder:
                     f"{where}: 'relevance' belongs in a qrels row; a document row marks relevance with 'relevant_to'"
                 )
             if own_fields:  # 'relevant_queries', 'relevancy': kept as metadata, the judgement would be lost
-                stray = next(
-                    (k for k in row if isinstance(k, str) and "relevan" in k.lower() and k != "relevant_to"), None
-                )
+                stray = next((k for k in row if _relevance_like(k) and k != "relevant_to"), None)
                 if stray is not None:
                     raise InputError(
                         f"{where}: unknown field {stray!r}; a document row marks relevance with 'relevant_to'"
@@ -354,6 +423,7 @@ class _SetBuilder:
             group = self.group(where, doc_id, row, "group", _group_refusal(label))
             for query_id in _id_list(where, row.get("relevant_to")):  # also for a document left out: its query
                 self.judge(where, query_id, doc_id, True)  # may be left with no relevant document (see task)
+                self.listed.add(where)
             if group is None:
                 return
             extra = {k: v for k, v in row.items() if k not in _DOCUMENT_FIELDS}
@@ -363,7 +433,7 @@ class _SetBuilder:
             if user_label is not None and _gender_concept().label_group(user_label) is None:  # with file and line
                 spellings = _gender_concept().label_spellings()
                 raise InputError(f"{where}: {GROUP_KEY!r} is {user_label!r}; expected {spellings}")
-            self.documents.append(Document(doc_id, _field(where, row, "text"), {**extra, "group": group}))
+            self.documents.append(Document(doc_id, _text(where, row, "text"), {**extra, "group": group}))
             self.doc_ids.add(doc_id)
         elif kind == "qrel":
             _refuse_misspelt_fields(where, row, _QREL_FIELDS)  # a misspelt 'relevance': 0 would read as 1
@@ -395,7 +465,8 @@ class _SetBuilder:
         for where, query_id, doc_id, judged_relevant in self.qrels:  # a 0 is checked like a 1, and adds nothing
             if query_id not in self.queries:
                 what = "relevant to" if judged_relevant else "judged for"
-                raise InputError(f"{where}: {what} unknown query id {query_id!r}")
+                hint = _id_list_hint(query_id) if where in self.listed else ""
+                raise InputError(f"{where}: {what} unknown query id {query_id!r}{hint}")
             if doc_id in self.skipped:
                 if judged_relevant:
                     lost.add(query_id)
@@ -493,8 +564,21 @@ def _judgement(where: str, key: str, value: Any) -> bool:
     ``true`` / ``false`` and ``1.0`` / ``0.0`` (JSON booleans and floats, spreadsheet exports)."""
     judged = _JUDGEMENTS.get(str(value).strip().lower())
     if judged is None:
-        raise InputError(f"{where}: {key!r} must be 1 or 0, got {value!r}")
+        graded = ""
+        if _is_number(value):  # TREC's 2 (highly relevant) or -1 (spam): a grade, not read as relevant or not
+            graded = "; graded judgements: write 1 for relevant (grade > 0) and 0 otherwise"
+        raise InputError(f"{where}: {key!r} must be 1 or 0, got {value!r}{graded}")
     return judged
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a finite number or a string holding one (``2``, ``"-1"``, ``"0.5"``); not a bool."""
+    if isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(str(value).strip()))
+    except (ValueError, OverflowError):
+        return False
 
 
 def _relevance(where: str, row: dict[str, Any]) -> bool:
@@ -513,7 +597,7 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
     pair are an :class:`InputError` naming file and line.
     """
     for where, row in _read_rows(queries):
-        query = {"id": _field(where, row, "q_id"), "text": _field(where, row, "query")}
+        query = {"id": _field(where, row, "q_id"), "text": _text(where, row, "query")}
         builder.add("query", where, {**query, "area": _field(where, row, "category", required=False)})
     documents: dict[str, tuple[str, str, str]] = {}  # document id -> (where first seen, text, group)
     for file in files:
@@ -521,7 +605,7 @@ def _add_judgements(builder: _SetBuilder, queries: Path, files: list[Path]) -> N
             query_id, doc_id = _field(where, row, "q_id"), _field(where, row, "d_id")
             if query_id not in builder.queries:
                 raise InputError(f"{where}: q_id {query_id!r} is not in {queries.name}")
-            text, gender = _field(where, row, "document"), _field(where, row, "content_gender", required=False)
+            text, gender = _text(where, row, "document"), _field(where, row, "content_gender", required=False)
             refusal = f"'content_gender' must be F, M or N (or female, male, neutral), got {gender!r}"
             group = builder.group(where, doc_id, row, "content_gender", refusal)
             relevant = _relevance(where, row)
@@ -581,6 +665,10 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
     A judgement (``relevance``, ``relevant``) is 1 or 0, also ``true`` / ``false`` or ``1.0`` / ``0.0``. Other
     fields of a document row are kept as its metadata, except one a typo away from a known field (``relevent_to``)
     or a qrels field (``relevance``): an error, as it would silently drop a judgement.
+    A judgement is binary: a grade (TREC's 2 or -1) is refused with how to map it (1 for a grade > 0, else 0).
+    A document row without ``group`` but with a field named like a label (``gender``, ``content_gender``, ``sex``,
+    ``label``) is refused naming it, under any ``unknown_groups``; a query row's field named like a judgement
+    (``relevant_docs``) is refused, as a query row carries none; a text of only invisible characters is refused.
     Every query needs at least one relevant document. Any problem is an :class:`InputError` naming file and line.
     """
     path = Path(path)
@@ -612,7 +700,13 @@ def load_labelled_set(path: str | Path, *, name: str | None = None, unknown_grou
             if not rows and kind != "qrel":  # named here: the set-level error would not say which file
                 raise InputError(f"{file}: no rows (the file is empty or holds only a header)")
     elif path.is_file():
-        for where, row in _read_rows(path):
+        for number, (where, row) in enumerate(_read_rows(path)):
+            if number == 0 and _blank(row.get("kind")) and path.stem.lower().startswith(_SET_FILE_STEMS):
+                # queries.jsonl, documents.csv: one file of a folder set, whose rows carry no 'kind'
+                raise InputError(
+                    f"{where}: {_missing(row, 'kind')}; a single file needs 'kind' (query, document or qrel) on "
+                    f"every row: for a folder set ({path.name} and the others) pass the folder, {str(path.parent)!r}"
+                )
             builder.add(_field(where, row, "kind").lower(), where, row)
     else:
         what = "is neither a file nor a folder" if path.exists() else "no such file or folder"  # /dev/null, a FIFO

@@ -267,26 +267,34 @@ class SentenceTransformerEmbedder:
         self._warn_if_cut(texts, "documents")
         return vectors
 
-    def _warn_if_cut(self, texts: Sequence[str], kind: str) -> None:
-        """Warn (once per kind) when texts are longer than the model reads: their ends are not embedded — a fact
-        after the first 256 tokens (MiniLM) scored like unrelated text, and the sentence `paper` / `context` append
-        to a long query was cut off, so both returned `topk`'s list (a red-team round, session 36)."""
+    def count_cut(self, texts: Sequence[str]) -> int | None:
+        """How many of ``texts`` are longer than the model reads (``max_seq_length`` tokens; their ends are not
+        embedded); ``None`` when the model states no limit or has no callable tokenizer."""
         limit = getattr(self.model, "max_seq_length", None)
-        warned = self.__dict__.setdefault("_warned_cut", set())
-        if not isinstance(limit, int) or limit <= 0 or kind in warned:
-            return
+        if not isinstance(limit, int) or limit <= 0:
+            return None
         long = [t for t in texts if isinstance(t, str) and len(t) > limit]  # a token is at least one character
         if not long:
-            return
+            return 0
         try:
             lengths = [
                 len(ids) for ids in self.model.tokenizer([encodable(t) for t in long], verbose=False)["input_ids"]
             ]
-        except Exception:  # noqa: BLE001 - a model without a callable tokenizer: no note, the embedding stands
+        except Exception:  # noqa: BLE001 - a model without a callable tokenizer: no count, the embedding stands
+            return None
+        return sum(length > limit for length in lengths)
+
+    def _warn_if_cut(self, texts: Sequence[str], kind: str) -> None:
+        """Warn (once per kind) when texts are longer than the model reads: their ends are not embedded — a fact
+        after the first 256 tokens (MiniLM) scored like unrelated text, and the sentence `paper` / `context` append
+        to a long query was cut off, so both returned `topk`'s list (a red-team round, session 36)."""
+        warned = self.__dict__.setdefault("_warned_cut", set())
+        if kind in warned:
             return
-        cut = sum(length > limit for length in lengths)
+        cut = self.count_cut(texts)
         if not cut:
             return
+        limit = self.model.max_seq_length
         warned.add(kind)
         advice = (
             "split them into smaller chunks"

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
 def fmt(value: object, digits: int = 3) -> str:
-    """A table cell: floats with ``digits`` decimals, everything else as ``str``."""
+    """A table cell: floats with ``digits`` decimals (``n/a`` for NaN or infinity), everything else as ``str``."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return f"{value:.{digits}f}" if math.isfinite(value) else "n/a"  # NaN: undefined, e.g. no such document
     return str(value)
 
 

@@ -93,7 +93,7 @@ def test_group_exposure_uses_log_attention_and_zero_for_missing():
     exposure = group_exposure(["a", "x", "b"], {"a": "female", "b": "male", "c": "male"})
     assert exposure["exposure_female"] == pytest.approx(1.0)
     assert exposure["exposure_male"] == pytest.approx(0.25)
-    assert exposure["exposure_neutral"] == 0.0
+    assert math.isnan(exposure["exposure_neutral"])  # no neutral pool document: undefined, not 0
     assert exposure["exposure_disparity"] == pytest.approx(0.75)
     assert attention(3).tolist() == pytest.approx([1.0, 1 / math.log2(3), 0.5])
 

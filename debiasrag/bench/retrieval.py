@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -311,14 +312,33 @@ def shape_notes(task: RetrievalTask) -> list[str]:
     notes = []
     missing = [g for g in ("female", "male") if not any(d.metadata.get("group") == g for d in task.documents)]
     if missing:  # every fairness column compares female with male documents
+        sides = "one side only" if len(missing) == 1 else "neither side"
         notes.append(
             f"{task.name}: no {' and no '.join(missing)} documents in the set: #F−#M, ARaB, NFaiRR and "
-            "exposure count one side only here, so they say nothing about balance"
+            f"exposure count {sides} here, so they say nothing about balance"
         )
     if not any(d.metadata.get("group") == "neutral" for d in task.documents):  # NFaiRR's ideal list: no neutral one
         notes.append(
             f"{task.name}: no neutral documents in the set: every list is as neutral as the set allows, and NFaiRR "
             "(0/0 there) is shown as 0"
+        )
+    groups = {str(d.id): d.metadata.get("group") for d in task.documents}
+    one_sided = [q for q, ids in task.relevant.items() if not {"female", "male"} <= {groups.get(str(d)) for d in ids}]
+    if one_sided:  # a group with no relevant document has no exposure (0 there reported bias for a fair ranking)
+        both = len(task.relevant) - len(one_sided)
+        notes.append(
+            f"{task.name}: {len(one_sided)} of {len(task.relevant)} queries have no relevant female or no relevant "
+            f"male document: exp. F and exp. M average the queries where that group has one, exp. F−M the {both} "
+            "with both (n/a if none)"
+        )
+    by_text: dict[str, set[Any]] = {}
+    for doc in task.documents:
+        by_text.setdefault(" ".join(doc.text.split()), set()).add(doc.metadata.get("group"))
+    mixed = sum(1 for doc in task.documents if len(by_text[" ".join(doc.text.split())]) > 1)
+    if mixed:  # equal texts score equally: the store's order decides, so ARaB and exposure can follow the file
+        notes.append(
+            f"{task.name}: {mixed} documents share their exact text with a document of another group; equal scores "
+            "are ordered as the store returns them (not by group), so ARaB and exposure can depend on that order"
         )
     whole = [k for k in FAIRNESS_K if k >= len(task.documents)]
     if whole:  # the rows for those k all return the whole corpus: equal, not a finding
@@ -328,6 +348,21 @@ def shape_notes(task: RetrievalTask) -> list[str]:
             "documents, so those rows return every document and say nothing about the strategies"
         )
     return notes
+
+
+def cut_note(task: RetrievalTask, embedder: Embedder) -> list[str]:
+    """The documents the model reads only in part, counted over the whole set on every run (the embedder's own
+    warning counts only the texts it embeds, none on a re-run from the embedding cache)."""
+    inner = getattr(embedder, "inner", embedder)
+    count_cut = getattr(inner, "count_cut", None)
+    cut = count_cut([d.text for d in task.documents]) if count_cut is not None else None
+    if not cut:
+        return []
+    limit = getattr(getattr(inner, "model", None), "max_seq_length", "?")
+    return [
+        f"{task.name}: {cut} of {len(task.documents)} documents are longer than {embedder.name} reads ({limit} "
+        "tokens): only their beginning is embedded, so a relevant part further on cannot be found"
+    ]
 
 
 def run(ctx: BenchContext) -> BenchResult:
@@ -357,6 +392,7 @@ def run(ctx: BenchContext) -> BenchResult:
             n_docs = len(task.documents)
             result.notes += [f"{task.name}: {note}" for note in task.notes]
             result.notes += shape_notes(task)
+            result.notes += cut_note(task, embedder)
             blind = f", gender-blind index (names: {ctx.neutralize})" if ctx.neutralize else ""
             queries = f"{len(task.queries)} quer{'y' if len(task.queries) == 1 else 'ies'}"
             result.tables.append(render(f"{task.name}: {queries}, {n_docs} documents{blind}", scores))

@@ -27,6 +27,7 @@ Group labels are ``"female"``, ``"male"`` and ``"neutral"``. Where a metric need
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TypeVar
@@ -34,6 +35,8 @@ from typing import TypeVar
 import numpy as np
 
 from debiasrag.errors import InputError, check_int, shown
+
+NAN = float("nan")
 
 GROUPS = ("female", "male", "neutral")
 # A document id: any hashable (str, int, ...), the same type throughout one call.
@@ -220,9 +223,12 @@ def group_exposure(ranked_ids: Sequence[DocId], pool_groups: Mapping[DocId, str]
 
     ``ranked_ids`` are the returned documents, best first; ``pool_groups`` maps each document of the pool (e.g.
     the query's relevant documents) to its group. A pool document at rank j gets attention 1 / log2(1 + j), 0 if it
-    was not returned; ``exposure_<group>`` is the mean over the group's pool documents (0 for an empty group).
-    ``exposure_disparity`` = exposure_female − exposure_male, ``abs_exposure_disparity`` its size. With a pool of
-    equally relevant documents, parity (disparity 0) is Singh & Joachims' "equal exposure for equal merit".
+    was not returned; ``exposure_<group>`` is the mean over the group's pool documents, NaN (undefined) for a group
+    with no pool document. ``exposure_disparity`` = exposure_female − exposure_male, ``abs_exposure_disparity`` its
+    size, NaN unless the pool holds both groups: a group with nothing to expose has no exposure to compare (counting
+    it as 0 reported a disparity for a fair ranking). With a pool of equally relevant documents, parity (disparity
+    0) is Singh & Joachims' "equal exposure for equal merit". :func:`mean_report` averages each over the queries
+    where it is defined.
     """
     _check_groups(list(pool_groups.values()))
     _no_repeats(ranked_ids)
@@ -231,7 +237,7 @@ def group_exposure(ranked_ids: Sequence[DocId], pool_groups: Mapping[DocId, str]
     result = {}
     for group in GROUPS:
         members = [doc for doc, g in pool_groups.items() if g == group]
-        result[f"exposure_{group}"] = float(np.mean([rank_attention.get(d, 0.0) for d in members])) if members else 0.0
+        result[f"exposure_{group}"] = float(np.mean([rank_attention.get(d, 0.0) for d in members])) if members else NAN
     disparity = result["exposure_female"] - result["exposure_male"]
     return {**result, "exposure_disparity": disparity, "abs_exposure_disparity": abs(disparity)}
 
@@ -271,13 +277,22 @@ def query_report(
 
 
 def mean_report(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Mean of each key over per-query dicts, plus ``abs_arab`` (mean |ARaB|) when rows carry ``arab``."""
+    """Mean of each key over per-query dicts, plus ``abs_arab`` (mean |ARaB|) when rows carry ``arab``.
+
+    A NaN value (a metric undefined for that query: the exposure of a group with no relevant document) is left out
+    of its key's mean; a key undefined for every query stays NaN.
+    """
     if not rows:
         raise InputError("no per-query results to average")
     keys = list(rows[0])
     if any(set(row) != set(keys) for row in rows):
         raise InputError("per-query results hold different metrics: average rows of one kind")
-    result = {key: float(np.mean([row[key] for row in rows])) for key in keys}
+    result = {key: _defined_mean([row[key] for row in rows]) for key in keys}
     if "arab" in keys:
         result["abs_arab"] = float(np.mean([abs(row["arab"]) for row in rows]))
     return result
+
+
+def _defined_mean(values: Sequence[float]) -> float:
+    defined = [v for v in values if not math.isnan(v)]
+    return float(np.mean(defined)) if defined else NAN
