@@ -201,8 +201,15 @@ class SentenceTransformerEmbedder:
             model = SentenceTransformer(target, device=self.device)
         except (OSError, ValueError) as exc:  # hub unreachable, no such model, folder without a model
             first = f"cannot load embedding model {self._requested or self.name!r}: {exc}".splitlines()[0]
-            if not Path(target).expanduser().exists():  # a name: say how to ask for the packaged model
+            folder = Path(target).expanduser()
+            if not folder.exists():  # a name: say how to ask for the packaged model
                 first += " (for the packaged model, which needs no download, use 'all-MiniLM-L6-v2')"
+            elif folder.is_dir() and not any((folder / f).is_file() for f in ("modules.json", "config.json")):
+                # transformers' own line speaks of a config.json the folder does not have
+                first = (
+                    f"cannot load embedding model {self._requested or self.name!r}: the folder holds no model "
+                    "(no modules.json or config.json: pass a sentence-transformers model folder)"
+                )
             raise InputError(first) from exc
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dimension = int(get_dim())

@@ -103,3 +103,17 @@ def test_a_model_path_that_does_not_exist_is_one_line(tmp_path: Path, capfd: pyt
     assert main(["bias-score", str(source), "--model", str(missing)]) == 2
     err = capfd.readouterr().err.strip()
     assert err == f"debiasrag: error: cannot load embedding model {str(missing)!r}: no such folder"
+
+
+def test_a_folder_without_a_model_is_named_as_such(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    """transformers' own line spoke of a config.json the folder does not have (red team, session 41)."""
+    source = write_corpus(tmp_path / "c.jsonl")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "queries.jsonl").write_text("{}\n", encoding="utf-8")
+    assert main(["bias-score", str(source), "--model", str(folder)]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == (
+        f"debiasrag: error: cannot load embedding model {str(folder)!r}: the folder holds no model (no modules.json "
+        "or config.json: pass a sentence-transformers model folder)"
+    )
