@@ -150,6 +150,13 @@ _WINDOW_LABELS = frozenset({"PERSON", "GPE", "LOC", "ORG", "MISC"})  # the defau
 _CAPS_WORD = re.compile(r"(?<![\w'\u2019])[^\W\d_]+(?:['\u2019][^\W\d_]+)*(?![\w'\u2019])")  # not "5PM", "JAVA_OPTS"
 # A word opening a line or a sentence right before a colon: a label ("Apologies: T. Nguyen", "Dx: ...").
 _LINE_LABEL = re.compile(r"(?:^|(?<=\n)|(?<=[.;!?] ))[ \t]*([^\W\d_]{2,})(?=:)")
+# A label of two or three words opening a line ("New value: a.jones", "Last seen: ..."), the words in group 1.
+_PHRASE_LABEL = re.compile(r"^[ \t]*([^\W\d_]{2,}(?:[ \t][^\W\d_]{2,}){1,2})(?=:[ \t])", re.MULTILINE)
+# A "key: value" or "key = value" line of a config (YAML, INI, TOML), maybe a YAML list item: key and value groups.
+_CONFIG_LINE = re.compile(r"^[ \t]*(?:-[ \t]+)?([\w.-]+)[ \t]*(?::|=)[ \t]*([^\n]*\S)[ \t]*$", re.MULTILINE)
+_YAML_ITEM = re.compile(r"[ \t]*-[ \t]+['\"]?")  # the start of a YAML list item's line, up to its value
+_VALUE_END = re.compile(r"['\"]?[ \t]*(?:\r?\n|$)")  # the end of a config value's line, maybe a closing quote
+_CONFIG_WORD = re.compile(r"(?<![\w'-])[^\W\d_]+(?![\w'-])")
 _SHORTHAND_WORD = re.compile(r"(?<![\w/])[^\W_][\w/]*(?<!/)(?![\w/])")  # "HTN", "SpO2", "A/P"
 _AGE_SEX = re.compile(r"(?<=\b\d)[MF]\b|(?<=\d\d)[MF]\b")  # "54M", "72F"
 _LATERALITY = re.compile(r"\b[LR](?= [a-z])")  # "radiating to L arm"
@@ -1072,6 +1079,34 @@ class NerAnonymizer:
             )
             if label:
                 protect(m.start(1), m.end(1))
+        stop_names = _mention_context()["stopword_given_names"]
+
+        def label_word(word: str) -> bool:  # an English word no given-name or title list holds ("Value", "New")
+            return (
+                self._is_english(word.lower())
+                and word.casefold() not in stop_names
+                and not (gaz is not None and (word.casefold() in gaz.given or gaz.is_title(word)))
+                and word not in full_name_words
+            )
+
+        for m in _PHRASE_LABEL.finditer(text):  # "New value:", "Old value:"; not "Will Smith:", "Mary Ann:"
+            words = m.group(1).split()
+            if words[0][:1].isupper() and all(label_word(w) for w in words):
+                protect(m.start(1), m.end(1))
+        config = list(_CONFIG_LINE.finditer(text)) if (":" in text or "=" in text) else []
+        if len(config) >= 2:  # "name: Build and Test" in a workflow file; not "name: Maria Lopez"
+            for m in config:
+                key = m.group(1).casefold()
+                if not _cue_key(key, context["config_value_keys"]):
+                    continue
+                for w in _CONFIG_WORD.finditer(text, m.start(2), m.end(2)):
+                    word = w.group()
+                    if (
+                        word[:1].isupper()
+                        and label_word(word)
+                        and not (gaz is not None and (gaz.is_person_name(word) or gaz.is_place(word)))
+                    ):
+                        protect(w.start(), w.end())
         for start, end in self._chat_label_non_names(text, full_name_words):
             protect(start, end)
         for m in _SHORTHAND_WORD.finditer(text):
@@ -1215,12 +1250,17 @@ class NerAnonymizer:
         sure: list[Entity] = []
         maybe: list[Entity] = []  # word-names and unlisted words no context confirmed
         cues = _mention_context()["cue_before"]  # "hey", "thx": chat words, whatever a name list says
+        stop_names = _mention_context()["stopword_given_names"]
+        address_terms = _mention_context()["address_terms"]
         for m in _CASUAL_WORD.finditer(words):
             word = m.group(1)
-            if not word.islower() or word in cues or word in identifiers:
-                continue
+            if not word.islower() or word in cues or word in identifiers or word in address_terms:
+                continue  # address_terms: "hey honey", "cheers mate!", "morning sunshine!"
             english, listed, stop = self._is_english(word), gaz.is_person_name(word), word in self._openers
             if not listed and (english or stop):
+                # "hey will, can you", "thanks, may!": a stop-word given name hailed; not "thanks, will do"
+                if word in stop_names and _hailed(text, m.start(1), m.end(1)):
+                    sure.append(Entity(word, "PERSON", m.start(1), m.end(1)))
                 continue
             entity = Entity(word, "PERSON", m.start(1), m.end(1))
             # a listed name that is no word, or in a chat log one text uses as a name ("waiting on sarah", "tomás");
@@ -1228,7 +1268,8 @@ class NerAnonymizer:
             as_name = not english or (bool(speakers) and len(word) > 3 and gaz.is_dictionary_name(word))
             if listed and as_name and not stop and not gaz.is_place(word):
                 sure.append(entity)
-            elif self._cued(text, m.start(1), m.end(1)):  # "hey grace", "bill said", "tell nimali"
+            elif self._cued(text, m.start(1), m.end(1)) or _hailed(text, m.start(1), m.end(1)):
+                # "hey grace", "bill said", "tell nimali", "sorry june, i forgot", "morning grace!"
                 sure.append(entity)
             elif not stop:  # a stop word that is also a name ("will", "may") counts only in context
                 maybe.append(entity)
@@ -1505,6 +1546,8 @@ class NerAnonymizer:
         before "(" ("TODO(kofi.mensah)"; not a call, "f(x.meta)", "helper (q_lora)")."""
         context = _mention_context()
         links, brackets = context["handle_cue_links"], context["handle_bracket_cues"]
+        if _YAML_ITEM.fullmatch(text, text.rfind("\n", 0, start) + 1, start):  # "reviewers:\n  - k.tanaka"
+            return _yaml_parent_cued(text, start, cues)
         end = start
         key_next = _KEY_AFTER.match(text, start) is not None  # '"owner": "jane.doe", "repo_id": …': a key, no item
         for _ in range(8):
@@ -1518,7 +1561,9 @@ class NerAnonymizer:
             key = before.group(1).strip("'_-").casefold()
             if before.group(3) == "(" and not before.group(2):  # "TODO(": right before the bracket
                 return key in brackets
-            if _cue_key(key, cues):
+            if _cue_key(key, cues) or _cue_phrase(text, before, cues):  # "Assignee:", "On call:"
+                return True
+            if _cue_phrase(text, before, context["handle_cue_phrases"]):  # "Old value: j.smith"
                 return True
             if key not in links or before.group(3):
                 return False
@@ -1570,14 +1615,14 @@ class NerAnonymizer:
                 person = memo.get(word)
                 if person is None:
                     person = memo[word] = word.islower() and self._nick_is_person(word, cued=True)
-                if not person:
+                if not person and not (word == m.group(1) and self._keyed_given_name(text, m.start(1), m.end(1))):
                     continue
                 if _KEY_AFTER.match(text, m.start(1)) or text.startswith(("(", " import"), m.end(1)):
                     continue
                 if not (
                     columns.get(m.start(1)) == m.end(1)
                     or after.match(text, m.end(1)) is not None
-                    or self._lone_cued(text, m.start(1))
+                    or self._lone_cued(text, m.start(1), word)
                 ):
                     continue
                 if not _identifier_in(text, m.group(1)):
@@ -1600,16 +1645,54 @@ class NerAnonymizer:
             )
         return out
 
-    def _lone_cued(self, text: str, start: int) -> bool:
-        """Whether a cue comes right before a one-word handle at ``start`` (:meth:`_cued_handle`), with no comma
-        between: "opened by jkowalski", "Reporter: jkowalski", "user=jdoe"; not "isinstance(value, bool)"."""
+    def _keyed_given_name(self, text: str, start: int, end: int) -> bool:
+        """Whether the word at ``[start, end)``, in lower case or capitalised, is a listed given name that is also a
+        word, and the whole value of a person's key or of an item under one ("owner: grace", "Owner: Grace", "assignee
+        = mark", "reviewers:\n  - rose"; ``handle_cues`` after ":" or "="): there the key says who it is, not what.
+        Prose keeps its words ("opened by grace of ...": no key), and so do values that name code, a role or a month
+        ("owner: main", "user: dev", "from: june"; ``keyed_non_names``, ``role_addresses``, ``code_name_words``)."""
+        gaz, context = self.gazetteer, _mention_context()
+        written = text[start:end]
+        word = written.casefold()
+        if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
+            return False
+        if _VALUE_END.match(text, end) is None:  # the line's last word: not "owner=owner,"
+            return False
+        if word not in gaz.given and word not in context["stopword_given_names"]:
+            return False
+        if any(word in context[k] for k in ("keyed_non_names", "role_addresses", "code_name_words")):
+            return False
+        line = text[text.rfind("\n", 0, start) + 1 : start]
+        if _YAML_ITEM.fullmatch(line):
+            return _yaml_parent_cued(text, start, context["handle_cues"])
+        key = re.fullmatch(r"[ \t]*['\"]?([\w.-]+)['\"]?[ \t]*[:=][ \t]*['\"]?", line)
+        return (
+            key is not None
+            and re.split(r"[_.-]+", key.group(1).casefold())[-1] != word  # "owner = owner"
+            and _cue_key(key.group(1).casefold(), context["handle_cues"])
+        )
+
+    def _lone_cued(self, text: str, start: int, word: str = "") -> bool:
+        """Whether a cue comes right before a one-word handle ``word`` at ``start`` (:meth:`_cued_handle`), with no
+        comma between: "opened by jkowalski", "Reporter: jkowalski", "user=jdoe"; not "isinstance(value, bool)". After
+        a ``handle_cue_phrases`` entry alone, where field values follow as often as logins ("Old value: jsmith",
+        "changed from mgarcia"), only an initial and a listed surname of four letters or more that is no English word
+        count, not a listed name, nor a short surname ("Old value: dave", "New value: jira", "changed from todo")."""
         context = _mention_context()
         before = _CUE_BEFORE.search(text, max(0, start - 40), start)
-        return (
-            before is not None
-            and "," not in before.group(2)
-            and before.group(1).casefold() not in context["lone_handle_not_after"]
-            and self._cued_handle(text, start, context["handle_cues"])
+        if before is None or "," in before.group(2):
+            return False
+        if _cue_phrase(text, before, context["handle_cue_phrases"]):  # "Old value: jsmith", "changed from mgarcia"
+            gaz, word = self.gazetteer, word.casefold()
+            return (
+                gaz is not None
+                and len(word) >= 5
+                and word[1:] in gaz.surnames
+                and not gaz.is_person_name(word)
+                and not self._is_english(word)
+            )
+        return before.group(1).casefold() not in context["lone_handle_not_after"] and self._cued_handle(
+            text, start, context["handle_cues"]
         )
 
     def _emails(self, text: str) -> list[Entity]:
@@ -1730,6 +1813,23 @@ def _addressed(text: str, start: int, end: int) -> bool:
     return text[max(0, start - 8) : start].rstrip(" \t").endswith(",") and _LINE_END.match(text, end) is not None
 
 
+def _hailed(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``[start, end)`` is hailed: a greeting right before it (``cue_before``: "hey", "thanks";
+    ``cue_before_addressed``: "sorry", "morning"), or a ``cue_before`` word and a comma ("thanks, will!"), and after
+    it a comma, "!", "?" or the end of the line ("hey will, can you", "sorry june, i forgot", "morning grace!");
+    not "thanks, will do", "hey will you come", "sorry hope that helps"."""
+    context = _mention_context()
+    after = text.startswith((",", "!", "?"), end) or _LINE_END.match(text, end) is not None
+    if not after:
+        return False
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    if before is not None:
+        word = before.group(1).casefold()
+        return word in context["cue_before"] or word in context["cue_before_addressed"]
+    comma = re.search(r"(?<![\w'-])([^\W\d_]+),[ \t]+$", text[max(0, start - 40) : start])
+    return comma is not None and comma.group(1).casefold() in context["cue_before"] and not text.startswith(",", end)
+
+
 def _identifier_in(text: str, word: str) -> bool:
     """Whether ``text`` uses ``word`` as code somewhere: a module, an object or a call ("import json", "json.loads",
     "psutil.cpu_percent()", "etree(")."""
@@ -1740,6 +1840,37 @@ def _cue_key(key: str, cues: frozenset[str]) -> bool:
     """Whether a word or a config key is a handle cue: whole, or its last part ("owner", "user_name", "DB_USER",
     "GIT_AUTHOR", "Acked-by"; casefolded)."""
     return key in cues or re.split(r"[_-]+", key)[-1] in cues
+
+
+def _yaml_parent_cued(text: str, start: int, cues: frozenset[str]) -> bool:
+    """Whether the YAML list item at ``start`` ("  - k.tanaka") belongs to a key that is a handle cue ("reviewers:",
+    "maintainers:"): the first line above with less indentation, past the list's other items, is that key alone."""
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = len(text[line_start:start]) - len(text[line_start:start].lstrip(" \t"))
+    pos = line_start - 1
+    for _ in range(50):
+        if pos <= 0:
+            return False
+        above_start = text.rfind("\n", 0, pos) + 1
+        line = text[above_start:pos]
+        pos = above_start - 1
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip(" \t"))
+        if _YAML_ITEM.match(line) and depth >= indent:
+            continue  # another item of the list
+        if depth > indent:
+            continue  # the inside of an earlier item
+        key = re.fullmatch(r"[ \t]*(?:-[ \t]+)?['\"]?([\w.-]+)['\"]?[ \t]*:[ \t]*", line)
+        return key is not None and depth <= indent and _cue_key(key.group(1).casefold(), cues)
+    return False
+
+
+def _cue_phrase(text: str, before: re.Match[str], phrases: frozenset[str]) -> bool:
+    """Whether the word ``before`` found (:data:`_CUE_BEFORE`) and the word before it make one of ``phrases`` ("On
+    call: hkim" for ``handle_cues``; "Old value: j.smith", "changed from jdoe" for ``handle_cue_phrases``)."""
+    previous = _WORD_BEFORE.search(text, max(0, before.start(1) - 40), before.start(1))
+    return previous is not None and f"{previous.group(1)} {before.group(1)}".casefold() in phrases
 
 
 def _cued_columns(text: str, cues: frozenset[str]) -> dict[int, int]:
