@@ -491,8 +491,15 @@ class Dynamic(Strategy):
     (a narrow window cut at its largest drop, exact-tie parity only). Not the default: on topics with several
     relevant texts it keeps too few (README, "How `dynamic` decides").
 
-    ``versions_first``, ``neutral_out``, ``odd_delta``: :class:`Balanced`'s parity options, off by default above
-    ``small_cap``. With all three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of
+    ``odd_delta`` (default ``None``: 0 at caps ≤ ``small_cap``, else :data:`ODD_DELTA`, Balanced's 0.25 σ): the bound
+    of the swap that closes a gap of one, which can only bring in a neutral document — another text, so at the
+    bound δ it could replace a lone relevant answer that names a person (a red team's FAQ, session 41: "Can I split
+    my tuition …" lost its only answer, Mrs. Mendes's, for an unrelated entry 0.4 σ below; the same at caps 5–10,
+    not at 4). Until session 41 that gap was closed within δ (pass ``odd_delta=1.0`` for it). Chosen on the 69 read
+    labelled sets (mean F1 within ±0.0007 per model and cap, mean |#F − #M| up by 0.002–0.024) and the red team's
+    82 queries (recall 0.898 → 0.911), then read once on the blind ``fairness_report12``.
+
+    ``versions_first``, ``neutral_out``: :class:`Balanced`'s parity options, off by default above ``small_cap``. With all three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of
     ``benchmarks/dynamic_parity.py`` fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on
     one group for MiniLM-L3, over the 0.005 bound its protocol fixed beforehand (session 33, with the wordings cut),
     so the default is unchanged at larger caps.
@@ -567,8 +574,8 @@ class Dynamic(Strategy):
         groups = [group_of.of(key) for key in ranking.keys]
         spread = _spread(ranking.scores, self.cutoff.pool)
         small = cap <= self.small_cap and not self.versions  # Balanced's parity at small caps
-        odd = 0.0 if small and self.odd_delta is None else self.odd_delta
-        odd_delta = None if odd is None else min(bound, odd) * spread
+        odd = (0.0 if small else ODD_DELTA) if self.odd_delta is None else self.odd_delta
+        odd_delta = min(bound, odd) * spread
         chosen = _parity(
             ranking,
             groups,

@@ -171,6 +171,20 @@ def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     assert [p.key for p in Balanced(neutral_out=False).select([ranking], 3, labels)] == ["f1", "n1", "n2"]
 
 
+def test_dynamic_keeps_a_lone_answer_naming_a_person_unless_a_neutral_one_is_within_a_quarter_sigma():
+    # Session 41's red team: an FAQ whose only answer names a staff member ("Mrs. Mendes … she") was the window's one
+    # gendered document; closing that gap of one within δ = 1 σ swapped it for an unrelated neutral entry 0.4 σ
+    # below, at caps 5–10 (not at 4). Since then the gap of one is closed within 0.25 σ, as `balanced` does.
+    tail = [round(0.40 - 0.006 * i, 3) for i in range(46)]
+    answer = groups_of({"d2": "female"})
+    keys = [f"d{i}" for i in range(50)]
+    far = Ranking("neutral", keys, [0.60, 0.55, 0.48, 0.44, *tail])  # σ of the top 50 = 0.104: d3 is 0.38 σ below
+    assert [p.key for p in Dynamic(text_cut=None).select([far], 10, answer)] == ["d0", "d1", "d2"]
+    assert [p.key for p in Dynamic(text_cut=None, odd_delta=1.0).select([far], 10, answer)] == ["d0", "d1", "d3"]
+    near = Ranking("neutral", keys, [0.60, 0.55, 0.48, 0.465, *tail])  # d3 0.14 σ below: the gap is closed
+    assert [p.key for p in Dynamic(text_cut=None).select([near], 10, answer)] == ["d0", "d1", "d3"]
+
+
 def test_dynamic_can_take_balanced_parity_versions_first_and_a_neutral_document_out():
     # The same candidates: dynamic's window keeps f1, n1, n2 (cap 3); its bounded swap finds nothing within 1 σ,
     # but n2's male wording m2 is a candidate — a red-team round found dynamic leaving the gap balanced closes.
