@@ -499,8 +499,8 @@ class Dynamic(Strategy):
     labelled sets (mean F1 within ±0.0007 per model and cap, mean |#F − #M| up by 0.002–0.024) and the red team's
     82 queries (recall 0.898 → 0.911), then read once on the blind ``fairness_report12``.
 
-    ``versions_first``, ``neutral_out``: :class:`Balanced`'s parity options, off by default above ``small_cap``. With all three (``odd_delta=0.0``) mean |#F − #M| over the ten design groups of
-    ``benchmarks/dynamic_parity.py`` fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on
+    ``versions_first``, ``neutral_out``: :class:`Balanced`'s parity options, off by default above ``small_cap``.
+    With both and ``odd_delta=0.0`` mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py`` fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on
     one group for MiniLM-L3, over the 0.005 bound its protocol fixed beforehand (session 33, with the wordings cut),
     so the default is unchanged at larger caps.
 
