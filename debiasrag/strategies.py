@@ -500,9 +500,10 @@ class Dynamic(Strategy):
     82 queries (recall 0.898 → 0.911), then read once on the blind ``fairness_report12``.
 
     ``versions_first``, ``neutral_out``: :class:`Balanced`'s parity options, off by default above ``small_cap``.
-    With both and ``odd_delta=0.0`` mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py`` fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on
-    one group for MiniLM-L3, over the 0.005 bound its protocol fixed beforehand (session 33, with the wordings cut),
-    so the default is unchanged at larger caps.
+    With both and ``odd_delta=0.0`` mean |#F − #M| over the ten design groups of ``benchmarks/dynamic_parity.py``
+    fell from 0.043 to 0.012 and mean F1 rose by 0.005, but F1 fell by 0.0052 on one group for MiniLM-L3, over the
+    0.005 bound its protocol fixed beforehand (session 33, with the wordings cut), so the default is unchanged at
+    larger caps.
 
     ``small_cap`` (default 4): where the cap is at most this, all three are on — with two or four documents the
     bounded swap alone often cannot even the groups out, while a document's own wording in the other group trades
