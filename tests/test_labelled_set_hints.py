@@ -8,7 +8,6 @@ import csv
 import json
 
 import pytest
-from conftest import assert_one_line_error, cli
 
 from debiasrag.datasets import load_labelled_set
 from debiasrag.errors import InputError
@@ -229,15 +228,13 @@ def test_crlf_and_a_bad_line_without_cr_have_no_line_end_hint(tmp_path):
 
 
 # -- the command line: one line, exit 2, before any model loads ------------------------------------------------
-def test_cli_label_column_and_invisible_text_are_one_line_errors(tmp_path):
-    result = cli("bench", "retrieval", "--data", folder_set(tmp_path / "a", relabel("gender")))
-    assert_one_line_error(
-        result, "documents.jsonl:1: row has no 'group' (it has 'gender'; the label column is 'group')"
-    )
+def test_cli_label_column_and_invisible_text_are_one_line_errors(tmp_path, run_cli, one_line_error):
+    result = run_cli("bench", "retrieval", "--data", folder_set(tmp_path / "a", relabel("gender")))
+    one_line_error(result, "documents.jsonl:1: row has no 'group' (it has 'gender'; the label column is 'group')")
     assert "--unknown-groups" not in result.stderr
     docs = documents()
     docs[3] = {**docs[3], "text": "\u200b"}
-    assert_one_line_error(
-        cli("bench", "retrieval", "--data", folder_set(tmp_path / "b", docs), "--cache-dir", tmp_path / "cache"),
+    one_line_error(
+        run_cli("bench", "retrieval", "--data", folder_set(tmp_path / "b", docs), "--cache-dir", tmp_path / "cache"),
         "documents.jsonl:4: 'text' is blank",
     )
