@@ -32,12 +32,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import study_set  # noqa: E402
+from study_sets import query_reports, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.bench.retrieval import build_retriever  # noqa: E402
-from debiasrag.metrics.fairness import query_report  # noqa: E402
 from debiasrag.strategies import Balanced, Strategy, TopK  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,15 +65,10 @@ def rules() -> dict[str, Strategy]:
 def measure(task, embedder) -> dict[tuple[str, int], tuple[float, float]]:  # noqa: ANN001
     """(rule, k) -> (mean |#F−#M| by the gold labels, mean recall) over the task's queries."""
     retriever = build_retriever(task, embedder)
-    groups = {str(doc.id): str(doc.metadata["group"]).replace("none", "neutral") for doc in task.documents}
     out = {}
     for label, strategy in rules().items():
         for k in KS:
-            rows = []
-            for name, query in task.queries.items():
-                relevant = {str(d) for d in task.relevant[name]}
-                ranked = [str(h.id) for h in retriever.retrieve(query, k=k, strategy=strategy)]
-                rows.append(query_report(ranked, groups, relevant, cutoff=k))
+            rows = query_reports(task, retriever, strategy, k)
             out[label, k] = (
                 float(np.mean([r["abs_female_minus_male"] for r in rows])),
                 float(np.mean([r["recall"] for r in rows])),

@@ -24,12 +24,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import study_set  # noqa: E402
+from study_sets import query_reports, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.bench.retrieval import build_retriever  # noqa: E402
-from debiasrag.metrics.fairness import query_report  # noqa: E402
 from debiasrag.strategies import Dynamic  # noqa: E402
 
 READ_SETS = [
@@ -54,14 +53,9 @@ def measure(models: list[str], sets: list[str]) -> dict[str, dict[str, float]]:
         for name in sets:
             task = study_set(name)()
             retriever = build_retriever(task, embedder)
-            groups = {str(d.id): str(d.metadata["group"]).replace("none", "neutral") for d in task.documents}
             for rule, strategy in RULES.items():
                 for cap in CAPS:
-                    rows = []
-                    for query, text in task.queries.items():
-                        relevant = {str(d) for d in task.relevant[query]}
-                        ranked = [str(h.id) for h in retriever.retrieve(text, k=cap, strategy=strategy)]
-                        rows.append(query_report(ranked, groups, relevant, cutoff=cap))
+                    rows = query_reports(task, retriever, strategy, cap)
                     out[f"{model}|{name}|{rule}|{cap}"] = {
                         m: float(np.mean([r[m] for r in rows])) for m in ("f1", "recall", "abs_female_minus_male")
                     }

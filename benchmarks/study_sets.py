@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from debiasrag.datasets import (
     RetrievalTask,
@@ -42,3 +43,17 @@ def study_set(name: str) -> Callable[[], RetrievalTask]:
     if name.startswith("passages") and name[8:].isdigit():
         return lambda: load_fairness_passages(int(name[8:]))
     raise KeyError(f"no study set called {name!r}")
+
+
+def query_reports(task: RetrievalTask, retriever: Any, strategy: Any, k: int) -> list[dict[str, float]]:
+    """:func:`debiasrag.metrics.fairness.query_report` of each of the task's queries for ``strategy`` at ``k``
+    through ``retriever`` (a :class:`debiasrag.DebiasedRetriever`), against the set's gold groups and relevance."""
+    from debiasrag.metrics.fairness import query_report
+
+    groups = {str(doc.id): str(doc.metadata["group"]).replace("none", "neutral") for doc in task.documents}
+    rows = []
+    for name, query in task.queries.items():
+        relevant = {str(d) for d in task.relevant[name]}
+        ranked = [str(h.id) for h in retriever.retrieve(query, k=k, strategy=strategy)]
+        rows.append(query_report(ranked, groups, relevant, cutoff=k))
+    return rows
