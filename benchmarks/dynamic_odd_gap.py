@@ -11,7 +11,7 @@ this script compares ``dynamic``'s bounds for that step — δ (as shipped until
 main, holdout, passages 1–48, gendered topics, wide_topics, wide_topics_design2, report1–11,
 wide_topics_report … report5). It prints, per model and cap, mean F1, mean |#F−#M| by the gold labels and the number
 of sets above issue 10's 0.20, and the cells whose F1 moves most. ``--sets report12`` reads the set written blind in
-session 39 (read once, in session 41, after the rule for adopting 0.25 σ was fixed).
+session 40 (read once, in session 41, after the rule for adopting 0.25 σ was fixed).
 """
 
 from __future__ import annotations
