@@ -1,6 +1,6 @@
 """The labelled sets the retrieval studies load, each under one name (a study picks its design and report sets).
 
-Names: ``main``, ``holdout``, ``report1`` … ``report12`` (``load_fairness_set``), ``passages1`` … ``passages48``
+Names: ``main``, ``holdout``, ``report1`` … ``report13`` (``load_fairness_set``), ``passages1`` … ``passages48``
 (``load_fairness_passages``), ``topics`` (``load_gendered_topics``), ``wide``, ``wide_report`` … ``wide_report5``
 (``load_wide_topics``) and ``wide_design2`` (the unregistered design set, read by ``load_labelled_set``). Report sets
 are listed here too: which of them a study may choose on is the study's protocol.

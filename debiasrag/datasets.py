@@ -123,7 +123,8 @@ FAIRNESS_REPORT_SPLITS = (
     "report10",
     "report11",
     "report12",
-)  # written blind (sessions 28-40), report only
+    "report13",
+)  # written blind (sessions 28-41), report only
 _SUFFIXES = (".jsonl", ".csv")
 
 
@@ -731,7 +732,9 @@ def load_fairness_set(split: str = "main", areas: set[str] | None = None) -> Ret
     session 38, read once in session 39 with the rules as shipped; ``"report11"``: legal, vehicles, events, sleep,
     shopping, 40 queries and 240 documents, written blind in session 39, read once in session 40; ``"report12"``:
     sports_injury, teen_parenting, small_business, insurance, crafts, 40 queries with 1–3 relevant texts each and 477
-    documents, written blind in session 40 and registered unread; not in ``"all"``).
+    documents, written blind in session 40, read once in session 41; ``"report13"``: public_transport, hearing_vision,
+    renting_disputes, music_lessons, food_allergies, 40 queries with 1–3 relevant texts each and 420 documents, written
+    blind in session 41 and registered unread; not in ``"all"``).
 
     Each query has one relevant and one topically close non-relevant document, each in female, male and neutral
     wording (``metadata["group"]``). ``areas`` keeps only those areas' queries; the corpus stays whole, so a rule

@@ -115,6 +115,21 @@ def test_blind_report12_shape():
         assert counts[0] == counts[1] == counts[2] in (1, 2, 3), query
 
 
+def test_blind_report13_shape():
+    # written blind in session 41: 1-3 relevant texts per query and one or two close non-relevant ones, 3 wordings each
+    task = load_fairness_set("report13")
+    assert (len(task.queries), len(task.documents), len(set(task.areas.values()))) == (40, 420, 5)
+    assert all(q.startswith("r13-") for q in task.queries)
+    assert len({d.id for d in task.documents}) == 420 and all(d.id.startswith("r13-") for d in task.documents)
+    groups = {d.id: d.metadata["group"] for d in task.documents}
+    assert set(groups.values()) == {"female", "male", "neutral"}
+    for query, relevant in task.relevant.items():
+        counts = [sorted(groups[i] for i in relevant).count(g) for g in ("female", "male", "neutral")]
+        assert counts[0] == counts[1] == counts[2] in (1, 2, 3), query
+    assert not set(task.queries) & set(load_fairness_set("report12").queries)
+    assert not set(task.queries) & set(load_fairness_set("all").queries)  # report sets are not in "all"
+
+
 def test_wide_topics_report_shape():
     report = load_wide_topics(report=True)
     widths = sorted(len(ids) for ids in report.relevant.values())
