@@ -1561,9 +1561,10 @@ class NerAnonymizer:
             key = before.group(1).strip("'_-").casefold()
             if before.group(3) == "(" and not before.group(2):  # "TODO(": right before the bracket
                 return key in brackets
-            if _cue_key(key, cues) or _cue_phrase(text, before, cues):  # "Assignee:", "On call:"
+            if _cue_key(key, cues):  # "Assignee:"
                 return True
-            if _cue_phrase(text, before, context["handle_cue_phrases"]):  # "Old value: j.smith"
+            phrase = _cue_phrase(text, before)
+            if phrase in cues or phrase in context["handle_cue_phrases"]:  # "On call:", "Old value: j.smith"
                 return True
             if key not in links or before.group(3):
                 return False
@@ -1682,7 +1683,7 @@ class NerAnonymizer:
         before = _CUE_BEFORE.search(text, max(0, start - 40), start)
         if before is None or "," in before.group(2):
             return False
-        if _cue_phrase(text, before, context["handle_cue_phrases"]):  # "Old value: jsmith", "changed from mgarcia"
+        if _cue_phrase(text, before) in context["handle_cue_phrases"]:  # "Old value: jsmith", "changed from mgarcia"
             gaz, word = self.gazetteer, word.casefold()
             return (
                 gaz is not None
@@ -1866,11 +1867,12 @@ def _yaml_parent_cued(text: str, start: int, cues: frozenset[str]) -> bool:
     return False
 
 
-def _cue_phrase(text: str, before: re.Match[str], phrases: frozenset[str]) -> bool:
-    """Whether the word ``before`` found (:data:`_CUE_BEFORE`) and the word before it make one of ``phrases`` ("On
-    call: hkim" for ``handle_cues``; "Old value: j.smith", "changed from jdoe" for ``handle_cue_phrases``)."""
+def _cue_phrase(text: str, before: re.Match[str]) -> str:
+    """The word ``before`` found (:data:`_CUE_BEFORE`) and the word before it, one phrase in lower case ("on call"
+    in "On call: hkim", a ``handle_cues`` entry; "old value", "changed from", ``handle_cue_phrases`` entries); ""
+    without a word before it. Found once per cue and checked against both lists."""
     previous = _WORD_BEFORE.search(text, max(0, before.start(1) - 40), before.start(1))
-    return previous is not None and f"{previous.group(1)} {before.group(1)}".casefold() in phrases
+    return "" if previous is None else f"{previous.group(1)} {before.group(1)}".casefold()
 
 
 def _cued_columns(text: str, cues: frozenset[str]) -> dict[int, int]:

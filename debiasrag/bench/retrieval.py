@@ -331,10 +331,11 @@ def shape_notes(task: RetrievalTask) -> list[str]:
             f"male document: exp. F and exp. M average the queries where that group has one, exp. F−M the {both} "
             "with both (n/a if none)"
         )
+    texts = [" ".join(doc.text.split()) for doc in task.documents]  # spacing aside
     by_text: dict[str, set[Any]] = {}
-    for doc in task.documents:
-        by_text.setdefault(" ".join(doc.text.split()), set()).add(doc.metadata.get("group"))
-    mixed = sum(1 for doc in task.documents if len(by_text[" ".join(doc.text.split())]) > 1)
+    for text, doc in zip(texts, task.documents, strict=True):
+        by_text.setdefault(text, set()).add(doc.metadata.get("group"))
+    mixed = sum(len(by_text[text]) > 1 for text in texts)
     if mixed:  # equal texts score equally: the store's order decides, so ARaB and exposure can follow the file
         notes.append(
             f"{task.name}: {mixed} documents share their exact text with a document of another group; equal scores "
