@@ -7,6 +7,8 @@
   ``debiasrag/data/retrieval/README.md``;
 * the wide-topic set (:func:`load_wide_topics`): 16 topics with 3 to 15 relevant documents each (F / M / N
   wording), for rules that must estimate how many documents a query needs;
+* the mixed corpora (:func:`load_mixed_corpora`): small hand-written corpora of mostly neutral documents with a
+  few gendered ones and hand-fixed relevance, design and report sets;
 * the passage set (:func:`load_fairness_passages`): the fairness set's design with 3–5 sentence passages in
   the query–document rows layout, a report-only set;
 * the protagonist triples (:func:`load_protagonist_triples`): 100 short texts, each in female, male and neutral
@@ -23,7 +25,7 @@ import difflib
 import io
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -806,6 +808,39 @@ def load_wide_topics(widths: set[int] | None = None, *, report: bool | int = Fal
         task.areas = {q: task.areas[q] for q in task.queries}
         task.name += "-" + "+".join(str(w) for w in sorted(widths))
     return task
+
+
+MIXED_CORPORA = ("tech_support", "job_news", "cvs", "university_faq", "near_duplicates")  # design sets
+MIXED_CORPORA_REPORT = ("library_help", "clinic_info")  # written in session 42, registered before their first run
+
+
+def load_mixed_corpora(names: Collection[str] | None = None, *, report: bool = False) -> dict[str, RetrievalTask]:
+    """Our mixed corpora: small hand-written corpora of mostly neutral documents with a few gendered ones (case
+    notes, named staff, CVs and bios), queries with hand-fixed relevance and hand-labelled groups; ``{name: task}``.
+
+    Design sets (:data:`MIXED_CORPORA`, written by a red-team session in session 41): ``tech_support`` (14 queries,
+    60 documents), ``job_news`` (14, 40), ``cvs`` (14, 50), ``university_faq`` (28 queries, 40 documents: 14
+    ``faq-direct-`` queries in the FAQ's wording and 14 ``faq-student-`` ones as students ask, one answer each) and
+    ``near_duplicates`` (12, 36). ``report=True``: the report sets (:data:`MIXED_CORPORA_REPORT`, written in
+    session 42 before any retriever ran on them): ``library_help`` and ``clinic_info`` (15 queries, 48 documents
+    each). Report only: nothing may be chosen on them. ``names`` keeps those sets of the chosen split (a list of
+    names; default all). Generated from ``data/retrieval/source/mixed_corpora*.json`` by
+    ``scripts/build_mixed_corpora.py``; described in ``data/retrieval/README.md``.
+    """
+    if not isinstance(report, bool):
+        raise InputError(f"report must be False or True, not {report!r}")
+    known = MIXED_CORPORA_REPORT if report else MIXED_CORPORA
+    wanted = known if names is None else tuple(check_texts(names, "set name"))  # one string: letter by letter
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        other = MIXED_CORPORA if report else MIXED_CORPORA_REPORT
+        where = f" (a {'design' if report else 'report'} set: report={not report})" if unknown[0] in other else ""
+        raise InputError(f"unknown mixed corpus {unknown[0]!r}{where}; known: {', '.join(known)}")
+    tasks: dict[str, RetrievalTask] = {}
+    for name in dict.fromkeys(wanted):
+        with as_file("retrieval", "mixed_corpora", name) as local:
+            tasks[name] = load_labelled_set(local, name=name.replace("_", "-"))
+    return tasks
 
 
 PASSAGE_PARTS = tuple(range(1, 49))
