@@ -135,22 +135,7 @@ CASES: list[tuple[str, str, str, bool]] = [
 
 
 # Cases this round could not fix: (text, where) -> why.
-NOT_FIXED = {
-    ("Field assignee changed from jdoe to mgarcia.", "changed from {jdoe}"): (
-        "after 'changed from' one word counts only as an initial and a surname of four letters or more: 'jdoe' has "
-        "the shape of 'jira' (j + Ira) and 'todo' (t + Odo), field values that follow the phrase as often"
-    ),
-    ("banner:\n  title: Summer Sale\n  color: rose", "title: {Summer} Sale"): (
-        "spaCy reads 'Summer Sale' as a person; both words are listed names, as in 'Grace Hopper'"
-    ),
-    ("title: Spring Release\ndate: 2024-04-01", "title: {Spring} Release"): (
-        "spaCy reads 'Spring Release' as a person; a listed given name before a word no list holds is "
-        "'Grace Hopper' too"
-    ),
-    ("did rose text you back?", "did {rose} text"): (
-        "'text' after a word-name is as often a noun or a verb on it ('mark text as bold'); no cue says a person"
-    ),
-}
+NOT_FIXED: dict[tuple[str, str], str] = {}  # all fixed in round 14 (tests/test_anonymize_round14.py)
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["ner", "fast"])

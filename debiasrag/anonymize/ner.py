@@ -156,6 +156,24 @@ _PHRASE_LABEL = re.compile(r"^[ \t]*([^\W\d_]{2,}(?:[ \t][^\W\d_]{2,}){1,2})(?=:
 _CONFIG_LINE = re.compile(r"^[ \t]*(?:-[ \t]+)?([\w.-]+)[ \t]*(?::|=)[ \t]*([^\n]*\S)[ \t]*$", re.MULTILINE)
 _YAML_ITEM = re.compile(r"[ \t]*-[ \t]+['\"]?")  # the start of a YAML list item's line, up to its value
 _VALUE_END = re.compile(r"['\"]?[ \t]*(?:\r?\n|$)")  # the end of a config value's line, maybe a closing quote
+# The end of a person's value after a key: maybe a note in brackets or an address ("Emergency contact: Hope (sister)",
+# "To: Mark <mark@example.com>"), then the line's end or the next item of a list ("To: Mark, Grace").
+_KEYED_VALUE_END = re.compile(r"['\"]?[ \t]*(?:\([^()\n]{0,40}\)[ \t]*|<[^<>\n]{0,80}>[ \t]*)?(?:\r?\n|$|[,;])")
+# A key of one to three words opening a line (group 1), and the earlier items of a list after it: "Owner: ", "First
+# name: ", "Requested by: ", "To: Mark, ", "assignee = '".
+_KEYED_BEFORE = re.compile(
+    r"[ \t]*['\"]?([\w.-]+(?:[ \t][\w.-]+){0,2})['\"]?[ \t]*[:=][ \t]*['\"]?"
+    r"(?:[^\W\d_][\w.'-]*(?:[ \t][^\W\d_][\w.'-]*){0,2}[ \t]*[,;][ \t]*){0,12}"
+)
+_KEYED_LINE = 240  # at most this many characters from a key's line start to its value
+# A key opening a line, maybe a YAML list item (group 1), and the rest of the line after it (group 2): "title: ...".
+_KEY_LINE = re.compile(r"^[ \t]*(?:-[ \t]+)?['\"]?([\w-]+)['\"]?[ \t]*[:=][ \t]*['\"]?([^\n]*)", re.MULTILINE)
+# The end of an account change up to a login: "from " or "from jdoe to "; the words before it say whose account.
+_CHANGE_BEFORE = re.compile(r"(?<![\w.-])from[ \t]+['\"]?(?:[\w.-]+['\"]?[ \t]+to[ \t]+['\"]?)?$")
+_ARROW_BEFORE = re.compile(r"(?<![\w@./-])([\w.-]+)['\"]?[ \t]*(?:->|\u2192|=>)[ \t]*['\"]?$")  # "jdoe -> "
+_CHANGE_WINDOW = 120  # characters before a login read for an account change
+_CHANGE_AUXILIARIES = frozenset({"was", "were", "been", "has", "have", "had", "is", "got", "be"})
+_SENTENCE_REST = re.compile(r"[^.!?\n]*([.!?\n]|$)")  # up to the end of a sentence or line
 _CONFIG_WORD = re.compile(r"(?<![\w'-])[^\W\d_]+(?![\w'-])")
 _SHORTHAND_WORD = re.compile(r"(?<![\w/])[^\W_][\w/]*(?<!/)(?![\w/])")  # "HTN", "SpO2", "A/P"
 _AGE_SEX = re.compile(r"(?<=\b\d)[MF]\b|(?<=\d\d)[MF]\b")  # "54M", "72F"
@@ -284,6 +302,18 @@ def _english_words_of(nlp_id: int, nlp: Any, part: str | None) -> frozenset[str]
                 for value in lookups.get_table(table).values():
                     words.update(value if not isinstance(value, dict) else value.keys())
         return frozenset(w for w in words if isinstance(w, str))
+    except (KeyError, ValueError, AttributeError):  # pragma: no cover - pipelines without lookup tables
+        return frozenset()
+
+
+@lru_cache(maxsize=4)
+def _irregular_verb_forms(nlp_id: int, nlp: Any) -> frozenset[str]:
+    """The irregular inflected forms of verbs in the pipeline's lemmatizer tables ("seen", "told", "gone")."""
+    if "lemmatizer" not in nlp.component_names:
+        return frozenset()
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc")
+        return frozenset(w for w in (table.get("verb") or {}) if isinstance(w, str))
     except (KeyError, ValueError, AttributeError):  # pragma: no cover - pipelines without lookup tables
         return frozenset()
 
@@ -692,8 +722,7 @@ class NerAnonymizer:
         if k > 0 and words[k - 1].casefold() in _mention_context()["cue_before"]:
             if text[ranges[k - 1][1] : start].strip(" ,") == "":
                 return True
-        line_start = text.rfind("\n", 0, start) + 1
-        if text[line_start:start].strip() == "" and text[end : end + 1] == ":" and lower in gaz.given:
+        if text[_line_start(text, start) : start].strip() == "" and text[end : end + 1] == ":" and lower in gaz.given:
             return True
         return (
             k + 1 < len(words)
@@ -1062,7 +1091,8 @@ class NerAnonymizer:
         line labels ("Apologies:", "Owner:"), clinical, legal and meeting shorthand ("HTN", "WL", "EOW", the sex of
         "54M", the side of "L arm") and eponyms ("Parkinson's disease", "Newton's second law", "Kaplan–Meier
         estimator"). A dictionary word before a colon that is part of a full name elsewhere in the text is that
-        person, no label ("State v. Delacroix: the defendant, Rémy Delacroix, …": WordNet lists the painter)."""
+        person, no label ("State v. Delacroix: the defendant, Rémy Delacroix, …": WordNet lists the painter). The
+        capitalised words opening a title field's value name a thing ("title: Summer Sale": :meth:`_thing_title`)."""
         context, gaz = _non_name_context(), self.gazetteer
         mask = [False] * len(text)
 
@@ -1107,6 +1137,9 @@ class NerAnonymizer:
                         and not (gaz is not None and (gaz.is_person_name(word) or gaz.is_place(word)))
                     ):
                         protect(w.start(), w.end())
+        if ":" in text or "=" in text:
+            for start, end in self._thing_title(text, full_name_words):
+                protect(start, end)
         for start, end in self._chat_label_non_names(text, full_name_words):
             protect(start, end)
         for m in _SHORTHAND_WORD.finditer(text):
@@ -1121,6 +1154,38 @@ class NerAnonymizer:
                 continue  # "Smith's law firm": the firm of a person
             protect(m.start("name"), m.end("name"))
         return mask
+
+    def _thing_title(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
+        """The words of a thing's name that open the value of a ``title_keys`` key (``non_name_context.json``: "title:
+        Summer Sale", "Subject: Spring Cleaning Checklist", "headline: Summer Reading List"): two or more capitalised
+        words one space apart, each an English word that no list says text uses as a name ("Maria") and no title, the
+        last no given name. The name lists hold many such words ("Summer", "Grace", "Sale"), and spaCy reads two of
+        them for a full name; a given name last is someone addressed ("Subject: Call Mark"), a word no dictionary
+        holds makes a person's name ("title: Grace Okafor"), and so does a word of a full name found elsewhere."""
+        gaz, keys = self.gazetteer, _non_name_context()["title_keys"]
+        if gaz is None or not self._english:
+            return
+        stop_names = _mention_context()["stopword_given_names"]
+        for m in _KEY_LINE.finditer(text):
+            if m.group(1).casefold() not in keys:
+                continue
+            run: list[re.Match[str]] = []
+            for w in _CAPS_WORD.finditer(text, m.start(2), m.end(2)):
+                if text[run[-1].end() if run else m.start(2) : w.start()] != (" " if run else ""):
+                    break
+                if not w.group()[:1].isupper():
+                    break
+                run.append(w)
+            words = [w.group() for w in run]
+            if len(words) < 2 or words[-1].casefold() in gaz.given or words[-1].casefold() in stop_names:
+                continue
+            if (
+                all(
+                    self._is_english(w.lower()) and not gaz.is_dictionary_name(w) and not gaz.is_title(w) for w in words
+                )
+                and not set(words) & full_name_words
+            ):
+                yield from (w.span() for w in run)
 
     def _chat_label_non_names(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
         """The spans of a chat log's speaker labels, before the nick, that name no one: times, dates and IRC brackets;
@@ -1268,8 +1333,12 @@ class NerAnonymizer:
             as_name = not english or (bool(speakers) and len(word) > 3 and gaz.is_dictionary_name(word))
             if listed and as_name and not stop and not gaz.is_place(word):
                 sure.append(entity)
-            elif self._cued(text, m.start(1), m.end(1)) or _hailed(text, m.start(1), m.end(1)):
-                # "hey grace", "bill said", "tell nimali", "sorry june, i forgot", "morning grace!"
+            elif (
+                self._cued(text, m.start(1), m.end(1))
+                or _hailed(text, m.start(1), m.end(1))
+                or self._question_subject(text, m.start(1), m.end(1))
+            ):
+                # "hey grace", "bill said", "tell nimali", "sorry june, i forgot", "morning grace!", "did rose text"
                 sure.append(entity)
             elif not stop:  # a stop word that is also a name ("will", "may") counts only in context
                 maybe.append(entity)
@@ -1301,6 +1370,60 @@ class NerAnonymizer:
                 if previous not in context["determiners"] and previous not in context["not_a_name_after"]:
                     sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return sorted(sure, key=lambda e: e.start)
+
+    def _question_subject(self, text: str, start: int, end: int) -> bool:
+        """Whether the lower-case word at ``[start, end)``, a listed given name, is the subject of a question: right
+        after an auxiliary and right before a verb of the form the auxiliary takes (``mention_context.json``'s
+        ``auxiliaries_before_base``: "did mark call you?", "can hope pick up the kids?"; ``..._participle``: "has grace
+        seen"; ``..._ing``: "is bill coming"), maybe past one ``skip_after`` word ("did ray ever pay you back"), or
+        before a word and an object pronoun ("did rose text you back?": WordNet has no verb "text"). The sentence ends
+        in "?", or the auxiliary opens it; chat drops the subject before a modal or "did", so there without "?" an
+        object pronoun must follow the verb ("did ray ever pay you back"; not "will mark complete later"). A noun after
+        the word keeps it a word ("does grace period apply", "is summer over"), as does a stop word ("will") and a noun
+        of weather, a season or a material that English makes a subject without an article (``bare_subject_nouns``:
+        "did rain stop", "has gold dropped")."""
+        gaz, context = self.gazetteer, _mention_context()
+        word = text[start:end]
+        if gaz is None or self.nlp is None or word not in gaz.given or word in self._openers:
+            return False
+        if word in context["bare_subject_nouns"]:
+            return False
+        before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+        if before is None:
+            return False
+        aux = before.group(1).casefold()
+        form = next((f for f in ("base", "participle", "ing") if aux in context[f"auxiliaries_before_{f}"]), None)
+        if form is None:
+            return False
+        rest = _SENTENCE_REST.match(text, end)
+        question = rest is not None and rest.group(1) == "?"
+        if not (question or _opens_sentence(text, before.start(1))):
+            return False
+        after = _NEXT_WORD.match(text, end)
+        if after is not None and after.group(1).casefold() in context["skip_after"]:
+            after = _NEXT_WORD.match(text, after.end())
+        if after is None or not after.group(1).islower():
+            return False
+        verb = after.group(1)
+        obj = _NEXT_WORD.match(text, after.end())
+        objected = obj is not None and obj.group(1).casefold() in context["object_pronouns"]
+        if form == "base" and not (question or objected):  # "will mark complete later": no subject
+            return False
+        if self._verb_form(verb, form):
+            return True
+        return form == "base" and objected and self._is_english(verb)  # "did rose text you back"
+
+    def _verb_form(self, word: str, form: str) -> bool:
+        """Whether the lower-case ``word`` is a verb's ``form``: "base" ("push", "be"), "participle" ("seen",
+        "stopped", "texted") or "ing" ("coming", "running"), by WordNet's verbs and the lemmatizer's irregular forms."""
+        verbs = english_words(self.nlp, "verb")
+        if form == "base":
+            return word in verbs
+        if form == "ing":
+            return word.endswith("ing") and any(s in verbs for s in (word[:-3], word[:-3] + "e", word[:-4]))
+        if word.endswith("ed") and any(s in verbs for s in (word[:-2], word[:-1], word[:-3])):
+            return True
+        return word in _irregular_verb_forms(id(self.nlp), self.nlp)
 
     def _speaker_names(self, speakers: list[re.Match[str]]) -> tuple[set[str], set[str]]:
         """The names a chat log's speakers give its messages ("<mia> ... press it mia", "<lily.chen> ... thanks,
@@ -1390,7 +1513,7 @@ class NerAnonymizer:
             return False  # "AR_f8", "BZ2_EXTENSIONS", "Requires-Dist"
         if label.group("head"):
             return True
-        message = text[label.end() : text.find("\n", label.end()) % (len(text) + 1)]
+        message = text[label.end() : _line_end(text, label.end())]
         if "=" in message:
             return False
         stamped = label.group("irc") or label.group(0).lstrip()[:1] in "[0123456789"  # "[09:02] kaz: ok"
@@ -1546,7 +1669,7 @@ class NerAnonymizer:
         before "(" ("TODO(kofi.mensah)"; not a call, "f(x.meta)", "helper (q_lora)")."""
         context = _mention_context()
         links, brackets = context["handle_cue_links"], context["handle_bracket_cues"]
-        if _YAML_ITEM.fullmatch(text, text.rfind("\n", 0, start) + 1, start):  # "reviewers:\n  - k.tanaka"
+        if _YAML_ITEM.fullmatch(text, _line_start(text, start), start):  # "reviewers:\n  - k.tanaka"
             return _yaml_parent_cued(text, start, cues)
         end = start
         key_next = _KEY_AFTER.match(text, start) is not None  # '"owner": "jane.doe", "repo_id": …': a key, no item
@@ -1586,7 +1709,10 @@ class NerAnonymizer:
 
         def cued(start: int, end: int) -> bool:
             return (
-                columns.get(start) == end or after.match(text, end) is not None or self._cued_handle(text, start, cues)
+                columns.get(start) == end
+                or after.match(text, end) is not None
+                or self._cued_handle(text, start, cues)
+                or self._changed_account(text, start)
             )
 
         out = []
@@ -1616,14 +1742,17 @@ class NerAnonymizer:
                 person = memo.get(word)
                 if person is None:
                     person = memo[word] = word.islower() and self._nick_is_person(word, cued=True)
-                if not person and not (word == m.group(1) and self._keyed_given_name(text, m.start(1), m.end(1))):
+                keyed = word == m.group(1) and self._keyed_given_name(text, m.start(1), m.end(1))
+                if not person and not keyed:
                     continue
                 if _KEY_AFTER.match(text, m.start(1)) or text.startswith(("(", " import"), m.end(1)):
                     continue
                 if not (
-                    columns.get(m.start(1)) == m.end(1)
+                    keyed  # "To: Grace", "Owner: grace": the key is the cue
+                    or columns.get(m.start(1)) == m.end(1)
                     or after.match(text, m.end(1)) is not None
                     or self._lone_cued(text, m.start(1), word)
+                    or self._changed_account(text, m.start(1))
                 ):
                     continue
                 if not _identifier_in(text, m.group(1)):
@@ -1632,7 +1761,7 @@ class NerAnonymizer:
         # cued, or written with "@", is that person at its other mentions
         handles = {e.text for e in out if not e.text.isalpha()}
         for e in self._handles(text):  # "@hwang.j" in a sentence; not a decorator ("@jax.jit")
-            line_start, line_end = text.rfind("\n", 0, e.start) + 1, text.find("\n", e.end) % (len(text) + 1)
+            line_start, line_end = _line_start(text, e.start), _line_end(text, e.end)
             alone = not text[line_start : e.start].strip() and not text[e.end : line_end].strip()
             initial = any(len(p) == 1 for p in _NICK_PARTS.split(e.text[1:]))  # "hwang.j", not "@jax.jit"
             if e.text.startswith("@") and initial and not alone and self._nick_is_person(e.text[1:]):
@@ -1650,28 +1779,74 @@ class NerAnonymizer:
         """Whether the word at ``[start, end)``, in lower case or capitalised, is a listed given name that is also a
         word, and the whole value of a person's key or of an item under one ("owner: grace", "Owner: Grace", "assignee
         = mark", "reviewers:\n  - rose"; ``handle_cues`` after ":" or "="): there the key says who it is, not what.
-        Prose keeps its words ("opened by grace of ...": no key), and so do values that name code, a role or a month
-        ("owner: main", "user: dev", "from: june"; ``keyed_non_names``, ``role_addresses``, ``code_name_words``)."""
+        The key may have up to three words, the last a cue ("Requested by: Will", "Emergency contact: Hope"), or be a
+        ``person_keys`` entry, an e-mail header or a form's field ("To: Grace", "Reply-To: Joy", "First name: Grace",
+        "Applicant: Joy"); a note in brackets or an address may follow the name ("Hope (sister)"), and the name may be
+        an item of a list ("To: Mark, Grace"). Prose keeps its words ("opened by grace of ...": no key), and so do
+        values that name code, a role or a month ("owner: main", "user: dev", "from: june"; ``keyed_non_names``,
+        ``role_addresses``, ``code_name_words``), and values after a key of several words that ends in a
+        ``lone_handle_not_after`` word ("Valid from: ...")."""
         gaz, context = self.gazetteer, _mention_context()
         written = text[start:end]
         word = written.casefold()
         if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
             return False
-        if _VALUE_END.match(text, end) is None:  # the line's last word: not "owner=owner,"
-            return False
         if word not in gaz.given and word not in context["stopword_given_names"]:
             return False
         if any(word in context[k] for k in ("keyed_non_names", "role_addresses", "code_name_words")):
             return False
-        line = text[text.rfind("\n", 0, start) + 1 : start]
-        if _YAML_ITEM.fullmatch(line):
-            return _yaml_parent_cued(text, start, context["handle_cues"])
-        key = re.fullmatch(r"[ \t]*['\"]?([\w.-]+)['\"]?[ \t]*[:=][ \t]*['\"]?", line)
+        line = text[_line_start(text, start) : start]
+        if _YAML_ITEM.fullmatch(line):  # the line's last word: not "owner=owner,"
+            return _VALUE_END.match(text, end) is not None and _yaml_parent_cued(text, start, context["handle_cues"])
+        key = _KEYED_BEFORE.fullmatch(line) if len(line) <= _KEYED_LINE else None
+        if key is None or _KEYED_VALUE_END.match(text, end) is None:
+            return False
+        name = " ".join(key.group(1).casefold().split())
+        last = name.rsplit(" ", 1)[-1]
+        if re.split(r"[_.-]+", last)[-1] == word:  # "owner = owner"
+            return False
+        cues = context["handle_cues"]
         return (
-            key is not None
-            and re.split(r"[_.-]+", key.group(1).casefold())[-1] != word  # "owner = owner"
-            and _cue_key(key.group(1).casefold(), context["handle_cues"])
+            name in context["person_keys"]
+            or name in cues
+            or (_cue_key(last, cues) and (name == last or last not in context["lone_handle_not_after"]))
         )
+
+    def _changed_account(self, text: str, start: int) -> bool:
+        """Whether the handle at ``start`` is a login of an account change, the old or the new one: after "from", or
+        after "to" and "from" and a handle, where a field a person holds comes before "from" with a
+        ``change_verbs`` entry ("Field assignee changed from jdoe to mgarcia", "Account owner was changed from rpatel
+        to kchen", "changed the reporter from ...") or a change verb is itself a cue ("Reassigned from tnguyen to
+        lwong"); or after an arrow, the handle before which is cued ("assignee: jdoe -> mgarcia"). There a login is
+        read as after "Assignee:", one word and all (:meth:`_nick_is_person` with ``cued``); without such a field the
+        phrase is a status's ("Status changed from todo to done"), and after "changed from" alone only the strict
+        reading of :meth:`_lone_cued` applies."""
+        context = _mention_context()
+        cues, verbs = context["handle_cues"], context["change_verbs"]
+        window = max(_line_start(text, start), start - _CHANGE_WINDOW)
+        line = text[window:start]
+        if any(arrow in line[-40:] for arrow in ("->", "\u2192", "=>")):
+            arrow = _ARROW_BEFORE.search(line, max(0, len(line) - 80))
+            if arrow is not None:
+                first = window + arrow.start(1)
+                return self._cued_handle(text, first, cues) or self._changed_account(text, first)
+        change = _CHANGE_BEFORE.search(line) if "from" in line else None
+        if change is None:
+            return False
+        lead = re.split(r"[.;!?]", line[: change.start()])[-1]  # the clause before "from"
+        words = [w.casefold() for w in re.findall(r"[^\W\d_][\w'-]*", lead)][-4:]
+        if not words:
+            return False
+        if words[-1] in verbs:  # "<field> [was] changed from", "Reassigned from"
+            if words[-1] in cues:
+                return True
+            rest = words[:-1]
+            while rest and rest[-1] in _CHANGE_AUXILIARIES:
+                rest.pop()
+            return bool(rest) and _cue_key(rest[-1], cues) and rest[-1] not in context["handle_cue_links"]
+        # "changed [the] assignee from"
+        field, rest = words[-1], [w for w in words[:-1] if w not in context["determiners"]]
+        return bool(rest) and rest[-1] in verbs and _cue_key(field, cues) and field not in context["handle_cue_links"]
 
     def _lone_cued(self, text: str, start: int, word: str = "") -> bool:
         """Whether a cue comes right before a one-word handle ``word`` at ``start`` (:meth:`_cued_handle`), with no
@@ -1740,7 +1915,15 @@ class NerAnonymizer:
         after = _NEXT_WORD.match(text, end)
         if after is not None and after.group(1).casefold() in context["skip_after"]:
             after = _NEXT_WORD.match(text, after.end())  # "summer just texted"
-        return after is not None and after.group(1).casefold() in context["cue_after"]
+        if after is None or (cue := after.group(1).casefold()) not in context["cue_after"]:
+            return False
+        gaz = self.gazetteer
+        if cue in context["cue_after_calls"] and gaz is not None and not gaz.is_person_name(text[start:end]):
+            # "classmethod called", "ctor called twice": code and logs call functions; a word no name list holds is
+            # a name there only before a person called ("aroha called me")
+            obj = _NEXT_WORD.match(text, after.end())
+            return obj is not None and obj.group(1).casefold() in context["object_pronouns"]
+        return True
 
     def _join_name_parts(self, text: str, entities: list[Entity]) -> list[Entity]:
         """One person name, one span: the NER and the tagger often split a long name ("Juan Pablo Rodríguez" +
@@ -1785,6 +1968,16 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+
+def _line_start(text: str, pos: int) -> int:
+    """Where the line holding offset ``pos`` of ``text`` starts: just past the last line break before ``pos``, or 0."""
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Where the line holding offset ``pos`` of ``text`` ends: the next line break from ``pos``, or the text's end."""
+    return text.find("\n", pos) % (len(text) + 1)
 
 
 def _line_break(token: Any) -> bool:
@@ -1846,13 +2039,13 @@ def _cue_key(key: str, cues: frozenset[str]) -> bool:
 def _yaml_parent_cued(text: str, start: int, cues: frozenset[str]) -> bool:
     """Whether the YAML list item at ``start`` ("  - k.tanaka") belongs to a key that is a handle cue ("reviewers:",
     "maintainers:"): the first line above with less indentation, past the list's other items, is that key alone."""
-    line_start = text.rfind("\n", 0, start) + 1
+    line_start = _line_start(text, start)
     indent = len(text[line_start:start]) - len(text[line_start:start].lstrip(" \t"))
     pos = line_start - 1
     for _ in range(50):
         if pos <= 0:
             return False
-        above_start = text.rfind("\n", 0, pos) + 1
+        above_start = _line_start(text, pos)
         line = text[above_start:pos]
         pos = above_start - 1
         if not line.strip():
