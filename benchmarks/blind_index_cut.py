@@ -83,6 +83,8 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="read fairness_report13 once (after the decision)")
     parser.add_argument("--sets", nargs="+", help="a smoke run on these groups only (no decision)")
     args = parser.parse_args()
+    # the commit the run starts at: a long run may end after later commits
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     candidates = rules()
     names = list(candidates)
     labels = {m: Path(make_context(None if m == "default" else m).embedder.name).name for m in args.models}
@@ -112,7 +114,6 @@ def main() -> int:
         for r in names
         for g, sets in groups.items()
     }
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     print(f"debiasrag at {commit.strip() or '?'}; blind index (names by NER); cap {CAP}; F1 / |#F−#M| per group\n")
     rows = [
         [r, *(f"{scores[m, r, g][0]:.3f} / {scores[m, r, g][1]:.2f}" for m in models for g in groups)] for r in names

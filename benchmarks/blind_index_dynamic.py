@@ -81,6 +81,8 @@ def main() -> int:
     parser.add_argument("--sets", nargs="+", help="only these groups (names in GROUPS)")
     parser.add_argument("--report", action="store_true", help="also the blind fairness_report13 (read once)")
     args = parser.parse_args()
+    # the commit the run starts at: a long run may end after later commits
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     groups = {g: sets for g, sets in GROUPS.items() if not args.sets or g in args.sets}
     if args.report:
         groups |= REPORT
@@ -96,7 +98,6 @@ def main() -> int:
                     results[label, index, name] = measure(task, ctx.embedder, neutralize)
                 print(f"{label} {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     models = list(dict.fromkeys(m for m, _, _ in results))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     print(f"debiasrag at {commit.strip() or '?'}; per group the mean over its sets of the mean over queries\n")
 
     def group_mean(model: str, index: str, group: str, key: str) -> float:
