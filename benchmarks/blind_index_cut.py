@@ -41,7 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from blind_index_dynamic import GROUPS  # noqa: E402
-from study_sets import query_reports, study_set  # noqa: E402
+from study_sets import missing_model_folders, query_reports, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -83,6 +83,8 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="read fairness_report13 once (after the decision)")
     parser.add_argument("--sets", nargs="+", help="a smoke run on these groups only (no decision)")
     args = parser.parse_args()
+    if missing_model_folders(args.models):
+        return 2
     # the commit the run starts at: a long run may end after later commits
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     candidates = rules()

@@ -34,7 +34,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_sets import query_reports, study_set  # noqa: E402
+from study_sets import missing_model_folders, query_reports, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -81,6 +81,8 @@ def main() -> int:
     parser.add_argument("--sets", nargs="+", help="only these groups (names in GROUPS)")
     parser.add_argument("--report", action="store_true", help="also the blind fairness_report13 (read once)")
     args = parser.parse_args()
+    if missing_model_folders(args.models):
+        return 2
     # the commit the run starts at: a long run may end after later commits
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
     groups = {g: sets for g, sets in GROUPS.items() if not args.sets or g in args.sets}

@@ -36,6 +36,9 @@ from debiasrag.datasets import RetrievalTask, load_mixed_corpora
 from debiasrag.metrics.fairness import mean_report, query_report
 from debiasrag.retriever import DebiasedRetriever
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from study_sets import missing_model_folders  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = ("topk", "balanced", "dynamic")
 KS = (1, 2, 3, 5, 6, 10)
@@ -144,9 +147,7 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="the report sets (read once) instead of the design sets")
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/debiasrag)")
     args = parser.parse_args()
-    missing = [m for m in args.models if m != "default" and not Path(m).exists()]
-    if missing:
-        print(f"missing model folder(s): {', '.join(missing)} — run `make models` first", file=sys.stderr)
+    if missing_model_folders(args.models):
         return 2
     tasks = load_mixed_corpora(args.sets, report=args.report)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout

@@ -57,3 +57,14 @@ def query_reports(task: RetrievalTask, retriever: Any, strategy: Any, k: int) ->
         ranked = [str(h.id) for h in retriever.retrieve(query, k=k, strategy=strategy)]
         rows.append(query_report(ranked, groups, relevant, cutoff=k))
     return rows
+
+
+def missing_model_folders(models: list[str]) -> bool:
+    """Whether any of ``models`` (``default`` or a model folder) is a folder that is not there; if so, says which on
+    standard error, one line (the studies' exit code is then 2)."""
+    import sys
+
+    missing = [m for m in models if m != "default" and not Path(m).exists()]
+    if missing:
+        print(f"missing model folder(s): {', '.join(missing)} — run `make models` first", file=sys.stderr)
+    return bool(missing)
