@@ -130,11 +130,18 @@ _EMAIL = re.compile(r"(?<![\w.+/-])([\w.+-]+)@((?:[\w-]+\.)+[^\W\d_]{2,})(?![\w-
 # the local part of an address or a package ("winston@3.8.2": :meth:`NerAnonymizer._emails` reads addresses).
 _CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019@-]|\.[a-z]))")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+# A comment marker opening a line, maybe with a tag after it ("# ", "// TODO: ", "/* FIXME(kofi): ", " * "): left out
+# to read how a text of comment lines opens its sentences.
+_COMMENT_OPENER = re.compile(
+    r"^[ \t]*(?:#+|//+|/\*+|\*+|<!--|--)[ \t]*(?:(?:TODO|FIXME|NOTE|XXX|HACK|BUG)\b(?:\([^)\n]*\))?:?[ \t]*)?",
+    re.MULTILINE,
+)
 _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
 _PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
 _VOCATIVE = re.compile(r",\s+([^\W\d_]+)\b")
 _LINE_END = re.compile(r"[^\w\n]*(?:\n|$)")  # only punctuation or emoji left on the line
+_SIGN_OFF_END = re.compile(r"[ \t]*[,!]?[ \t]*\r?(?:\n|$)")  # the end of a sign-off's line ("Best,")
 _TIME_WORDS = frozenset(
     {"in", "on", "by", "since", "until", "till", "during", "of", "from", "through", "last", "next", "this", "every"}
 )  # "in April Smith ...": a month or weekday after these is a date, not a given name
@@ -162,7 +169,7 @@ _KEYED_VALUE_END = re.compile(r"['\"]?[ \t]*(?:\([^()\n]{0,40}\)[ \t]*|<[^<>\n]{
 # A key of one to three words opening a line (group 1), and the earlier items of a list after it: "Owner: ", "First
 # name: ", "Requested by: ", "To: Mark, ", "assignee = '".
 _KEYED_BEFORE = re.compile(
-    r"[ \t]*['\"]?([\w.-]+(?:[ \t][\w.-]+){0,2})['\"]?[ \t]*[:=][ \t]*['\"]?"
+    r"[ \t]*['\"]?([\w.-]+(?:['\u2019]s)?(?:[ \t][\w.-]+){0,2})['\"]?[ \t]*[:=][ \t]*['\"]?"  # "Mother's name: "
     r"(?:[^\W\d_][\w.'-]*(?:[ \t][^\W\d_][\w.'-]*){0,2}[ \t]*[,;][ \t]*){0,12}"
 )
 _KEYED_LINE = 240  # at most this many characters from a key's line start to its value
@@ -1145,6 +1152,16 @@ class NerAnonymizer:
         for m in _SHORTHAND_WORD.finditer(text):
             if m.group(0) in context["abbreviations"]:
                 protect(m.start(), m.end())
+        # R15: a colour named by a given name ("Rose Gold", "Space Gray"; not after a title: "Ms. Rose Gold"), and a
+        # line that is only a sign-off ("Best,": a listed surname)
+        colours, sign_offs = _phrase_pattern("colour_phrases"), _phrase_pattern("sign_offs")
+        for m in colours.finditer(text):
+            before = re.search(r"([^\W\d_]+)\.?[ \t]+$", text[max(0, m.start() - 12) : m.start()])
+            if m.group(0).istitle() and not (before is not None and gaz is not None and gaz.is_title(before.group(1))):
+                protect(m.start(), m.end())
+        for m in sign_offs.finditer(text):
+            if not text[_line_start(text, m.start()) : m.start()].strip() and _SIGN_OFF_END.match(text, m.end()):
+                protect(m.start(), m.end())
         for pattern in (_AGE_SEX, _LATERALITY):
             for m in pattern.finditer(text):
                 protect(m.start(), m.end())
@@ -1282,8 +1299,30 @@ class NerAnonymizer:
         if self.deny_list:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
         kept = [e for e in resolve_overlaps(entities) if a_name(e.start, e.end)]
-        joined = self._join_name_parts(text, kept)
+        joined = [self._place_not_person(text, e) for e in self._join_name_parts(text, kept)]
         return filter_entities(joined, self.labels, self.allow_list, self.deny_list)
+
+    @staticmethod
+    def _place_not_person(text: str, entity: Entity) -> Entity:
+        """``entity`` typed a place if it is a person's name of one word that also names a place
+        (``non_name_context.json``'s ``place_given_names``: "Chelsea", "Florence") right after a ``place_before`` word
+        ("stayed in Chelsea"; not "at Chelsea's party") or a ``place_before_to`` verb and "to" ("moved to Chelsea"; not
+        "sent it to Chelsea"), R15. The default removal removes both; a person-only removal keeps the place."""
+        context = _non_name_context()
+        if entity.label != "PERSON" or entity.text.casefold() not in context["place_given_names"]:
+            return entity
+        if not entity.text.istitle() or text.startswith(("'s", "\u2019s"), entity.end):
+            return entity
+        before = _WORD_BEFORE.search(text, max(0, entity.start - 20), entity.start)
+        if before is None:
+            return entity
+        word = before.group(1).casefold()
+        verb = _WORD_BEFORE.search(text, max(0, before.start(1) - 20), before.start(1)) if word == "to" else None
+        if word in context["place_before"] or (
+            verb is not None and verb.group(1).casefold() in context["place_before_to"]
+        ):
+            return Entity(entity.text, "GPE", entity.start, entity.end)
+        return entity
 
     def _casual_names(self, text: str) -> list[Entity]:
         """Names typed in lower case, in text typed that way (chat, comments: most sentences open in lower case):
@@ -1305,6 +1344,9 @@ class NerAnonymizer:
         else:
             plain = text
         starts = [m.group(1) for m in _SENTENCE_START.finditer(plain)]
+        if not starts:  # comment lines only ("# thanks mark", "// TODO: ask frank ..."), or one chat line: read past
+            # their markers and the speaker's label ("[10:02] <tomek> did rose push the fix?")
+            starts = [m.group(1) for m in _SENTENCE_START.finditer(_COMMENT_OPENER.sub("", plain).lstrip())]
         if not starts or 2 * sum(c.islower() for c in starts) < len(starts):
             return []
         # Code opens its lines in lower case too ("obj = dict(obj)", "elif arg:"): it is no casual text, and its
@@ -1316,11 +1358,11 @@ class NerAnonymizer:
         maybe: list[Entity] = []  # word-names and unlisted words no context confirmed
         cues = _mention_context()["cue_before"]  # "hey", "thx": chat words, whatever a name list says
         stop_names = _mention_context()["stopword_given_names"]
-        address_terms = _mention_context()["address_terms"]
+        address_terms = _mention_context()["address_terms"] | _mention_context()["chat_openers"]
         for m in _CASUAL_WORD.finditer(words):
             word = m.group(1)
             if not word.islower() or word in cues or word in identifiers or word in address_terms:
-                continue  # address_terms: "hey honey", "cheers mate!", "morning sunshine!"
+                continue  # address_terms: "hey honey", "cheers mate!", "morning sunshine!"; chat_openers: "haha", "ngl"
             english, listed, stop = self._is_english(word), gaz.is_person_name(word), word in self._openers
             if not listed and (english or stop):
                 # "hey will, can you", "thanks, may!": a stop-word given name hailed; not "thanks, will do"
@@ -1337,6 +1379,7 @@ class NerAnonymizer:
                 self._cued(text, m.start(1), m.end(1))
                 or _hailed(text, m.start(1), m.end(1))
                 or self._question_subject(text, m.start(1), m.end(1))
+                or self._chat_subject(plain, m.start(1), m.end(1))  # past a chat log's labels: "<tomek> is grace"
             ):
                 # "hey grace", "bill said", "tell nimali", "sorry june, i forgot", "morning grace!", "did rose text"
                 sure.append(entity)
@@ -1381,7 +1424,8 @@ class NerAnonymizer:
         object pronoun must follow the verb ("did ray ever pay you back"; not "will mark complete later"). A noun after
         the word keeps it a word ("does grace period apply", "is summer over"), as does a stop word ("will") and a noun
         of weather, a season or a material that English makes a subject without an article (``bare_subject_nouns``:
-        "did rain stop", "has gold dropped")."""
+        "did rain stop", "has gold dropped"), and a verb whose subject is a thing (``thing_verbs``: "does bill include
+        tax?"; R15)."""
         gaz, context = self.gazetteer, _mention_context()
         word = text[start:end]
         if gaz is None or self.nlp is None or word not in gaz.given or word in self._openers:
@@ -1405,6 +1449,8 @@ class NerAnonymizer:
         if after is None or not after.group(1).islower():
             return False
         verb = after.group(1)
+        if verb in context["thing_verbs"]:  # "does bill include tax?": an invoice's verb, no person's (R15)
+            return False
         obj = _NEXT_WORD.match(text, after.end())
         objected = obj is not None and obj.group(1).casefold() in context["object_pronouns"]
         if form == "base" and not (question or objected):  # "will mark complete later": no subject
@@ -1412,6 +1458,39 @@ class NerAnonymizer:
         if self._verb_form(verb, form):
             return True
         return form == "base" and objected and self._is_english(verb)  # "did rose text you back"
+
+    def _chat_subject(self, text: str, start: int, end: int) -> bool:
+        """Whether the lower-case word at ``[start, end)``, a listed given name, is the subject of a chat sentence
+        (R15; ``mention_context.json``): opening it, maybe after ``chat_openers`` ("haha", "ok so"), before a
+        ``skip_after`` word and an ``agent_verbs_past`` verb ("haha frank just sent a voice note", "lmao jack literally
+        fell asleep"); the subject of a question opened by "is" / "was" before a ``subject_states`` word ("was rose
+        at the gym?", "is mark around?") or a ``subject_states_last`` one and "?" ("is hope ok?"); or after an object
+        pronoun and "and" ("me and ray are heading out"). A noun chat uses without an article stays a word
+        (``bare_subject_nouns``: "lol rain just ruined", "was gold up today?"), so does a stop word ("will")."""
+        gaz, context = self.gazetteer, _mention_context()
+        word = text[start:end]
+        if gaz is None or word not in gaz.given or word in self._openers or word in context["bare_subject_nouns"]:
+            return False
+        if re.search(r"(?<![\w'-])(?:me|him|her|them|us)[ \t]+(?:and|&)[ \t]+$", text[max(0, start - 12) : start]):
+            return True  # "me and ray are heading out"
+        pos = start  # past the interjections before the word: "ok so grace", "lmao jack"
+        while (before := _WORD_BEFORE.search(text, max(0, pos - 20), pos)) is not None:
+            if before.group(1).casefold() not in context["chat_openers"]:
+                break
+            pos = before.start(1)
+        after = _NEXT_WORD.match(text, end)
+        if _opens_sentence(text, pos) and after is not None and after.group(1) in context["skip_after"]:
+            verb = _NEXT_WORD.match(text, after.end())
+            return verb is not None and verb.group(1) in context["agent_verbs_past"]
+        before = _WORD_BEFORE.search(text, max(0, start - 20), start)
+        if before is None or before.group(1) not in ("is", "was") or not _opens_sentence(text, before.start(1)):
+            return False
+        rest = _SENTENCE_REST.match(text, end)
+        if after is None or rest is None or rest.group(1) != "?":
+            return False
+        if after.group(1) in context["subject_states"]:
+            return True
+        return after.group(1) in context["subject_states_last"] and text.startswith("?", after.end())
 
     def _verb_form(self, word: str, form: str) -> bool:
         """Whether the lower-case ``word`` is a verb's ``form``: "base" ("push", "be"), "participle" ("seen",
@@ -1484,7 +1563,8 @@ class NerAnonymizer:
     def _speaker_labels(self, text: str) -> list[re.Match[str]]:
         """The speaker labels of a chat log ("[09:02] maria_k: ...", "<dave> ...", "15:02 <rahul> ...", "[Team]
         raj_99: ...", "marco_rossi — Today at 8:42 PM"): only where at least two lines open with a label of any kind
-        ("HR Bot: ..." too), so a lone "note: ..." line is no chat."""
+        ("HR Bot: ..." too), so a lone "note: ..." line is no chat; a text of one line is a chat log's when its label
+        has IRC brackets or a time before a nick ("<mark> anyone up?", "[10:02] jenny: pushed the fix"; R15)."""
         # A turn says something: no assignment, no ALL_CAPS constant or Header-Name label, and without a time, tag or
         # IRC brackets two words with letters ("lora_r: 16", "name: str", "OTEL_SDK_LIVE: Final = …", "Content-Type:
         # text/plain" are no turns).
@@ -1493,7 +1573,11 @@ class NerAnonymizer:
             return []
         labelled = list(_LABELLED_LINE.finditer(text))
         if len({m.start() for m in labelled} | {m.start() for m in found}) < 2:
-            return []
+            # A text of one line copied from a log: the brackets or the time say a person speaks ("[09:14] <bill>
+            # deploy is done"); a bracketed level or tag alone does not ("[WARN] db: slow"), nor one such line of many
+            if text.strip().count("\n"):
+                return []
+            return [m for m in found if m.group("irc") or _stamped(m)]
         # A conversation: a time, a tag, an IRC nick or a header line says so, or a speaker comes back ("maria_k: …
         # dave_r: … maria_k: …", "Aisha Khan: … Tom Becker: … Aisha Khan: …"), or three handles speak; a docstring's
         # "Args: … Returns: …" does not.
@@ -1618,21 +1702,27 @@ class NerAnonymizer:
     def _speaker_is_person(self, label: re.Match[str]) -> bool:
         """Whether a chat speaker label's nick names a person (:meth:`_nick_is_person`); after a timestamp also a
         capitalised listed given name that is a word ("[09:15:22] Bill: ...", "12/03/2024, 09:16 - Will: ok"), as
-        WhatsApp and transcripts show contacts."""
+        WhatsApp and transcripts show contacts, and in IRC brackets or after a time a lower-case one ("<mark> ...",
+        "[22:41] faith: gg")."""
         nick = label.group("irc") or label.group("nick") or label.group("head")
         if self._nick_is_person(nick, speaker=True):
             return True
-        gaz = self.gazetteer
-        stamped = label.group(0)[:1] in "[0123456789" and bool(_TAG_STAMP.search(label.group(0)))
+        gaz, context = self.gazetteer, _mention_context()
         lower = nick.casefold()
+        if (
+            gaz is None
+            or not nick.isalpha()
+            or (lower not in gaz.given and lower not in context["stopword_given_names"])
+        ):
+            return False
+        if nick[:1].isupper() and nick[1:].islower():
+            return _stamped(label) and label.group("nick") is not None
+        # R15: a lower-case given name that is also a word in IRC brackets or after a time ("<mark> anyone up?",
+        # "[22:41] faith: gg"): a nick there is someone's, as a capitalised one is; not a role or a chat tag ("<bot>")
         return (
-            stamped
-            and gaz is not None
-            and label.group("nick") is not None
-            and nick.isalpha()
-            and nick[:1].isupper()
-            and nick[1:].islower()
-            and (lower in gaz.given or lower in _mention_context()["stopword_given_names"])
+            nick.islower()
+            and (label.group("irc") is not None or _stamped(label))
+            and not any(lower in context[k] for k in ("role_addresses", "chat_tag_words", "code_name_words"))
         )
 
     def _speakers(self, text: str) -> list[Entity]:
@@ -1666,13 +1756,15 @@ class NerAnonymizer:
         quotes, ":", "=", "," and an opening bracket: "Assignee: r.patel", "user=jdoe", '"owner": "jane.doe"',
         "maintainer (gabriela.s)"), reached through ``handle_cue_links`` ("assigned to r.patel", "failed for m.smith")
         and earlier handles of a list ("thanks to kofi.mensah, r.patel"); or a ``handle_bracket_cues`` word right
-        before "(" ("TODO(kofi.mensah)"; not a call, "f(x.meta)", "helper (q_lora)")."""
+        before "(" ("TODO(kofi.mensah)"; not a call, "f(x.meta)", "helper (q_lora)"). A ``handle_cues_before_link``
+        word cues only through a link ("Token for j.smith revoked", "Access granted to k.tanaka"; R15)."""
         context = _mention_context()
         links, brackets = context["handle_cue_links"], context["handle_bracket_cues"]
         if _YAML_ITEM.fullmatch(text, _line_start(text, start), start):  # "reviewers:\n  - k.tanaka"
             return _yaml_parent_cued(text, start, cues)
         end = start
         key_next = _KEY_AFTER.match(text, start) is not None  # '"owner": "jane.doe", "repo_id": …': a key, no item
+        linked = False  # a link word passed: "Token for j.smith", "Access granted to k.tanaka"
         for _ in range(8):
             item = None if key_next else _LIST_BEFORE.search(text, max(0, end - 60), end)
             if item is not None:
@@ -1689,8 +1781,12 @@ class NerAnonymizer:
             phrase = _cue_phrase(text, before)
             if phrase in cues or phrase in context["handle_cue_phrases"]:  # "On call:", "Old value: j.smith"
                 return True
+            # an account event, then a link word (R15): "Session for r.patel", "quota exceeded for lwong"
+            if linked and key in context["handle_cues_before_link"] and not re.search(r"[:=]", before.group(2)):
+                return True
             if key not in links or before.group(3):
                 return False
+            linked = True
             end = before.start(1)
         return False
 
@@ -1742,7 +1838,9 @@ class NerAnonymizer:
                 person = memo.get(word)
                 if person is None:
                     person = memo[word] = word.islower() and self._nick_is_person(word, cued=True)
-                keyed = word == m.group(1) and self._keyed_given_name(text, m.start(1), m.end(1))
+                keyed = word == m.group(1) and (
+                    self._keyed_given_name(text, m.start(1), m.end(1)) or self._signed_name(text, m.start(1), m.end(1))
+                )
                 if not person and not keyed:
                     continue
                 if _KEY_AFTER.match(text, m.start(1)) or text.startswith(("(", " import"), m.end(1)):
@@ -1801,7 +1899,7 @@ class NerAnonymizer:
         key = _KEYED_BEFORE.fullmatch(line) if len(line) <= _KEYED_LINE else None
         if key is None or _KEYED_VALUE_END.match(text, end) is None:
             return False
-        name = " ".join(key.group(1).casefold().split())
+        name = " ".join(key.group(1).casefold().replace("\u2019", "'").split())
         last = name.rsplit(" ", 1)[-1]
         if re.split(r"[_.-]+", last)[-1] == word:  # "owner = owner"
             return False
@@ -1811,6 +1909,41 @@ class NerAnonymizer:
             or name in cues
             or (_cue_key(last, cues) and (name == last or last not in context["lone_handle_not_after"]))
         )
+
+    def _signed_name(self, text: str, start: int, end: int) -> bool:
+        """Whether the word at ``[start, end)``, a listed given name that is also a word, in lower case or capitalised,
+        signs a message (R15): alone on its line after a line of a ``sign_offs`` entry ("Thanks,\nGrace", "Cheers,
+        \n\nBill"), maybe past one blank line, or after one and a comma at the end of a line ("xoxo, joy"), or after a
+        signature dash ("-- Mark"). The sign-off says a name follows, as a header's key does; "Thanks,\nAccounts
+        Payable" holds none."""
+        if _LINE_END.match(text, end) is None:
+            return False
+        gaz, context = self.gazetteer, _mention_context()
+        written = text[start:end]
+        word = written.casefold()
+        if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
+            return False
+        if word not in gaz.given and word not in context["stopword_given_names"]:
+            return False
+        if any(word in context[k] for k in ("role_addresses", "code_name_words", "address_terms")):
+            return False
+        line_start = _line_start(text, start)
+        before = text[line_start:start]
+        if before.strip() in ("--", "\u2014"):  # a signature's dash; not "-", a list's item ("  - main")
+            return True
+        if before.strip():  # "xoxo, joy": a sign-off and a comma on the same line
+            same = re.fullmatch(r"[ \t]*([^\W\d_][^\W\d_ ]*(?: [^\W\d_]+){0,2})[ \t]*,[ \t]*", before)
+            return same is not None and same.group(1).casefold() in context["sign_offs"]
+        pos = line_start - 1
+        for _ in range(2):  # the line above, past one blank line
+            if pos < 0:
+                return False
+            above = text[_line_start(text, pos) : pos]
+            if above.strip():
+                sign = re.fullmatch(r"[ \t]*([^\W\d_]+(?: [^\W\d_]+){0,2})[ \t]*[,!.]?[ \t]*\r?", above)
+                return sign is not None and sign.group(1).casefold() in context["sign_offs"]
+            pos = _line_start(text, pos) - 1
+        return False
 
     def _changed_account(self, text: str, start: int) -> bool:
         """Whether the handle at ``start`` is a login of an account change, the old or the new one: after "from", or
@@ -1990,6 +2123,12 @@ def _is_address(doc: Any, i: int) -> bool:
     return i < len(doc) and _EMAIL.fullmatch(doc[i].text) is not None
 
 
+def _stamped(label: re.Match[str]) -> bool:
+    """Whether a chat speaker label (:data:`_SPEAKER`) opens with a time or a date ("[09:15:22] Bill:", "14:03
+    <dawn>", "12/03/2024, 09:16 - Will:")."""
+    return label.group(0)[:1] in "[0123456789" and bool(_TAG_STAMP.search(label.group(0)))
+
+
 def _opens_sentence(text: str, start: int) -> bool:
     """Whether ``start`` is the first letter of the text, a line or a sentence."""
     before = text[:start].rstrip(" \t\"'\u201c(")
@@ -2127,6 +2266,16 @@ def _non_name_context() -> dict[str, frozenset[str]]:
     lists = {k: frozenset(v) for k, v in raw.items() if not k.startswith("_")}
     lists["line_labels"] = frozenset(w.casefold() for w in lists["line_labels"])
     return lists
+
+
+@lru_cache(maxsize=4)
+def _phrase_pattern(key: str) -> re.Pattern[str]:
+    """The phrases of a ``non_name_context.json`` or ``mention_context.json`` list as whole words, any case, one
+    space or more between their words ("rose gold", "kind regards")."""
+    context = _non_name_context() if key in _non_name_context() else _mention_context()
+    phrases = sorted(context[key], key=len, reverse=True)
+    body = "|".join(r"[ \t]+".join(map(re.escape, p.split())) for p in phrases)
+    return re.compile(rf"(?<![\w'-])(?:{body})(?![\w'-])", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
