@@ -80,7 +80,7 @@ def test_a_dictionary_listed_given_name_that_text_uses_as_a_name_is_removed_at_a
 @pytest.mark.xfail(
     strict=True,
     reason="known gap: a sentence-initial given name that GloVe reads as a place (Sofia, Brittany) needs a second "
-    "mention; README, Anonymizing before embedding",
+    "mention; docs/anonymization.md",
 )
 @pytest.mark.parametrize("text", ["Sofia leads the team.", "Brittany leads the team."])
 def test_a_given_name_read_as_a_place_at_a_sentence_start_is_removed(ner, text):
