@@ -11,15 +11,21 @@ never as a person. ``CASES`` were written before this round's rules, as its prob
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from debiasrag.anonymize import NerAnonymizer
 from debiasrag.anonymize.ner import _line_end, _line_start
-from tests.anonymize_support import removed
+from tests.anonymize_support import (
+    BOTH,
+    NAME,
+    NOT_PERSON,
+    WORD,
+    NotFixed,
+    anonymizer_for,
+    print_probe,
+    probe_params,
+    wrong,
+)
 
-NAME, WORD, NOT_PERSON = "name", "word", "not-person"
 CHAT, EMAIL, LOG, CODE, FORM, LOOKALIKE = "chat", "email", "log", "code", "form", "lookalike"
 # (kind, text, where the marked part is, what it is)
 CASES: list[tuple[str, str, str, str]] = [
@@ -152,11 +158,10 @@ EDGES: list[tuple[str, str, str, str]] = [
     (CHAT, "ok so kofi called", "so {kofi} called", NAME),
 ]
 
-BOTH = ("ner", "fast")
 # Cases this round did not fix: (text, where) -> (the configurations that miss them, why). Round 15 fixed seven
 # (tests/test_anonymize_round15.py): "jack just sent", "was frank at", the one-line IRC log, "for r.patel", "# thanks
 # mark", "Rose Gold", "does bill include tax?".
-NOT_FIXED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+NOT_FIXED: NotFixed = {
     ("i think summer already left", "think {summer} already"): (
         BOTH,
         "'left' is no cue after a name, and 'summer' is a season's word ('bare_subject_nouns')",
@@ -193,41 +198,6 @@ NOT_FIXED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 }
 
 
-@cache
-def _anonymizer(mode: str) -> NerAnonymizer:
-    return NerAnonymizer(use_ner=mode == "ner")
-
-
-def _as_person(anonymizer: NerAnonymizer, text: str, where: str) -> bool:
-    """Whether a PERSON entity covers any character of the part of ``text`` in braces inside ``where``."""
-    before, rest = where.split("{", 1)
-    word, after = rest.split("}", 1)
-    assert text.count(before + word + after) == 1, where
-    start = text.index(before + word + after) + len(before)
-    return any(e.label == "PERSON" and e.start < start + len(word) and start < e.end for e in anonymizer.detect(text))
-
-
-def _wrong(anonymizer: NerAnonymizer, text: str, where: str, what: str) -> bool:
-    """Whether the anonymizer gets a case wrong: a name kept, a word removed, or a non-person removed as a person."""
-    if what == NAME:
-        return not removed(anonymizer, text, where)
-    if what == WORD:
-        return removed(anonymizer, text, where)
-    return _as_person(anonymizer, text, where)
-
-
-def _params(cases: list[tuple[str, str, str, str]], group: str) -> list[object]:
-    out: list[object] = []
-    for mode in BOTH:
-        for kind, text, where, what in cases:
-            marks = []
-            modes, why = NOT_FIXED.get((text, where), ((), ""))
-            if mode in modes:
-                marks.append(pytest.mark.xfail(strict=True, reason=why))
-            out.append(pytest.param(mode, text, where, what, id=f"{mode}-{group}-{kind}-{what}-{where}", marks=marks))
-    return out
-
-
 def test_probe_is_sized() -> None:
     assert sum(what == NAME for *_, what in CASES) >= 60
     assert sum(what != NAME for *_, what in CASES) >= 30
@@ -237,9 +207,11 @@ def test_probe_is_sized() -> None:
     assert all(key in every for key in NOT_FIXED)
 
 
-@pytest.mark.parametrize(("mode", "text", "where", "what"), _params(CASES, "probe") + _params(EDGES, "edge"))
+@pytest.mark.parametrize(
+    ("mode", "text", "where", "what"), probe_params(CASES, "probe", NOT_FIXED) + probe_params(EDGES, "edge", NOT_FIXED)
+)
 def test_round14_case(mode: str, text: str, where: str, what: str) -> None:
-    assert not _wrong(_anonymizer(mode), text, where, what)
+    assert not wrong(anonymizer_for(mode), text, where, what)
 
 
 @pytest.mark.parametrize("mode", BOTH)
@@ -257,7 +229,7 @@ def test_round14_case(mode: str, text: str, where: str, what: str) -> None:
     ],
 )
 def test_round14_outputs(mode: str, text: str, expected: str) -> None:
-    assert _anonymizer(mode).anonymize(text).text == expected
+    assert anonymizer_for(mode).anonymize(text).text == expected
 
 
 @pytest.mark.parametrize(
@@ -270,16 +242,7 @@ def test_line_helpers(text: str, pos: int, start: int, end: int) -> None:
 
 def main() -> None:
     """Count the probe's misses and false positives: ``.venv/bin/python -m tests.test_anonymize_round14``."""
-    for mode in BOTH:
-        anonymizer = _anonymizer(mode)
-        for group, cases in (("probe", CASES), ("edges", EDGES)):
-            names = [(t, w, x) for _, t, w, x in cases if x == NAME]
-            others = [(t, w, x) for _, t, w, x in cases if x != NAME]
-            misses = [w for t, w, x in names if _wrong(anonymizer, t, w, x)]
-            wrong = [w for t, w, x in others if _wrong(anonymizer, t, w, x)]
-            print(f"{mode} {group}: misses {len(misses)}/{len(names)}, false positives {len(wrong)}/{len(others)}")
-            for where in misses + wrong:
-                print("   ", where)
+    print_probe(CASES, EDGES)
 
 
 if __name__ == "__main__":
