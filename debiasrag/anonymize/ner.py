@@ -1884,12 +1884,10 @@ class NerAnonymizer:
         values that name code, a role or a month ("owner: main", "user: dev", "from: june"; ``keyed_non_names``,
         ``role_addresses``, ``code_name_words``), and values after a key of several words that ends in a
         ``lone_handle_not_after`` word ("Valid from: ...")."""
-        gaz, context = self.gazetteer, _mention_context()
+        context = _mention_context()
         written = text[start:end]
         word = written.casefold()
-        if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
-            return False
-        if word not in gaz.given and word not in context["stopword_given_names"]:
+        if not self._given_name_written_plain(written):
             return False
         if any(word in context[k] for k in ("keyed_non_names", "role_addresses", "code_name_words")):
             return False
@@ -1910,6 +1908,15 @@ class NerAnonymizer:
             or (_cue_key(last, cues) and (name == last or last not in context["lone_handle_not_after"]))
         )
 
+    def _given_name_written_plain(self, written: str) -> bool:
+        """Whether ``written`` is a listed given name (or a stop-word one: "will", "may") typed in lower case or
+        capitalised, the shape a keyed value or a signature takes ("To: grace", "Thanks,\nGrace"; not "GRACE")."""
+        gaz = self.gazetteer
+        if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
+            return False
+        word = written.casefold()
+        return word in gaz.given or word in _mention_context()["stopword_given_names"]
+
     def _signed_name(self, text: str, start: int, end: int) -> bool:
         """Whether the word at ``[start, end)``, a listed given name that is also a word, in lower case or capitalised,
         signs a message (R15): alone on its line after a line of a ``sign_offs`` entry ("Thanks,\nGrace", "Cheers,
@@ -1918,12 +1925,10 @@ class NerAnonymizer:
         Payable" holds none."""
         if _LINE_END.match(text, end) is None:
             return False
-        gaz, context = self.gazetteer, _mention_context()
+        context = _mention_context()
         written = text[start:end]
         word = written.casefold()
-        if gaz is None or not (written.islower() or (written[:1].isupper() and written[1:].islower())):
-            return False
-        if word not in gaz.given and word not in context["stopword_given_names"]:
+        if not self._given_name_written_plain(written):
             return False
         if any(word in context[k] for k in ("role_addresses", "code_name_words", "address_terms")):
             return False
