@@ -89,6 +89,7 @@ NEUTRAL = "neutral"
 _LETTER = r"[^\W\d_]"  # any script's letters: "Ciarán", "Søren", "Zoë" are one token each
 _TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-.])*{_LETTER}|{_LETTER}")
 _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
+_PERSONAL_PRONOUNS = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
 _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
@@ -473,13 +474,28 @@ class GroupDetector:
 
     def contrast_group(self, text: str, group: str, versions: Sequence[str]) -> str:
         """One document's :meth:`contrast_groups`: ``group`` read again against the texts of its ``versions``."""
-        from debiasrag.versions import own_words
+        from debiasrag.versions import own_words, shared_words
 
         if not versions:
             return group
         own = self._infer_own(own_words(text, versions))
         theirs = {self._infer_own(own_words(version, [text])) for version in versions}
+        if (
+            own == NEUTRAL
+            and theirs == {group} != {NEUTRAL}
+            and self._pronouns_only(shared_words(text, versions), group)
+        ):
+            # every version names a person of this group, and the words they share refer to them by pronouns of it
+            # alone ("Wei … He leads" / "Michael … He leads"): two people of one group in one template, not a
+            # neutral wording of a gendered text (red team, session 43). Shared names or kin words ("Funmilayo",
+            # "her grandmother") are other people: there the contrast decides, as before.
+            return group
         return own if own != NEUTRAL or theirs - {NEUTRAL} else group  # versions differ in a person, not in edits
+
+    def _pronouns_only(self, words: str, group: str) -> bool:
+        """Whether ``words`` hold evidence and all of it is personal pronouns of ``group`` ("He … his")."""
+        found = self.mentions(words)
+        return bool(found) and all(m.group == group and m.text.lower() in _PERSONAL_PRONOUNS for m in found)
 
     @lru_cache(maxsize=65536)  # noqa: B019  # as _infer: a retriever reads the same candidates' versions again
     def _infer_own(self, words: str) -> str:

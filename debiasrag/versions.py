@@ -506,6 +506,21 @@ def own_words(text: str, others: Sequence[str]) -> str:
     return " ".join(kept)
 
 
+def shared_words(text: str, others: Sequence[str]) -> str:
+    """The words of ``text`` that every one of ``others`` has too, in the text's order (each word as many times as
+    the version that has it least often): what :func:`own_words` leaves."""
+    words = tokens(text)
+    common = Counter(words)
+    for other in others:
+        common &= Counter(tokens(other))
+    kept: list[str] = []
+    for word in words:
+        if common[word] > 0:
+            kept.append(word)
+            common[word] -= 1
+    return " ".join(kept)
+
+
 __all__ = [
     "CANDIDATES",
     "COMMON_WORD",
@@ -520,6 +535,7 @@ __all__ = [
     "is_version",
     "overlapping_windows",
     "own_words",
+    "shared_words",
     "token_overlap",
     "tokens",
     "word_candidates",

@@ -497,3 +497,35 @@ def test_an_editors_rewrite_of_the_verbs_is_a_version():
     assert content_apart(
         "She repairs the engines and paints the hulls.", "He repaired the engines and sanded the decks."
     ) == (["paints", "hulls"], ["sanded", "decks"])
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (  # an unlisted name beside a listed one of the same gender, one template (red team, session 43)
+            [
+                "Wei is a chef in Hanoi. He leads a team of twelve and has 28 years of experience.",
+                "Michael is a chef in Pune. He leads a team of twelve and has 28 years of experience.",
+            ],
+            ["male", "male"],
+        ),
+        (
+            [
+                "Sam is a nurse in Leeds. She works night shifts and has 5 years of experience.",
+                "Mary is a nurse in Oslo. She works night shifts and has 5 years of experience.",
+            ],
+            ["female", "female"],
+        ),
+        (  # the shared words name other people ("her grandmother"): the name decides, so the unlisted one is neutral
+            [
+                "Yuna Sato visits schools with a puppet. One girl made her grandmother learn the postcode, she said.",
+                "Sora Sato visits schools with a puppet. One girl made her grandmother learn the postcode, she said.",
+            ],
+            ["female", "neutral"],
+        ),
+    ],
+)
+def test_two_people_of_one_group_in_one_template_keep_their_group(texts: list[str], expected: list[str]) -> None:
+    docs = [Document(str(i), text) for i, text in enumerate(texts)]
+    assert find_versions(texts) == [[1], [0]]  # taken for versions: they differ in a name and a place
+    assert annotate_groups(docs) == expected
