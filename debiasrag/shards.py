@@ -299,6 +299,13 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
         raise InputError("shard sources must be folder or file paths")
     if not items:
         raise InputError("no shard folders or files given")
+    seen: dict[Path, str | Path] = {}
+    for item in items:
+        resolved = Path(item).resolve()
+        if resolved in seen:  # each shard would clash with itself: "duplicate id … in X (also in X)"
+            raise InputError(f"{item} is given twice (also as {seen[resolved]}); give each shard folder or file once")
+        seen[resolved] = item
+    yielded: set[Path] = set()
     for item in items:
         item = Path(item)
         if not item.exists():
@@ -319,7 +326,11 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
             _refuse_unfinished(item, paths)
             if not paths:
                 raise InputError(f"no complete shards in {item}")
-        yield from paths
+        for path in paths:
+            if path.resolve() in yielded:  # a folder and a shard file in it
+                raise InputError(f"shard {path} is given twice (its folder and the file); give it once")
+            yielded.add(path.resolve())
+            yield path
 
 
 def _refuse_unfinished(folder: Path, sidecars: list[Path]) -> None:

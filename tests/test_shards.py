@@ -95,6 +95,18 @@ def test_duplicate_ids_across_shards_are_refused(tmp_path, embedder) -> None:
         index_from_shards(tmp_path)
 
 
+def test_a_shard_folder_or_file_given_twice_is_named(tmp_path, embedder) -> None:
+    vectors = embedder.encode_documents([d.text for d in docs(0, 2)])
+    write_shard(tmp_path, docs(0, 2), vectors, model_name=embedder.name, name="one")
+    with pytest.raises(InputError, match=r"is given twice \(also as .*\); give each shard folder or file once"):
+        index_from_shards([tmp_path, tmp_path / "."])
+    shard = tmp_path / "part-one.json"
+    with pytest.raises(InputError, match="is given twice"):
+        index_from_shards([shard, shard])
+    with pytest.raises(InputError, match=r"part-one\.json is given twice \(its folder and the file\)"):
+        index_from_shards([tmp_path, shard])
+
+
 def test_duplicate_ids_across_merged_indexes_are_refused(embedder) -> None:
     a = FaissIndex.from_documents(docs(0, 3), embedder)
     b = FaissIndex.from_documents(docs(1, 3), embedder)
