@@ -136,6 +136,13 @@ _COMMENT_OPENER = re.compile(
     r"^[ \t]*(?:#+|//+|/\*+|\*+|<!--|--)[ \t]*(?:(?:TODO|FIXME|NOTE|XXX|HACK|BUG)\b(?:\([^)\n]*\))?:?[ \t]*)?",
     re.MULTILINE,
 )
+# Scripts written without spaces between words (CJK, kana, Thai, Lao, Khmer, Myanmar) and their punctuation: the
+# English pipeline reads a run of them as one token, so "David是厨师。他在餐厅…" was one entity and removed whole.
+_SPACELESS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+"
+)
+_CAPITALISED_PART = re.compile(r"[A-Z\u00c0-\u024f][^\s]*(?:\s+[A-Z\u00c0-\u024f][^\s]*)*")
 _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
 _PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
@@ -365,6 +372,30 @@ def _opens_clause(doc: Any, i: int) -> bool:
 
 def _is_propn(token: Any) -> bool:
     return token.tag_ in _PROPN_TAGS or token.pos_ == "PROPN"
+
+
+def _latin_parts(text: str, entities: list[Entity]) -> list[Entity]:
+    """``entities`` with each span that holds text of a script written without spaces cut down to its capitalised
+    Latin-script parts ("David是厨师。他在…" -> "David"; "Wang从Hanoi来" -> "Wang", "Hanoi"), each with the span's
+    label; a span with none is dropped. The English pipeline cannot tell where a name ends in such text, and a kept
+    name costs less than a lost sentence (red team, session 43)."""
+    out: list[Entity] = []
+    for entity in entities:
+        if _SPACELESS.search(entity.text) is None:
+            out.append(entity)
+            continue
+        pieces = _SPACELESS.split(text[entity.start : entity.end])
+        offset = entity.start
+        for piece in pieces:
+            for m in _CAPITALISED_PART.finditer(piece):
+                name = m.group(0).rstrip(".,;:!?'\"")
+                if any(c.isalpha() for c in name):
+                    start = offset + m.start()
+                    out.append(Entity(name, entity.label, start, start + len(name)))
+            offset += len(piece)
+            rest = _SPACELESS.match(text, offset, entity.end)
+            offset = rest.end() if rest is not None else offset
+    return out
 
 
 class NerAnonymizer:
@@ -1300,7 +1331,7 @@ class NerAnonymizer:
             entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
         kept = [e for e in resolve_overlaps(entities) if a_name(e.start, e.end)]
         joined = [self._place_not_person(text, e) for e in self._join_name_parts(text, kept)]
-        return filter_entities(joined, self.labels, self.allow_list, self.deny_list)
+        return filter_entities(_latin_parts(text, joined), self.labels, self.allow_list, self.deny_list)
 
     @staticmethod
     def _place_not_person(text: str, entity: Entity) -> Entity:
