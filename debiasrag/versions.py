@@ -498,12 +498,7 @@ def own_words(text: str, others: Sequence[str]) -> str:
     extra: Counter[str] = Counter()
     for other in others:
         extra |= bag - Counter(tokens(other))
-    kept: list[str] = []
-    for word in words:
-        if extra[word] > 0:
-            kept.append(word)
-            extra[word] -= 1
-    return " ".join(kept)
+    return _in_order(words, extra)
 
 
 def shared_words(text: str, others: Sequence[str]) -> str:
@@ -513,11 +508,16 @@ def shared_words(text: str, others: Sequence[str]) -> str:
     common = Counter(words)
     for other in others:
         common &= Counter(tokens(other))
+    return _in_order(words, common)
+
+
+def _in_order(words: list[str], counts: Counter[str]) -> str:
+    """The ``words`` that ``counts`` holds, in their order, each as many times as counted (``counts`` is used up)."""
     kept: list[str] = []
     for word in words:
-        if common[word] > 0:
+        if counts[word] > 0:
             kept.append(word)
-            common[word] -= 1
+            counts[word] -= 1
     return " ".join(kept)
 
 
