@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,7 +40,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from blind_index_dynamic import GROUPS  # noqa: E402
-from study_sets import missing_model_folders, query_reports, study_set  # noqa: E402
+from study_sets import missing_model_folders, query_reports, run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -85,8 +84,7 @@ def main() -> int:
     args = parser.parse_args()
     if missing_model_folders(args.models):
         return 2
-    # the commit the run starts at: a long run may end after later commits
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    commit = run_commit()
     candidates = rules()
     names = list(candidates)
     labels = {m: Path(make_context(None if m == "default" else m).embedder.name).name for m in args.models}
@@ -116,7 +114,7 @@ def main() -> int:
         for r in names
         for g, sets in groups.items()
     }
-    print(f"debiasrag at {commit.strip() or '?'}; blind index (names by NER); cap {CAP}; F1 / |#F−#M| per group\n")
+    print(f"debiasrag at {commit}; blind index (names by NER); cap {CAP}; F1 / |#F−#M| per group\n")
     rows = [
         [r, *(f"{scores[m, r, g][0]:.3f} / {scores[m, r, g][1]:.2f}" for m in models for g in groups)] for r in names
     ]

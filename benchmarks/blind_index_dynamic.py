@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,7 +33,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_sets import missing_model_folders, query_reports, study_set  # noqa: E402
+from study_sets import missing_model_folders, query_reports, run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -42,7 +41,6 @@ from debiasrag.bench.retrieval import build_retriever  # noqa: E402
 from debiasrag.datasets import RetrievalTask  # noqa: E402
 from debiasrag.metrics.fairness import mean_report, oracle_cut  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 GROUPS: dict[str, list[str]] = {
     "main": ["main"],
     "holdout": ["holdout"],
@@ -83,8 +81,7 @@ def main() -> int:
     args = parser.parse_args()
     if missing_model_folders(args.models):
         return 2
-    # the commit the run starts at: a long run may end after later commits
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    commit = run_commit()
     groups = {g: sets for g, sets in GROUPS.items() if not args.sets or g in args.sets}
     if args.report:
         groups |= REPORT
@@ -100,7 +97,7 @@ def main() -> int:
                     results[label, index, name] = measure(task, ctx.embedder, neutralize)
                 print(f"{label} {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     models = list(dict.fromkeys(m for m, _, _ in results))
-    print(f"debiasrag at {commit.strip() or '?'}; per group the mean over its sets of the mean over queries\n")
+    print(f"debiasrag at {commit}; per group the mean over its sets of the mean over queries\n")
 
     def group_mean(model: str, index: str, group: str, key: str) -> float:
         return float(np.nanmean([results[model, index, s][key] for s in groups[group]]))

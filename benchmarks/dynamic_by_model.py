@@ -14,17 +14,18 @@ whether a model's better ranking turns into a better `dynamic`. Embeddings are c
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import missing_model_folders, query_reports, study_set  # noqa: E402
+from study_sets import missing_model_folders, query_reports, run_commit, study_set  # noqa: E402
 
 from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.bench.retrieval import build_retriever  # noqa: E402
+from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
 from debiasrag.strategies import Dynamic, TopK  # noqa: E402
 
 REPORTS = [f"report{i}" for i in range(1, 13)] + ["wide_report", *(f"wide_report{i}" for i in range(2, 6))]
@@ -32,20 +33,15 @@ BLIND = ["report7", "report8", "report9", "report10", "report11", "report12", "w
 CAP = 10
 
 
-def best_prefix_f1(ranked: list[str], relevant: set[str]) -> float:
-    """The best F1 of any non-empty prefix of ``ranked``."""
-    return max(2 * len(set(ranked[:n]) & relevant) / (n + len(relevant)) for n in range(1, len(ranked) + 1))
-
-
-def measure(model: str, name: str) -> tuple[float, float, float]:
-    """(`dynamic` mean F1, its mean |#F−#M|, mean best prefix F1 of the top 10) for ``model`` on set ``name``."""
-    ctx = make_context(None if model == "default" else model, load_now=True)
+def measure(embedder: Any, name: str) -> tuple[float, float, float]:
+    """(`dynamic` mean F1, its mean |#F−#M|, mean best prefix F1 of the top 10) with ``embedder`` on set ``name``."""
     task = study_set(name)()
-    retriever = build_retriever(task, ctx.embedder)
+    retriever = build_retriever(task, embedder)
     best = []
     for query_id, query in task.queries.items():
+        relevant = {str(d) for d in task.relevant[query_id]}
         ranked = [str(h.id) for h in retriever.retrieve(query, k=CAP, strategy=TopK())]
-        best.append(best_prefix_f1(ranked, {str(d) for d in task.relevant[query_id]}))
+        best.append(oracle_cut([d in relevant for d in ranked], len(relevant))["oracle_f1"])
     rows = query_reports(task, retriever, Dynamic(), CAP)
     return (
         float(np.mean([r["f1"] for r in rows])),
@@ -64,9 +60,11 @@ def main() -> int:
     if "report13" in args.sets:
         print("report13 is kept unread for the next rule change", file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    print(f"debiasrag at {commit.stdout.strip() or 'unknown'}; cap {CAP}; cells: " + " / ".join(args.models) + "\n")
-    results = {(m, s): measure(m, s) for m in args.models for s in args.sets}
+    print(f"debiasrag at {run_commit()}; cap {CAP}; cells: " + " / ".join(args.models) + "\n")
+    results = {}
+    for model in args.models:  # one embedder per model, every set through it
+        embedder = make_context(None if model == "default" else model, load_now=True).embedder
+        results |= {(model, name): measure(embedder, name) for name in args.sets}
 
     def cells(name: str, i: int, fmt: str) -> str:
         return " / ".join(format(results[m, name][i], fmt) for m in args.models)

