@@ -138,11 +138,15 @@ _COMMENT_OPENER = re.compile(
 )
 # Scripts written without spaces between words (CJK, kana, Thai, Lao, Khmer, Myanmar) and their punctuation: the
 # English pipeline reads a run of them as one token, so "David是厨师。他在餐厅…" was one entity and removed whole.
-_SPACELESS = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+"
+_SPACELESS_CHARS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 )
-_CAPITALISED_PART = re.compile(r"[A-Z\u00c0-\u024f][^\s]*(?:\s+[A-Z\u00c0-\u024f][^\s]*)*")
+_SPACELESS = re.compile(f"[{_SPACELESS_CHARS}]")
+# a capitalised Latin-script word and the capitalised words after it, up to a space-less character
+_CAPITALISED_PART = re.compile(
+    f"[A-Z\u00c0-\u024f][^\\s{_SPACELESS_CHARS}]*(?:\\s+[A-Z\u00c0-\u024f][^\\s{_SPACELESS_CHARS}]*)*"
+)
 _AND_BEFORE = re.compile(r"\s+(?:and|&)\s+$")
 _AND_AFTER = re.compile(r"\s+(?:and|&)\s+")
 _PARTNER = re.compile(r"\s+(?:and|&)\s+([^\W\d_]+)\b")
@@ -384,17 +388,10 @@ def _latin_parts(text: str, entities: list[Entity]) -> list[Entity]:
         if _SPACELESS.search(entity.text) is None:
             out.append(entity)
             continue
-        pieces = _SPACELESS.split(text[entity.start : entity.end])
-        offset = entity.start
-        for piece in pieces:
-            for m in _CAPITALISED_PART.finditer(piece):
-                name = m.group(0).rstrip(".,;:!?'\"")
-                if any(c.isalpha() for c in name):
-                    start = offset + m.start()
-                    out.append(Entity(name, entity.label, start, start + len(name)))
-            offset += len(piece)
-            rest = _SPACELESS.match(text, offset, entity.end)
-            offset = rest.end() if rest is not None else offset
+        for m in _CAPITALISED_PART.finditer(text, entity.start, entity.end):
+            name = m.group(0).rstrip(".,;:!?'\"")
+            if any(c.isalpha() for c in name):
+                out.append(Entity(name, entity.label, m.start(), m.start() + len(name)))
     return out
 
 
