@@ -63,6 +63,15 @@ def probe_params(cases: list[Case], group: str, not_fixed: NotFixed) -> list[obj
     return out
 
 
+def check_probe(cases: list[Case], edges: list[Case], not_fixed: NotFixed, kinds: set[str]) -> None:
+    """A round's probe is well formed: every kind of text in ``kinds`` covered, no case twice, every ``not_fixed`` key
+    one of its cases."""
+    assert {kind for kind, *_ in cases} == kinds
+    every = {(text, where) for _, text, where, _ in cases + edges}
+    assert len(every) == len(cases) + len(edges)
+    assert all(key in every for key in not_fixed)
+
+
 def print_probe(cases: list[Case], edges: list[Case]) -> None:
     """Print each mode's misses and false positives on a round's probe and edges (the round files' ``__main__``)."""
     for mode in BOTH:

@@ -22,6 +22,7 @@ from tests.anonymize_support import (
     WORD,
     NotFixed,
     anonymizer_for,
+    check_probe,
     print_probe,
     probe_params,
     wrong,
@@ -185,10 +186,7 @@ NOT_FIXED: NotFixed = {
 def test_probe_is_sized() -> None:
     assert sum(what == NAME for *_, what in CASES) >= 40
     assert sum(what != NAME for *_, what in CASES) >= 25
-    assert {kind for kind, *_ in CASES} == {CHAT, EMAIL, LOG, CODE, FORM, LOOKALIKE}
-    every = {(text, where) for _, text, where, _ in CASES + EDGES}
-    assert len(every) == len(CASES) + len(EDGES)
-    assert all(key in every for key in NOT_FIXED)
+    check_probe(CASES, EDGES, NOT_FIXED, {CHAT, EMAIL, LOG, CODE, FORM, LOOKALIKE})
 
 
 @pytest.mark.parametrize(
