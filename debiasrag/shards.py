@@ -327,9 +327,10 @@ def _shard_paths(sources: str | Path | Iterable[str | Path]) -> Iterator[Path]:
             if not paths:
                 raise InputError(f"no complete shards in {item}")
         for path in paths:
-            if path.resolve() in yielded:  # a folder and a shard file in it
+            resolved = path.resolve()
+            if resolved in yielded:  # a folder and a shard file in it
                 raise InputError(f"shard {path} is given twice (its folder and the file); give it once")
-            yielded.add(path.resolve())
+            yielded.add(resolved)
             yield path
 
 
