@@ -11,13 +11,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 from importlib import resources  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
 from debiasrag import Document, FaissIndex, SentenceTransformerEmbedder  # noqa: E402
+from tests.cli_support import ROOT, cli, cli_process  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -36,22 +35,7 @@ def toy_index(embedder, toy) -> FaissIndex:
     return FaissIndex.from_documents(docs, embedder)
 
 
-# -- the real CLI in a subprocess, and its error contract (used across the suite) -------------------------------
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180, **kwargs) -> subprocess.CompletedProcess:
-    """``debiasrag ARGS`` in a fresh interpreter, offline, with text output captured."""
-    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "debiasrag.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=timeout,
-        cwd=kwargs.pop("cwd", ROOT),
-        **kwargs,
-    )
+# -- the real CLI, and its error contract (used across the suite) ------------------------------------------------
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -67,8 +51,14 @@ def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) 
 
 @pytest.fixture
 def run_cli():
-    """``run_cli(*args, env=None, **subprocess_kwargs)``: the real CLI in a subprocess."""
+    """``run_cli(*args, env=None, input=None, cwd=None)``: the real CLI's ``main`` in this process (:func:`cli`)."""
     return cli
+
+
+@pytest.fixture
+def run_cli_process():
+    """``run_cli_process(*args, env=None, **subprocess_kwargs)``: the CLI in a fresh interpreter."""
+    return cli_process
 
 
 @pytest.fixture

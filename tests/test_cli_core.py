@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 from debiasrag.cli import main
 from debiasrag.storage import data_paths
+from tests.cli_support import cli
 
 CORPUS = [
     {"id": "f1", "text": "She commanded the largest naval fleet in the history of the nation.", "group": "female"},
@@ -27,10 +27,7 @@ CORPUS = [
 
 
 def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "debiasrag.cli", *args], input=stdin, capture_output=True, env=env, timeout=300
-    )
+    return cli(*args, input=stdin, text=False)
 
 
 def write_corpus(path: Path, rows=CORPUS) -> Path:
@@ -198,7 +195,7 @@ def test_index_skip_mode_reports_skipped_lines(tmp_path, capsys):
     assert json.loads((out / "manifest.json").read_text())["count"] == 2
 
 
-def test_subprocess_error_has_no_traceback(tmp_path):
+def test_a_bad_corpus_line_is_one_error_line_without_traceback(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": 1, "text": "She ran."}\nhello\n')
     proc = run_cli("index", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "ix"))
     assert proc.returncode == 2
@@ -362,3 +359,17 @@ def test_the_command_ignores_ctrl_c_once_its_work_is_done(monkeypatch, capsys):
     finally:
         signal.signal(signal.SIGINT, before)
     assert "retrieval" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("bench", "list"), ("query", "no-such-index", "Who commanded the fleet?"), ("query", "--k", "0"), ("--help",)],
+)
+def test_the_in_process_runner_sees_what_a_fresh_interpreter_sees(args, tmp_path):
+    """The suite runs the CLI's ``main`` in the test's process (tests/cli_support.py); its exit code, stdout and
+    stderr must be those of ``python -m debiasrag.cli`` (a usage error, an input error, a listing, --help)."""
+    from tests.cli_support import cli_process
+
+    inside, fresh = cli(*args, cwd=tmp_path), cli_process(*args, cwd=tmp_path)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert inside.stdout or inside.stderr

@@ -1,4 +1,4 @@
-"""``debiasrag index --anonymize llm --llm-model M``: the real CLI (subprocess) and the real ``anthropic`` client
+"""``debiasrag index --anonymize llm --llm-model M``: the real CLI and the real ``anthropic`` client
 against a fake Messages API on 127.0.0.1 that records each request's ``model``.
 
 The chosen model (or the default) is what the API is asked for and what the manifest records; a model the API

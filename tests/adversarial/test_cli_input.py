@@ -9,28 +9,20 @@ lone surrogates) goes through ``index`` and ``query`` and comes out as strict JS
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_support import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 HUGE_ID = 10**30
 
 
 def run(*args: str | Path, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``debiasrag ARGS`` in a fresh interpreter, offline; stdout and stderr kept as bytes."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return subprocess.run(
-        [sys.executable, "-m", "debiasrag.cli", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=300,
-    )
+    """``debiasrag ARGS`` (its ``main`` in this process, as a subprocess sees it); stdout and stderr kept as bytes."""
+    return cli(*args, input=stdin, cwd=cwd, text=False)
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:

@@ -236,7 +236,9 @@ def test_file_too_big_keeps_previous_index(tmp_path):
 
 
 @pytest.mark.parametrize("limit_bytes", [1, 200_000])
-def test_cli_index_on_a_full_disk_exits_2_and_keeps_previous(tmp_path, run_cli, one_line_error, limit_bytes):
+def test_cli_index_on_a_full_disk_exits_2_and_keeps_previous(
+    tmp_path, run_cli, run_cli_process, one_line_error, limit_bytes
+):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"id": i, "text": f"document number {i}"}) + "\n" for i in range(400)))
     small = tmp_path / "small.jsonl"
@@ -247,7 +249,7 @@ def test_cli_index_on_a_full_disk_exits_2_and_keeps_previous(tmp_path, run_cli, 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
-    result = run_cli("index", corpus, "--out", tmp_path / "ix", preexec_fn=limit)
+    result = run_cli_process("index", corpus, "--out", tmp_path / "ix", preexec_fn=limit)
     one_line_error(result, "could not write the index", "File too large", "previous index is unchanged")
     assert tree(tmp_path / "ix") == before
 

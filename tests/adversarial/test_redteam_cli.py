@@ -146,7 +146,7 @@ class _Recorder(BaseHTTPRequestHandler):
         pass
 
 
-def test_query_never_downloads_the_model_an_index_names(tmp_path, embedder, run_cli, one_line_error):
+def test_query_never_downloads_the_model_an_index_names(tmp_path, embedder, run_cli_process, one_line_error):
     """Online (offline switches off, the hub pointed at a local recorder): an index's model comes from this
     machine - a cached hub snapshot loads, a missing one is one line naming --model - and no request is made."""
     from debiasrag.embedders import packaged_default_model_path
@@ -174,8 +174,10 @@ def test_query_never_downloads_the_model_an_index_names(tmp_path, embedder, run_
             "HF_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}",
             "HF_HOME": str(tmp_path / "hf-home"),
         }
-        missing = run_cli("query", tmp_path / "missing", "Who is a nurse?", env=env)
-        cached = run_cli("query", tmp_path / "cached", "Who is a nurse?", "--json", "--strategy", "topk", env=env)
+        missing = run_cli_process("query", tmp_path / "missing", "Who is a nurse?", env=env)
+        cached = run_cli_process(
+            "query", tmp_path / "cached", "Who is a nurse?", "--json", "--strategy", "topk", env=env
+        )
     finally:
         server.shutdown()
     one_line_error(missing, "'someone-else/not-on-this-machine' is not on this machine", "use --model")
