@@ -34,10 +34,10 @@ configuration and ``use_ner=False`` (``--fast``).
 from __future__ import annotations
 
 import os
-import subprocess
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.anonymize import NerAnonymizer  # noqa: E402
 from debiasrag.anonymize.evaluate import load_gold, name_recall, word_survival  # noqa: E402
@@ -124,9 +124,8 @@ HALVES = {
 
 
 def main() -> None:
-    root = Path(__file__).resolve().parents[1]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}\n")
     rows = []
     for label, anonymizer in (("default", NerAnonymizer()), ("--fast", NerAnonymizer(use_ner=False))):
         for name, role in SETS.items():

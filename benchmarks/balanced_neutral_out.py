@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import balanced_odd_gap as og  # noqa: E402
 import balanced_versions as bv  # noqa: E402  (this folder's study: its loader and protocol constants)
 from balanced_odd_gap import units_of  # noqa: E402
-from study_sets import study_set  # noqa: E402
+from study_sets import run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -102,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
 
     design = [[s] for s in roles["design"]]
     pick = min(rules[1:], key=lambda r: (sum(violations(r, design)[:2]), r != SHIPPED))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=bv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}; δ = {DELTA:g} σ, version-first\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}; δ = {DELTA:g} σ, version-first\n")
     print(f"chosen on the design sets by issue 10's targets per set: **{name(pick)}** (shipped {name(SHIPPED)})\n")
     groups = {"design: " + ", ".join(s for s in roles["design"] if not s.isdigit()) + ", 1–36": design}
     groups["read: 37–48 (pairs), report1–5, wide_report, wide_report2"] = units_of(list(roles["read"]))

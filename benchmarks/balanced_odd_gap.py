@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import balanced_versions as bv  # noqa: E402  (this folder's study: its loader and protocol constants)
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -105,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
 
     design = [[s] for s in bv.DESIGN]
     pick = min(ODD_DELTAS, key=lambda r: (sum(violations(r, design)[:2]), r != SHIPPED_ODD))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=bv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}; δ = {DELTA:g} σ, version-first\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}; δ = {DELTA:g} σ, version-first\n")
     print(f"chosen on the design sets by issue 10's targets per set: **odd_delta = {pick:g} σ**", end=" ")
     print(f"(shipped {SHIPPED_ODD:g})\n")
     groups = {"design (main, holdout, 1–36)": design}

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import query_reports, study_set  # noqa: E402
+from study_sets import query_reports, run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -102,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         return recall, fm, len(models) * len(sets) * len(KS)
 
     pick = min(labels, key=lambda r: (sum(broken(r, DESIGN)[:2]), r != labels[0]))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}\n")
     print(f"chosen on the design sets: **{pick}** (shipped before session 40: {labels[0]})\n")
     rows = []
     wide = [s for s in (*DESIGN, *READ) if s.startswith("wide")]

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,8 @@ from pathlib import Path
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -152,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         return float(np.mean([mean(rule, m, k, chosen, 0) for m in models for k in KS]))
 
     pick = min((r for r in rules[1:] if allowed(r, DESIGN)), key=lambda r: (fairness(r, DESIGN), r != SHIPPED))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; cells {' / '.join(models)}; k = 6 | 10\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}; k = 6 | 10\n")
     groups = {"design (main, holdout, 1–36)": DESIGN, "passages 29–36": [str(p) for p in range(29, 37)]}
     if args.report:
         groups["report " + ", ".join(args.report)] = args.report

@@ -38,12 +38,12 @@ Weighting: a set's mean over its queries, then the mean over sets.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from study_sets import run_commit
 
 from debiasrag.bench._common import md_table
 from debiasrag.bench.report import make_context
@@ -110,8 +110,8 @@ def main() -> int:
                 results[name, kind, set_name] = measure(task, index, ctx.embedder)
             print(f"{name} on {set_name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
     models = list(dict.fromkeys(m for m, _, _ in results))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; means over the sets' mean over queries; |#F−#M| by gold groups\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; means over the sets' mean over queries; |#F−#M| by gold groups\n")
 
     def mean(model: str, kind: str, sets: list[str], key: str, metric: str) -> float:
         values = [results[model, kind, s][key][metric] for s in sets if (model, kind, s) in results]

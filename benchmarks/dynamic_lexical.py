@@ -26,7 +26,6 @@ import argparse
 import itertools
 import math
 import os
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -54,6 +53,8 @@ STOP = frozenset(
     "we me us my your our there here not no so if than then about into over under up down out just also very more "
     "most some any each every all both few many much such own same other only too get got one".split()
 )
+from study_sets import run_commit  # noqa: E402
+
 DETECTOR = GroupDetector("gender")
 
 
@@ -148,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     for weight, tau in itertools.product(WEIGHTS, TAUS):
         names[f"fused w={weight} tau={tau} delta=1"] = (rule(weight, tau), 1.0)
     scores = dv.score_groups(data, names, every)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cap {dv.CAP}; cells {' / '.join(models)}\n")
 
     def oracle_cells(group: str, weight: float) -> str:
         sets = [s for s in dv.GROUP_OF if dv.GROUP_OF[s] == group]

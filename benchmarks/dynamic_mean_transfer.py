@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -51,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dynamic_score_model as sm  # noqa: E402
 import dynamic_versions as dv  # noqa: E402
 import dynamic_wide_design as wd  # noqa: E402
-from study_sets import study_set  # noqa: E402
+from study_sets import run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.datasets import RetrievalTask, load_fairness_set, load_wide_topics  # noqa: E402
@@ -88,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         dv.GROUP_OF.update(dict.fromkeys(names, group))
     data = wd.load_sets(args.models, args.cache, {name: study_set(name) for names in SETS.values() for name in names})
     models = list(data)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cap {dv.CAP}; cells {' / '.join(models)}\n")
 
     fixed = wd.fixed_rules()
     every = sm.rules(data, wd.sets_of(GROUPS))

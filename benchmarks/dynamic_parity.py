@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dynamic_versions as dv  # noqa: E402
 import dynamic_wide_design as wd  # noqa: E402
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -116,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         dv.GROUP_OF.update(dict.fromkeys(sets, group))
     models, groups = list(data), wd.GROUPS
     scores: Scores = dv.score_groups(data, {n: (dv.library(r), 0.0) for n, r in RULES.items()}, groups)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}; cap {dv.CAP}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}; cap {dv.CAP}\n")
     rows = []
     for group in groups:
         for name in RULES:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dynamic_parity as dp  # noqa: E402
 import dynamic_versions as dv  # noqa: E402
 import dynamic_wide_design as wd  # noqa: E402
-from study_sets import study_set  # noqa: E402
+from study_sets import run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 
@@ -92,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     data = load_design(args.models, args.cache)
     models, rules = list(data), list(dp.RULES)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cells {' / '.join(models)}\n")
 
     by_cap = {cap: score(data, rules, GROUPS, cap) for cap in CAPS}
     scores = by_cap[10]

@@ -30,7 +30,6 @@ import argparse
 import itertools
 import os
 import pickle
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,6 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dynamic_versions as dv  # noqa: E402
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -211,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     models = list(data)
     groups = list(DESIGN)
     every = groups + (["report"] if report else [])
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cap {dv.CAP}; cells {' / '.join(models)}\n")
 
     def design_sets(chosen_groups: list[str]) -> list[str]:
         return [s for s in dv.GROUP_OF if dv.GROUP_OF[s] in chosen_groups]

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +43,8 @@ from pathlib import Path
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -270,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     rules = candidates()
     groups = list(GROUPS)
     scores = score_groups(data, rules, groups + (["report"] if report else []))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; cap {CAP}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cap {CAP}; cells {' / '.join(models)}\n")
     with_versions = {
         g: np.mean([np.mean([len(set(q.family)) < len(q.family) for q in data[models[0]][s]]) for s in tasks[g]])
         for g in groups

@@ -54,7 +54,6 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -68,7 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dynamic_score_model as sm  # noqa: E402
 import dynamic_versions as dv  # noqa: E402
 import dynamic_width as dw  # noqa: E402
-from study_sets import study_set  # noqa: E402
+from study_sets import run_commit, study_set  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -225,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     data = load_all(args.models, args.cache)
     models = list(data)
     loaded = time.perf_counter()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; cap {dv.CAP}; cells {' / '.join(models)}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; cap {dv.CAP}; cells {' / '.join(models)}\n")
     first = data[models[0]]
     rows = [
         [

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dynamic_versions as dv  # noqa: E402
+from study_sets import run_commit  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         for group, sets in groups.items()
         for ranking in names
     }
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=dv.ROOT)
-    print(f"debiasrag at {commit.stdout.strip() or '?'}; oracle F1 of each ranking's top {CAP}, mean over queries\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; oracle F1 of each ranking's top {CAP}, mean over queries\n")
     rows = [[r, *(f"{table[r, g]:.3f}" for g in groups)] for r in names]
     print(md_table(["ranking", *groups], rows))
     return 0

@@ -24,7 +24,6 @@ with its group, rank and score.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ from debiasrag.metrics.fairness import mean_report, query_report
 from debiasrag.retriever import DebiasedRetriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import missing_model_folders  # noqa: E402
+from study_sets import missing_model_folders, run_commit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = ("topk", "balanced", "dynamic")
@@ -150,10 +149,10 @@ def main() -> int:
     if missing_model_folders(args.models):
         return 2
     tasks = load_mixed_corpora(args.sets, report=args.report)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    commit = run_commit()
     split = "report sets (read once)" if args.report else "design sets"
     print(
-        f"debiasrag at {commit.strip() or '?'}; mixed corpora, {split}; groups: hand labels for the metrics, inferred "
+        f"debiasrag at {commit}; mixed corpora, {split}; groups: hand labels for the metrics, inferred "
         "from the text by the strategies; means over queries, counts summed; for 'dynamic' k is a cap.\n"
     )
     for model in args.models:

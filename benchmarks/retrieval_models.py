@@ -11,10 +11,11 @@ The extra models come from ``make models`` (folders under .cache/models/).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from study_sets import run_commit
 
 from debiasrag.bench._common import md_table
 from debiasrag.bench.report import make_context
@@ -88,9 +89,9 @@ def main() -> int:
             print(
                 f"{short_name(ctx.embedder.name)} on {task.name}: {time.perf_counter() - start:.0f} s", file=sys.stderr
             )
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
+    commit = run_commit()
     groups = "labelled groups given (--gold-groups)" if args.gold_groups else "groups inferred from the text"
-    print(f"debiasrag at {commit.strip() or '?'}; {groups}; means over queries; for 'dynamic' k is a cap.\n")
+    print(f"debiasrag at {commit}; {groups}; means over queries; for 'dynamic' k is a cap.\n")
     for key, task in tasks.items():
         models = [m for (s, m) in scores if s == key]
         rows = []

@@ -22,7 +22,6 @@ by helpers while this was built (29–30) or after it was committed (31–40), o
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -30,6 +29,7 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from study_sets import run_commit
 
 from debiasrag.bench._common import md_table
 from debiasrag.corpus import Document
@@ -84,8 +84,8 @@ def main() -> int:
         results[name] = measure(task)
         rows.append([name, *results[name].values()])
         print(f"{name} done", file=sys.stderr)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    print(f"debiasrag at {commit.strip() or '?'}; MIN_OVERLAP {MIN_OVERLAP}, CANDIDATES {CANDIDATES}\n")
+    commit = run_commit()
+    print(f"debiasrag at {commit}; MIN_OVERLAP {MIN_OVERLAP}, CANDIDATES {CANDIDATES}\n")
     columns = list(next(iter(results.values())))
     print(md_table(["set", *columns], rows, digits=3) + "\n")
     for label, sets in (("design", DESIGN), ("report", REPORT)):
