@@ -13,6 +13,10 @@ Shipped data (``debiasrag/data/names/``), built once from public packages by the
 * ``non_names.json``: capitalised words that are not names (titles, weekdays, months, ...).
 * ``dictionary_names.txt``: given names the English dictionary also lists that text uses as names (Maria, Rebecca,
   Joel; not Dawn, Will, Hunter), by their GloVe neighbours — ``scripts/build_dictionary_names.py``.
+* ``origin_names.json``: given names and surnames of origins the names-dataset lists hold few of (Maori and Pacific,
+  East African, Thai, Ukrainian, Gulf family names, ...), written in session 44 from the misses of the design half of
+  ``origin_probe.json`` (``benchmarks/anonymize_by_origin.py``): a lower-case or untagged name of those origins is
+  then found about as often as one of the well-listed origins.
 * ``seed002_universes.json`` (written by the name-bias benchmark) adds the seed's Table 9 / 12 names when present.
 """
 
@@ -99,6 +103,9 @@ def load_gazetteer(exclude: frozenset[str] = frozenset(), extra: bool = True) ->
     """Load the shipped lists (cached). ``extra`` adds seed 002's name universes when that file exists."""
     given = {n.casefold() for n in _read_lines("given_names.txt.gz")}
     surnames = {n.casefold() for n in _read_lines("surnames.txt.gz")}
+    origins = json.loads(_data_path("origin_names.json").read_text(encoding="utf-8"))
+    given.update(n.casefold() for names in origins["given"].values() for n in names)
+    surnames.update(n.casefold() for names in origins["surnames"].values() for n in names)
     places = {n.casefold() for n in _read_lines("places.txt")}
     if extra:
         path = _data_path("seed002_universes.json")

@@ -130,6 +130,10 @@ _EMAIL = re.compile(r"(?<![\w.+/-])([\w.+-]+)@((?:[\w-]+\.)+[^\W\d_]{2,})(?![\w-
 # the local part of an address or a package ("winston@3.8.2": :meth:`NerAnonymizer._emails` reads addresses).
 _CASUAL_WORD = re.compile(r"(?<![\w@#/\\.`'\"<=_-])([^\W\d_]{3,})(?=['\u2019]s\b|(?![\w/\\`'\">=_(\u2019@-]|\.[a-z]))")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+# The word after a lower-case name and the word before one (maybe hyphenated: "seo-yeon")
+_CASUAL_NEXT = re.compile(r"[ \t]+([^\W\d_]+(?:-[^\W\d_]+)*)(?![\w'\u2019@/-])")
+_PARTICLE_BEFORE = re.compile(r"(?<![\w'\u2019-])([^\W\d_]+)(?: |-)$")  # "de " of "de la Cruz", "al-" of "al-Zahrani"
+_CASUAL_PREVIOUS = re.compile(r"(?<![\w'\u2019@#/.-])([^\W\d_]+(?:-[^\W\d_]+)*)[ \t]+$")
 # A comment marker opening a line, maybe with a tag after it ("# ", "// TODO: ", "/* FIXME(kofi): ", " * "): left out
 # to read how a text of comment lines opens its sentences.
 _COMMENT_OPENER = re.compile(
@@ -1422,9 +1426,18 @@ class NerAnonymizer:
                 before is not None and before.start() in sure_ends
             ):
                 sure.append(entity)
+        # "anyone seen wanjiru kamau", "kim seo-yeon", "rodrigo del valle": a sure name's neighbouring name parts
+        sure = self._casual_full_names(words, sure, identifiers | cues | address_terms)
         # "bill said hi. is bill here?": a name confirmed once is that name at its other lower-case mentions too
         # (not after a determiner or possessive: "bill said the bill is due")
         names = {e.text for e in sure if e.text not in self._openers}  # not "will", "may": "hey will, i will go"
+        # and so are the parts of a full name joined above ("lucy pemberton ... lucy said"; "seo-yeon" too)
+        parts = {p for e in sure if " " in e.text for p in e.text.split()} - self._openers
+        parts = {p for p in parts if not (self.gazetteer is not None and self.gazetteer.is_particle(p))}
+        for part in sorted(p for p in parts if "-" in p):  # hyphenated: not a _CASUAL_WORD
+            for m in re.finditer(r"(?<![\w'\u2019-])" + re.escape(part) + r"(?![\w'\u2019-])", words):
+                sure.append(Entity(part, "PERSON", m.start(), m.end()))
+        names |= parts
         # A speaker's nick gives names too; one that is also a word only where cued, even once confirmed ("thanks
         # lily" ... "planted lily bulbs")
         nick_names, nick_words = self._speaker_names(speakers)
@@ -1441,6 +1454,52 @@ class NerAnonymizer:
                 if previous not in context["determiners"] and previous not in context["not_a_name_after"]:
                     sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return sorted(sure, key=lambda e: e.start)
+
+    def _casual_name_part(self, word: str, skip: frozenset[str]) -> bool:
+        """Whether the lower-case ``word`` next to a sure lower-case name is another part of that name: a listed given
+        name or surname that is no dictionary word (or one text uses as a name: ``dictionary_names.txt``), no title
+        and no stop word ("kamau", "pemberton", "lucy"; not "son", "skill", "mr", "will"), or a hyphenated word
+        whose parts are listed names, particles or no English word, one of them a name ("seo-yeon", "ka-yan",
+        "arriaga-ortiz", "al-zahrani"; not "follow-up"). Session 44: full names of many origins were cut to their
+        listed part in chat ("anyone seen kim seo-yeon today?")."""
+        gaz = self.gazetteer
+        if gaz is None or not word.islower() or word in skip or word in self._openers or gaz.is_title(word):
+            return False
+        if "-" not in word:  # a dictionary word only if text uses it as a name ("lucy"; not "son", "skill")
+            english = self._is_english(word) and not gaz.is_dictionary_name(word)
+            return gaz.is_person_name(word) and not english and not gaz.is_particle(word)
+        pieces = word.split("-")
+        if self._is_english(word) or any(not p.isalpha() or p in self._openers for p in pieces):
+            return False
+        named = [p for p in pieces if gaz.is_person_name(p) and not gaz.is_particle(p)]
+        return bool(named) and all(
+            gaz.is_person_name(p) or gaz.is_particle(p) or not self._is_english(p) for p in pieces
+        )
+
+    def _casual_full_names(self, words: str, sure: list[Entity], skip: frozenset[str]) -> list[Entity]:
+        """``sure`` lower-case names grown over the name parts one space before and after them, maybe past a run of
+        particles ("rodrigo del valle", "mereana te huia"); see :meth:`_casual_name_part`."""
+        gaz = self.gazetteer
+        if gaz is None:
+            return sure
+        skip = skip | _mention_context()["determiners"] | _mention_context()["not_a_name_after"]
+        out: list[Entity] = []
+        for ent in sure:
+            start, end = ent.start, ent.end
+            pos = end
+            while m := _CASUAL_NEXT.match(words, pos):
+                if gaz.is_particle(m.group(1)) and m.group(1).islower():
+                    pos = m.end()  # "del", "te": only with the name part after them
+                    continue
+                if not self._casual_name_part(m.group(1), skip):
+                    break
+                pos = end = m.end()
+            while m := _CASUAL_PREVIOUS.search(words, max(0, start - 40), start):
+                if not self._casual_name_part(m.group(1), skip):
+                    break
+                start = m.start(1)
+            out.append(ent if (start, end) == (ent.start, ent.end) else Entity(words[start:end], "PERSON", start, end))
+        return out
 
     def _question_subject(self, text: str, start: int, end: int) -> bool:
         """Whether the lower-case word at ``[start, end)``, a listed given name, is the subject of a question: right
@@ -2108,12 +2167,18 @@ class NerAnonymizer:
                 and {out[-1].label, ent.label} <= _JOINABLE
                 and "@" not in out[-1].text + ent.text  # a handle or an address is no part of a name
             ):
-                gap = text[out[-1].end : ent.start].split(" ")
+                between = text[out[-1].end : ent.start]
+                if between.startswith(" ") and between.endswith("-"):  # "Fatima al-Zahrani": a particle's hyphen
+                    between = between[:-1] + " "
+                gap = between.split(" ")
                 if gap[0] == gap[-1] == "" and all(gaz.is_particle(word) for word in gap[1:-1]):
                     out[-1] = Entity(text[out[-1].start : ent.end], "PERSON", out[-1].start, ent.end)
                     continue
             out.append(ent)
+        longer = [e.text for e in out if " " in e.text]
         for number, ent in enumerate(out):
+            if ent.label in _JOINABLE and "@" not in ent.text and longer:
+                ent = out[number] = self._particle_reference(text, ent, longer)
             if ent.label != "PERSON" or "@" in ent.text:
                 continue
             start, floor, pos = ent.start, out[number - 1].end if number else 0, ent.start
@@ -2134,6 +2199,18 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+    def _particle_reference(self, text: str, ent: Entity, longer: list[str]) -> Entity:
+        """``ent`` with the lower-case particles right before it when the text names the person in full with them
+        ("Valentina de la Cruz ... de la Cruz said", "Fatima al-Zahrani ... al-Zahrani"): session 44, a family name
+        with a particle was removed without it when it came alone."""
+        gaz, start = self.gazetteer, ent.start
+        assert gaz is not None
+        while (m := _PARTICLE_BEFORE.search(text, max(0, start - 12), start)) and gaz.is_particle(m.group(1)):
+            if not m.group(1).islower() or not any(text[m.start(1) : ent.end] in name for name in longer):
+                break
+            start = m.start(1)
+        return ent if start == ent.start else Entity(text[start : ent.end], ent.label, start, ent.end)
 
 
 def _line_start(text: str, pos: int) -> int:
