@@ -211,6 +211,7 @@ class SentenceTransformerEmbedder:
                     "(no modules.json or config.json: pass a sentence-transformers model folder)"
                 )
             raise InputError(first) from exc
+        _check_vocabulary(model, self._requested or self.name)
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dimension = int(get_dim())
         self._model = model
@@ -406,6 +407,25 @@ def _cached_snapshot(repo_id: str) -> str | None:
     except (ImportError, ValueError):  # not a hub id (e.g. a path from another machine)
         return None
     return str(Path(found).parent) if isinstance(found, str) else None
+
+
+# A real text model knows thousands of tokens; a tokenizer built without its vocabulary file knows only its special
+# tokens, and every word then embeds as [UNK] (a red team's damaged folder ran a benchmark that way, exit 0).
+MIN_VOCABULARY = 100
+
+
+def _check_vocabulary(model: Any, name: object) -> None:
+    """Refuse a loaded model whose tokenizer has (almost) no vocabulary: its embeddings would not read the text."""
+    tokenizer = getattr(model, "tokenizer", None)
+    try:
+        size = len(tokenizer) if tokenizer is not None else None
+    except TypeError:  # a tokenizer of another kind: nothing to check
+        return
+    if size is not None and size < MIN_VOCABULARY:
+        raise InputError(
+            f"cannot load embedding model {name!r}: its tokenizer knows {size} token(s), so every word would read "
+            "as unknown (the folder's vocab.txt / tokenizer.json is missing or damaged)"
+        )
 
 
 def index_embedder(model: str | None) -> Embedder:

