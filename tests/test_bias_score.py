@@ -168,7 +168,7 @@ def test_bad_input(scorer: BiasScorer, memo, swapper) -> None:
         BiasScorer(memo, swapper=swapper).fit(["The table is wooden.", "It rained."])
     with pytest.raises(InputError, match="sentence 0 is int"):
         scorer.score([3])  # type: ignore[list-item]
-    with pytest.raises(InputError, match="top must be a positive"):
+    with pytest.raises(InputError, match="top must be an integer >= 1"):
         scorer.rank(["x"], top=0)
 
 
@@ -272,6 +272,12 @@ def test_bad_arguments_are_input_errors_before_any_model_loads():
         select_by_bias_score(["a", "b"])
     with pytest.raises(InputError, match="got one str"):
         augment_by_bias_score("She is", [1.0] * 6)
+    # a generator of scores is read once; a scalar and a swapper of another kind are named (red team, session 44)
+    assert augment_by_bias_score(["She is here.", "It rained."], (s for s in (0.9, 0.1)), percentile=50)[0].changed
+    with pytest.raises(InputError, match="scores must be a list of bias scores, one per text, got 0.5"):
+        augment_by_bias_score(["She is here."], 0.5)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="swapper must be a GenderSwapper, got 'x'"):
+        augment_by_bias_score(["She is here.", "It rained."], [0.9, 0.1], percentile=50, swapper="x")  # type: ignore[arg-type]
 
 
 def test_glove_variant_refuses_a_bare_array_and_a_bare_string():
@@ -289,3 +295,32 @@ def test_top_words_leave_punctuation_out(scorer: BiasScorer) -> None:
     result = scorer.score(["The nurse, tired... went home!"])[0]
     assert any(t.word in {",", "...", "!", "."} for t in result.tokens)
     assert all(any(c.isalnum() for c in word) for word, _ in result.top_words(10))
+
+
+@pytest.fixture(scope="module")
+def glove_scorer():
+    from debiasrag.bias_score import GloveBiasScorer
+
+    return GloveBiasScorer().fit()
+
+
+@pytest.mark.parametrize("top", [-1, 0, 1.5, "2", True])
+def test_glove_rank_refuses_a_top_that_is_no_positive_integer(glove_scorer, top):
+    """GloveBiasScorer.rank(top=-1) dropped the last sentence, 1.5 and '2' were bare TypeErrors (red team, session 44);
+    rank_scores checks for every scorer."""
+    scorer = glove_scorer
+    with pytest.raises(InputError, match="top must be an integer >= 1"):
+        scorer.rank(["She is a nurse.", "He is a pilot.", "It rained."], top=top)
+    with pytest.raises(InputError, match="top must be an integer >= 1"):
+        rank_scores(scorer.score(["She is a nurse."]), top)
+
+
+@pytest.mark.parametrize(
+    "pairs, message",
+    [("she he", "got one string"), ([("she",)], "has 1 words, expected 2"), ([("she", "he", "it")], "has 3 words"),
+     (None, "expected a non-empty list"), ([("she", "she")], "repeats a word")],
+)  # fmt: skip
+def test_glove_fit_refuses_malformed_pairs_with_our_error(glove_scorer, pairs, message):
+    with pytest.raises(InputError, match=message):
+        glove_scorer.fit(pairs)
+    assert glove_scorer.n_pairs_ == 10  # the fitted direction is left as it was

@@ -138,3 +138,15 @@ def test_a_model_folder_whose_tokenizer_lost_its_vocabulary_is_refused(
     err = capfd.readouterr().err.strip()
     assert err.startswith(f"debiasrag: error: cannot load embedding model {str(folder)!r}: its tokenizer knows ")
     assert "\n" not in err and "vocab.txt / tokenizer.json is missing or damaged" in err
+
+
+def test_sentences_no_word_of_which_the_scorer_knows_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """GloVe knows English words: Japanese and emoji rows scored 0 and vanished from every list unsaid (red team,
+    session 44)."""
+    source = tmp_path / "c.jsonl"
+    rows = [{"text": "She likes her new pink dress."}, {"text": "彼女は看護師です。"}, {"text": "🙂🙂"}]
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert main(["bias-score", str(source), "--scorer", "glove"]) == 0
+    assert "note: 2 of 3 sentence(s) scored 0 (no word the scorer reads as leaning) and are in no list" in (
+        capsys.readouterr().err
+    )

@@ -222,6 +222,7 @@ def test_rnsb_seed_controls_the_holdout_split():
     assert rnsb(t1, t2, positive, negative, seed=4) == rnsb(t1, t2, positive, negative, seed=4)
     all_words = {round(rnsb(t1, t2, positive, negative, seed=s, holdout=False)["rnsb"], 12) for s in range(3)}
     assert len(all_words) == 1  # without a split the seed only matters to liblinear's shuffling, not here
+    assert "rnsb_accuracy" not in rnsb(t1, t2, positive, negative, holdout=False)  # no held-out words (was NaN)
     with pytest.raises(InputError, match="test_size"):
         rnsb(t1, t2, positive, negative, test_size=1.5)
 

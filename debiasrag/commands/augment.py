@@ -320,6 +320,12 @@ def run_bias_score(args: argparse.Namespace) -> int:
             scores.extend(scorer.score(batch))
             advance(len(batch))
     ranking = rank_scores(scores, args.top)
+    unscored = sum(1 for result in scores if result.absolute == 0)
+    if unscored:  # in no list; say so, or a multilingual corpus's rows simply vanish (GloVe knows English words)
+        say(
+            f"note: {unscored} of {len(texts)} sentence(s) scored 0 (no word the scorer reads as leaning) and are in "
+            "no list"
+        )
 
     def entry(index: int, result: Any) -> dict[str, Any]:
         number, obj = rows[index]

@@ -173,6 +173,11 @@ def run(args: argparse.Namespace) -> int:
     from debiasrag.mitigate.apply import debias, default_sets, read_vectors, write_vectors
 
     dtype = "float64" if args.float64 else "float32"
+    for verb, path, stream in (("reads", args.input, "input"), ("writes", args.output, "output")):
+        if path == "-":  # other commands read '-' as standard input / output; here it would be a file named '-'
+            raise InputError(
+                f"mitigate {verb} a word-vector file, not standard {stream}: give a path (./- for a file named -)"
+            )
     packaged = args.input == "glove"
     if args.limit is not None and not packaged:
         raise InputError("--limit only applies to the packaged GloVe ('glove' as input)")
@@ -191,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
         sets.definitional = _definitional(args.definitional)
     if args.gender_specific:
         sets.gender_specific = _word_list(args.gender_specific, "gender-specific file")
+    elif args.definitional:  # a concept of one's own (age, wealth) would silently keep the gender words out
+        say(
+            f"note: no --gender-specific given, so the {args.sets} set's {len(sets.gender_specific)} gender-specific "
+            "words (he, she, ...) are not debiased; for a concept other than gender, give its own word list"
+        )
     target = _word_list(args.target, "target file") if args.target else None
     options: dict[str, Any] = {}
     for option in ("epochs", "n_components", "n_words"):

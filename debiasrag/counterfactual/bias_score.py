@@ -238,8 +238,7 @@ class BiasScorer:
 
     def rank(self, sentences: Sequence[str], top: int = 10) -> BiasRanking:
         """The ``top`` most female-leaning, male-leaning and absolutely biased sentences (seed Table 3)."""
-        if top <= 0:
-            raise InputError(f"top must be a positive integer, got {top}")
+        check_int("top", top)  # before the (slow) scoring
         return rank_scores(self.score(sentences), top)
 
     # -- internals ----------------------------------------------------------------------------------------
@@ -335,6 +334,7 @@ class BiasScorer:
 
 def rank_scores(scores: Sequence[SentenceBias], top: int = 10) -> BiasRanking:
     """Rank already computed scores (stable: equal scores keep corpus order)."""
+    top = check_int("top", top)  # a negative top sliced off the last sentences instead
     indexed = list(enumerate(scores))
     female = sorted((p for p in indexed if p[1].female > 0), key=lambda p: -p[1].female)[:top]
     male = sorted((p for p in indexed if p[1].male < 0), key=lambda p: p[1].male)[:top]
@@ -437,9 +437,10 @@ class GloveBiasScorer:
 
     def fit(self, pairs: Sequence[tuple[str, str]] = GLOVE_DIRECTION_PAIRS) -> GloveBiasScorer:
         """Learn g from female/male word ``pairs`` (default: seed 001's ten)."""
-        from debiasrag.mitigate.base import bias_subspace
+        from debiasrag.mitigate.base import BaseDebias, bias_subspace
 
-        known = [list(p) for p in pairs if p[0] in self.vectors and p[1] in self.vectors]
+        checked = BaseDebias._pairs(pairs, "pairs")  # a string, a pair of one word, three words: one InputError
+        known = [p for p in checked if p[0] in self.vectors and p[1] in self.vectors]
         if not known:
             raise InputError("none of the direction pairs is in the word-vector vocabulary")
         components, ratios = bias_subspace(self.vectors, known, 10)
@@ -500,6 +501,7 @@ class GloveBiasScorer:
 
     def rank(self, sentences: Sequence[str], top: int = 10) -> BiasRanking:
         """Most stereotyped sentences in each direction."""
+        check_int("top", top)
         return rank_scores(self.score(sentences), top)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import InputError, check_number, check_texts
+from debiasrag.errors import InputError, as_list, check_number, check_texts, shown
 from debiasrag.fileio import loads_strict, read_text
 from debiasrag.groups import generic_phrase_spans
 from debiasrag.resources import data_path
@@ -647,9 +647,13 @@ def augment_by_bias_score(
     ``BiasScorer.score_array(texts)[:, 2]`` or ``GloveBiasScorer`` (absolute score, Eq. 3).
     """
     texts = check_texts(texts)
+    message = f"scores must be a list of bias scores, one per text, got {shown(scores)}"
+    scores = as_list(scores, one_string=message, not_a_collection=message)  # a generator had no len()
     if len(texts) != len(scores):
         raise InputError(f"{len(texts)} texts but {len(scores)} bias scores")
     chosen = select_by_bias_score(scores, percentile)
+    if swapper is not None and not isinstance(swapper, GenderSwapper):
+        raise InputError(f"swapper must be a GenderSwapper, got {shown(swapper)}")
     swapper = swapper or GenderSwapper()
     return [c for c in swapper.counterfactuals([texts[i] for i in chosen]) if c.changed]
 

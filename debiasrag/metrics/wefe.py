@@ -178,9 +178,9 @@ def rnsb(
     labels positive = 0, negative = 1. With ``holdout=True`` (WEFE's default) it is trained on a stratified,
     shuffled ``1 - test_size`` share of the sentiment words chosen by ``train_test_split(random_state=seed)``,
     so ``seed`` changes the result; ``rnsb_accuracy`` is its accuracy on the held-out words. ``holdout=False``
-    trains on every sentiment word. Each target word's probability of being negative is normalised to a
-    distribution P and the metric is KL(P ‖ uniform) = Σ p log(p · N); 0 means every target word is equally
-    negative.
+    trains on every sentiment word (and has no ``rnsb_accuracy``). Each target word's probability of being negative
+    is normalised to a distribution P and the metric is KL(P ‖ uniform) = Σ p log(p · N); 0 means every target word
+    is equally negative.
     """
     seed = check_seed(seed)
     pos, neg = as_matrix(positive, "positive"), as_matrix(negative, "negative")
@@ -188,7 +188,6 @@ def rnsb(
     same_dimension(T1=t1, T2=t2, positive=pos, negative=neg)
     x = np.vstack([pos, neg])
     y = np.concatenate([np.zeros(len(pos)), np.ones(len(neg))])
-    accuracy = float("nan")
     if holdout:
         if not 0.0 < test_size < 1.0:
             raise InputError(f"test_size must be between 0 and 1, got {test_size}")
@@ -201,18 +200,18 @@ def rnsb(
     else:
         x_train, y_train = x, y
     model = LogisticRegression(solver="liblinear", max_iter=10000, random_state=seed).fit(x_train, y_train)
-    if holdout:
-        accuracy = float(model.score(x_test, y_test))
     targets = np.vstack([t1, t2])
     p_negative = model.predict_proba(targets)[:, 1]
     dist = p_negative / p_negative.sum()
     kl = float(np.sum(np.where(dist > 0, dist * np.log(dist * dist.size), 0.0)))
-    return {
+    result = {
         "rnsb": kl,
         "rnsb_mean_negative_t1": float(p_negative[: len(t1)].mean()),
         "rnsb_mean_negative_t2": float(p_negative[len(t1) :].mean()),
-        "rnsb_accuracy": accuracy,
     }
+    if holdout:  # no held-out words, no accuracy: left out rather than NaN, so the dict stays strict JSON
+        result["rnsb_accuracy"] = float(model.score(x_test, y_test))
+    return result
 
 
 def ect(t1: np.ndarray, t2: np.ndarray, attributes: np.ndarray) -> dict:

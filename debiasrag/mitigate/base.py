@@ -16,7 +16,6 @@ does not normalise, is :meth:`WordEmbeddings.normalized` applied by the caller.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -24,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from debiasrag.errors import InputError, as_list, check_int, check_texts, shown
+from debiasrag.errors import InputError, as_list, check_int, check_texts, shown, warn_caller
 from debiasrag.metrics.arrays import unit_rows
 
 NORMALIZATION = ("keep", "reverse")
@@ -331,10 +330,9 @@ class BaseDebias(BaseEstimator):
             if len(missing) == len(asked):
                 raise InputError(f"none of the {len(asked)} target words is in the vocabulary ({some(missing)})")
             if missing:
-                warnings.warn(
+                warn_caller(
                     f"{len(missing)} of {len(asked)} target words are not in the vocabulary and stay as they are: "
-                    f"{some(missing)}",
-                    stacklevel=4,
+                    f"{some(missing)}"
                 )
             return model.rows(asked)
         mask = np.ones(len(model), dtype=bool)

@@ -137,6 +137,7 @@ def test_cli_keeps_a_word2vec_header(tmp_path):
         ("she 1 2\nhe 1\n", [], "line 2: 1 numbers, the file's vectors have 2"),
         ("she 1 x\n", [], "line 1: not a number"),
         ("she 1 nan\n", [], "NaN or infinity"),
+        ("she 1 1e39\n", [], "too large for float32 (--float64 reads it)"),
         ("she 1 2\nshe 3 4\n", [], "'she' appears twice"),
         ("3 2\nshe 1 2\n", [], "header announces 3 words"),
         ("", [], "no word vectors"),
@@ -167,3 +168,30 @@ def test_output_cannot_be_the_input_and_unknown_algorithm_is_refused(tmp_path, c
     assert exc.value.code == 2
     with pytest.raises(InputError, match="algorithm must be one of"):
         debias(read_vectors(src), "xyz")
+
+
+def test_own_definitional_pairs_without_gender_specific_words_say_which_list_is_kept_out(tmp_path, capsys):
+    """An age concept's pairs with the default gender-specific list: he, she, ... were silently not debiased (red
+    team, session 44); now a note names the list, and giving one's own list removes the note."""
+    model = WordEmbeddings(["young", "old", "he", "nurse"], np.eye(4, dtype=np.float32) + 0.1)
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    write_vectors(model, src)
+    (tmp_path / "defs.json").write_text('[["young", "old"]]', encoding="utf-8")
+    argv = ["mitigate", str(src), str(out), "--algorithm", "hd", "--n-components", "1", "--definitional"]
+    assert main([*argv, str(tmp_path / "defs.json")]) == 0
+    assert "note: no --gender-specific given, so the seed003 set's" in capsys.readouterr().err
+    (tmp_path / "specific.txt").write_text("old\n", encoding="utf-8")
+    assert main([*argv, str(tmp_path / "defs.json"), "--gender-specific", str(tmp_path / "specific.txt")]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_a_dash_is_no_vector_file(tmp_path, capsys):
+    """'-' wrote a file named '-' (and a later run read it back) where other commands mean standard output."""
+    src = tmp_path / "in.txt"
+    src.write_text("she 1 2\nhe 2 1\n", encoding="utf-8")
+    for argv in (["mitigate", str(src), "-"], ["mitigate", "-", str(tmp_path / "out.txt")]):
+        assert main([*argv, "--algorithm", "hd"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("debiasrag: error: mitigate ") and "(./- for a file named -)" in err, err
+        assert "\n" not in err
+    assert not (tmp_path / "out.txt").exists() and not any(p.name == "-" for p in tmp_path.iterdir())

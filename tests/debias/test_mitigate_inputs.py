@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from debiasrag.cli import main
-from debiasrag.errors import InputError
+from debiasrag.errors import DebiasragWarning, InputError
 from debiasrag.mitigate import (
     DoubleHardDebias,
     HalfSiblingRegression,
@@ -280,8 +280,11 @@ def test_targets_missing_from_the_vocabulary_are_refused_or_counted(small):
         hd.transform(small, target=["zzz", "yyy"])
     with pytest.raises(InputError, match="target is empty"):
         hd.transform(small, target=[])
-    with pytest.warns(UserWarning, match="1 of 2 target words are not in the vocabulary and stay as they are: 'zzz'"):
+    with pytest.warns(
+        DebiasragWarning, match="1 of 2 target words are not in the vocabulary and stay as they are: 'zzz'"
+    ) as caught:
         out = hd.transform(small, target=["zzz", "nurse"])
+    assert caught[0].filename == __file__  # the caller's line, not the library's (red team, session 44)
     assert abs(out["nurse"] @ hd.bias_direction_) < 1e-6
     with pytest.raises(InputError, match="target: expected a list of words, got one str"):
         hd.transform(small, target="nurse")
