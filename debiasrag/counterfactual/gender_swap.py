@@ -318,14 +318,18 @@ class GenderSwapper:
             for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
                 pieces.extend((i, offset + sub, part) for sub, part in _split_lone_surrogates(piece))
         swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
+        # spaCy reads each piece with its markup tags and links blanked out (same length, so offsets hold): a word
+        # glued to a tag ("<b>mother</b>") was one unknown token and a link's path ("/she") a word to swap
+        masked = [_blank_markup(piece) for _, _, piece in pieces]
         # Only pieces containing a candidate word go through spaCy; the others cannot change.
-        todo = [k for k, (_, _, piece) in enumerate(pieces) if self._may_swap(piece)]
+        todo = [k for k in range(len(pieces)) if self._may_swap(masked[k])]
         disable = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
         docs = self.nlp.pipe(
-            (pieces[k][2] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
+            (masked[k] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
         )
         for k, doc in zip(todo, docs, strict=True):
-            swapped[k] = self._swap_doc(doc, pieces[k][1])
+            found = self._swap_doc(doc, pieces[k][1])[1]
+            swapped[k] = (_spliced(pieces[k][2], found, pieces[k][1]), found)
         out_parts: list[list[str]] = [[] for _ in texts]
         replacements: list[list[Replacement]] = [[] for _ in texts]
         for (owner, _, _), (text, found) in zip(pieces, swapped, strict=True):
@@ -394,7 +398,7 @@ class GenderSwapper:
             return self._pronoun(token, self._pron_f2m[lower]), "f2m", "pronoun"
         if lower in self._pron_m2f:
             return self._pronoun(token, self._pron_m2f[lower]), "m2f", "pronoun"
-        if self.swap_names and text[:1].isupper() and token.pos_ == "PROPN" and not self._surname(token):
+        if self.swap_names and text[:1].isupper() and self._read_as_name(token) and not self._surname(token):
             name = text if not text.isupper() else text.title()
             if name in self._name_f2m:
                 return self._name_f2m[name], "f2m", "name"
@@ -422,6 +426,19 @@ class GenderSwapper:
         if lower in self._m2f:
             return self._m2f[lower], "m2f", "word"
         return None
+
+    def _read_as_name(self, token: Any) -> bool:
+        """Whether a capitalised word may be a given name: the tagger's proper noun, or a word it tags otherwise
+        that no English dictionary lists ("Emily and her brother Tom": the small pipeline tags Emily an adjective,
+        and the sentence came back half swapped; red team, session 44). "Will you come?", "Rose petals" stay words."""
+        if token.pos_ == "PROPN":
+            return True
+        if token.pos_ not in ("ADJ", "NOUN", "X") or not token.text.isalpha():
+            return False
+        from debiasrag.anonymize.ner import english_words, is_dictionary_word
+
+        english = english_words(self.nlp)  # empty for a pipeline without a lemmatizer: proper nouns only then
+        return bool(english) and not is_dictionary_word(token.text.lower(), english)
 
     def _surname(self, token: Any) -> bool:
         """Whether a capitalised word is no first name to swap: a weekday, month or holiday ("Sunday"), a word right
@@ -551,7 +568,8 @@ def _determines(token: Any) -> bool:
     if _before_a_possessive(token):
         return True
     doc = token.doc
-    for following in doc[token.i + 1 : token.i + 6]:
+    # whitespace runs are tokens of their own ("his\n  book", and the blanked tags of "his <em>book</em>")
+    for following in [t for t in doc[token.i + 1 : token.i + 16] if not t.is_space][:5]:
         if following.pos_ in ("NOUN", "PROPN") or following.tag_ == "VBG":
             return True
         if following.pos_ not in ("ADJ", "NUM", "ADV") and following.tag_ not in (
@@ -573,9 +591,29 @@ def _load_spacy(nlp: Any) -> Any:
 
     name = nlp or DEFAULT_SPACY_MODEL
     try:
-        return spacy.load(name, exclude=[p for p in _UNUSED_PIPES])
+        # the lemmatizer is loaded but never run: its tables are the dictionary that tells names from words
+        return spacy.load(name, exclude=[p for p in _UNUSED_PIPES if p != "lemmatizer"], disable=["lemmatizer"])
     except OSError as exc:
         raise InputError(f"cannot load spaCy pipeline {name!r}: {str(exc).splitlines()[0]}") from exc
+
+
+# Markup a corpus row may hold: HTML / XML tags and comments, and links (a URL's path names no one: "/she")
+_MARKUP_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]{0,500}>|\b(?:https?://|www\.)[^\s<>\])]+", re.DOTALL)
+
+
+def _blank_markup(text: str) -> str:
+    """``text`` with its markup tags and links replaced by as many spaces (offsets unchanged)."""
+    return _MARKUP_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+def _spliced(text: str, found: list[Replacement], offset: int) -> str:
+    """``text`` (which starts at ``offset`` of its owner) with each replacement of ``found`` put in."""
+    parts, position = [], 0
+    for item in found:
+        start, end = item.start - offset, item.end - offset
+        parts += [text[position:start], item.replacement]
+        position = end
+    return "".join(parts) + text[position:]
 
 
 def _split_lone_surrogates(text: str) -> Iterator[tuple[int, str]]:
