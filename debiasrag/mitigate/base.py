@@ -312,7 +312,9 @@ class BaseDebias(BaseEstimator):
         """Sets whose every word is in the vocabulary (WEFE drops the others); InputError if none is left."""
         known = [s for s in sets if all(w in model for w in s)]
         if not known:
-            raise InputError(f"{label}: no set is fully in the vocabulary")
+            lowered = any(all(w.lower() in model for w in s) for s in sets)  # "He" / "She" in a lower-case vocabulary
+            case = " (words are matched as written: the vocabulary has them in lower case)" if lowered else ""
+            raise InputError(f"{label}: no set is fully in the vocabulary{case}")
         return known
 
     @staticmethod

@@ -195,3 +195,15 @@ def test_a_dash_is_no_vector_file(tmp_path, capsys):
         assert err.startswith("debiasrag: error: mitigate ") and "(./- for a file named -)" in err, err
         assert "\n" not in err
     assert not (tmp_path / "out.txt").exists() and not any(p.name == "-" for p in tmp_path.iterdir())
+
+
+def test_capitalised_definitional_words_in_a_lower_case_vocabulary_are_named(tmp_path, capsys):
+    """[["He", "She"]] against a lower-case file said only "no set is fully in the vocabulary" (red team, s. 44)."""
+    src = tmp_path / "in.txt"
+    src.write_text("she 1 2 0\nhe 2 1 0\nnurse 1 1 1\n", encoding="utf-8")
+    (tmp_path / "defs.json").write_text('[["She", "He"]]', encoding="utf-8")
+    argv = ["mitigate", str(src), str(tmp_path / "o.txt"), "--algorithm", "hd", "--definitional"]
+    assert main([*argv, str(tmp_path / "defs.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no set is fully in the vocabulary (words are matched as written: the vocabulary has them in "
+                        "lower case)"), err  # fmt: skip
