@@ -1,6 +1,6 @@
 """Person-name recall of the NER anonymizer by name origin (session 44).
 
-    .venv/bin/python benchmarks/anonymize_by_origin.py [--split design|report|both] [--misses]
+    .venv/bin/python benchmarks/anonymize_by_origin.py [--split design|report|both] [--misses] [--probe PATH]
 
 An anonymizer that removes some peoples' names less reliably than others is itself biased: documents about the people
 whose names leak are still retrieved by name (seed 002 removes names before embedding for this reason). The probe
@@ -12,7 +12,9 @@ Columns per origin: ``full`` = recall of the ``{full}`` slots (seed 002's criter
 inside a detected entity), ``short`` = recall of the given or family name alone (``{given}``, ``{family}``), ``all`` =
 both, ``words`` = share of the templates' other words kept (:func:`debiasrag.anonymize.evaluate.word_survival`).
 ``gap`` = best origin minus worst origin. ``--misses`` lists the missed slots of the design split only: the report
-split is measured, never read for misses.
+split is measured, never read for misses. ``--probe`` measures another probe file of the same format (default
+``origin_probe.json``), e.g. ``origin_probe2.json``, a blind report-only probe whose design half is empty; a split
+without names or templates is skipped.
 """
 
 from __future__ import annotations
@@ -59,9 +61,14 @@ class Filled:
         return {"text": self.text, "persons": sorted({self.text[s:e] for s, e, _ in self.spans})}
 
 
-def load_probe() -> dict[str, Any]:
-    """The probe file (names per origin and split, templates per split)."""
-    return json.loads(data_file("names", "origin_probe.json").read_text(encoding="utf-8"))
+def default_probe() -> Path:
+    """The probe measured unless ``--probe`` names another: ``debiasrag/data/names/origin_probe.json``."""
+    return Path(data_file("names", "origin_probe.json"))
+
+
+def load_probe(path: Path | None = None) -> dict[str, Any]:
+    """The probe file (names per origin and split, templates per split); ``origin_probe.json`` unless ``path``."""
+    return json.loads((path or default_probe()).read_text(encoding="utf-8"))
 
 
 def fill(template: dict[str, Any], person: dict[str, str], origin: str) -> Filled:
@@ -173,14 +180,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=(*SPLITS, "both"), default="both")
     parser.add_argument("--misses", action="store_true", help="list the design split's misses")
+    parser.add_argument("--probe", type=Path, default=None, help="probe file (default: origin_probe.json)")
     args = parser.parse_args(argv)
-    probe = load_probe()
+    path = args.probe or default_probe()
+    probe = load_probe(path)
     splits = SPLITS if args.split == "both" else (args.split,)
-    print(f"debiasrag at {run_commit()}; probe {probe['session']}, {probe['date']}\n")
+    print(f"debiasrag at {run_commit()}; probe {path.name} ({probe['session']}, {probe['date']})\n")
     for mode in MODES:
         anonymizer = anonymizer_for(mode)
         for split in splits:
             texts = probe_texts(probe, split)
+            if not texts:  # e.g. the empty design half of a report-only probe
+                print(f"## {mode}, {split} split: empty in {path.name}\n")
+                continue
             slots = sum(len(t.spans) for t in texts)
             scores = measure(anonymizer, texts)
             print(f"## {mode}, {split} split ({len(texts)} texts, {slots} name slots)\n")

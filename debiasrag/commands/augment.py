@@ -75,8 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--scorer",
         choices=["glove", "transformer"],
         default=None,
-        help="bias score for --bias-percentile: GloVe word embeddings (default) or the packaged MiniLM (seed 001)",
+        help="bias score for --bias-percentile: GloVe word embeddings (default) or a transformer (seed 001; --model)",
     )
+    add_model_option(augment, default="packaged all-MiniLM-L6-v2; with --scorer transformer")
     augment.set_defaults(func=run_augment)
 
     score = sub.add_parser("bias-score", help="rank a JSONL corpus's most gender-stereotyped sentences (seed 001)")
@@ -149,7 +150,11 @@ class _CounterpartIds:
 
 
 def _select_by_bias(
-    rows: list[tuple[int, dict[str, Any]]], fields: list[str], percentile: float | None, scorer: str
+    rows: list[tuple[int, dict[str, Any]]],
+    fields: list[str],
+    percentile: float | None,
+    scorer: str,
+    model_name: str | None = None,
 ) -> set[int] | None:
     """Positions of the rows to swap: the largest absolute bias score of their fields above ``percentile``."""
     if percentile is None:
@@ -163,7 +168,7 @@ def _select_by_bias(
         raise InputError(f"--bias-percentile must be in [0, 100), got {percentile:g}")
     if not rows:
         return set()
-    model = GloveBiasScorer().fit() if scorer == "glove" else BiasScorer().fit()
+    model = GloveBiasScorer().fit() if scorer == "glove" else BiasScorer(model_name).fit()
     scores = np.zeros(len(rows))
     for name in fields:
         texts = [obj.get(name, "") for _, obj in rows]
@@ -183,6 +188,8 @@ def run_augment(args: argparse.Namespace) -> int:
         raise InputError("--field id: ids are never gender-swapped; name a text field")
     if args.scorer is not None and args.bias_percentile is None:  # refused rather than silently ignored
         raise InputError("--scorer only applies to --bias-percentile")
+    if args.model is not None and args.scorer != "transformer":  # bias-score's ranking with --model, reproduced
+        raise InputError("--model applies to --scorer transformer only")
     if args.output != "-":  # before any work: a bad output path, or the input itself, is refused up front
         check_output_path(args.output)
         refuse_same_file(args.input, args.output)
@@ -196,7 +203,7 @@ def run_augment(args: argparse.Namespace) -> int:
     if not rows:  # refused before the output is touched: an empty run never empties an old file
         raise InputError(no_rows(args.input, report, "rows to augment"))
     ids = _CounterpartIds(rows if args.keep_original else [])  # ids are only read (and checked) for counterparts
-    selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove")
+    selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove", args.model)
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
     kept_names: dict[str, int] = {}  # gendered given names the swap table does not hold -> rows keeping them
