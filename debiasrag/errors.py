@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import unicodedata
 import warnings
-from pathlib import Path
 from typing import Any
 
 
@@ -59,14 +58,11 @@ class DebiasragWarning(UserWarning):
     """A note the user should see: the command line prints it as a ``warning:`` line (it silences other warnings)."""
 
 
-_PACKAGE = str(Path(__file__).resolve().parent)
-
-
 def warn_caller(message: str) -> None:
     """Warn with a :class:`DebiasragWarning` attributed to the first caller outside debiasrag (a fixed
     ``stacklevel`` points into the package when the call depth differs by algorithm or entry point)."""
     level, frame = 1, sys._getframe(1)
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "debiasrag":
         level, frame = level + 1, frame.f_back  # type: ignore[assignment]
     warnings.warn(message, DebiasragWarning, stacklevel=level + 1)
 

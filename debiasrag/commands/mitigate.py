@@ -196,8 +196,10 @@ def run(args: argparse.Namespace) -> int:
         sets.definitional = _definitional(args.definitional)
     if args.gender_specific:
         sets.gender_specific = _word_list(args.gender_specific, "gender-specific file")
-    elif args.definitional:  # a concept of one's own (age, wealth) would silently keep the gender words out
-        say(
+    # a concept of one's own (age, wealth) with the packaged gender-specific words: said with the summary
+    kept_out = None
+    if args.definitional and not args.gender_specific:
+        kept_out = (
             f"note: no --gender-specific given, so the {args.sets} set's {len(sets.gender_specific)} gender-specific "
             "words (he, she, ...) are not debiased; for a concept other than gender, give its own word list"
         )
@@ -236,6 +238,8 @@ def run(args: argparse.Namespace) -> int:
         written = written.subset(result.changed_words)
     write_vectors(written, args.output, header=header)
     summary = {**result.summary, "written": len(written), "output": str(args.output)}
+    if kept_out is not None:
+        say(kept_out)
     if args.json:
         print_json(summary)
     else:

@@ -97,8 +97,8 @@ def read_vectors(path: str | Path, *, dtype: str = "float32") -> WordEmbeddings:
         if not np.isfinite(values).all():
             if np.isfinite(np.array(parts[1:], dtype=np.float64)).all():  # finite, but past float32's 3.4e38
                 raise InputError(
-                    f"{path}, line {number}: the vector of {parts[0]!r} holds a number too large for float32 "
-                    "(--float64 reads it)"
+                    f"{path}, line {number}: the vector of {parts[0]!r} holds a number too large for float32; "
+                    "read the file as float64"
                 )
             raise InputError(f"{path}, line {number}: the vector of {parts[0]!r} holds NaN or infinity")
         words.append(parts[0])

@@ -137,7 +137,7 @@ def test_cli_keeps_a_word2vec_header(tmp_path):
         ("she 1 2\nhe 1\n", [], "line 2: 1 numbers, the file's vectors have 2"),
         ("she 1 x\n", [], "line 1: not a number"),
         ("she 1 nan\n", [], "NaN or infinity"),
-        ("she 1 1e39\n", [], "too large for float32 (--float64 reads it)"),
+        ("she 1 1e39\n", [], "too large for float32; read the file as float64"),
         ("she 1 2\nshe 3 4\n", [], "'she' appears twice"),
         ("3 2\nshe 1 2\n", [], "header announces 3 words"),
         ("", [], "no word vectors"),
