@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -296,3 +297,20 @@ def test_a_listed_name_the_tagger_calls_an_adjective_is_swapped(
     kin word and brother's name were swapped. A capitalised listed name no dictionary holds is a name whatever its tag;
     a dictionary word ("Will", "Rose") still needs the tagger's proper noun."""
     assert swapper.swap(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("marked", "plain"),
+    [
+        ("Miss <b>Scarlet</b> left.", "Miss Scarlet left."),
+        ("Mr. <b>James</b> said hello.", "Mr. James said hello."),
+        ("<b>Grace</b> <i>Kelly</i> sang.", "Grace Kelly sang."),
+        ("on <b>April</b> 3 she left", "on April 3 she left"),
+        ("Stephen <b>King</b> wrote it.", "Stephen King wrote it."),
+    ],
+)
+def test_markup_swaps_as_the_plain_text_does(swapper: GenderSwapper, marked: str, plain: str) -> None:
+    """Titles, surnames and months read their neighbours past blanked tags: "Miss <b>Scarlet</b>" became "Miss
+    <b>Pierce</b>" and "on <b>April</b> 3" "on <b>Kenneth</b> 3" while the plain text kept them right."""
+    strip = re.compile(r"<[^>]+>")
+    assert strip.sub("", swapper.swap(marked)) == swapper.swap(plain)

@@ -404,7 +404,7 @@ class GenderSwapper:
                 return self._name_f2m[name], "f2m", "name"
             if name in self._name_m2f:
                 return self._name_m2f[name], "m2f", "name"
-        following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        following = _word_after(token)
         if text in self._units and token.i > 0 and token.doc[token.i - 1].like_num:  # "45 ms": milliseconds
             return None
         if (
@@ -446,12 +446,12 @@ class GenderSwapper:
         following ("Mr. James said": the title is swapped, the surname kept; "Mrs. Karen Doyle" swaps Karen)."""
         if token.text in self._non_names or (token.text in self._months and self._is_a_month(token)):
             return True
-        before = token.doc[token.i - 1] if token.i > 0 else None
+        before = _word_before(token)
         if before is None or not before.whitespace_:
             return False
         if before.text[:1].isupper() and self._listed_name(before.text):
             return True
-        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        after = _word_after(token)
         title = before.text.rstrip(".").lower()
         return (
             before.text[:1].isupper()
@@ -480,18 +480,16 @@ class GenderSwapper:
         of time ("on April 3", "in June", "last August"), or when no name table holds it."""
         if not self._listed_name(token.text):
             return True
-        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-        before = token.doc[token.i - 1] if token.i > 0 else None
+        after, before = _word_after(token), _word_before(token)
         return (after is not None and after.like_num) or (before is not None and before.lower_ in _MONTH_CONTEXT)
 
     def _after_a_first_name(self, token: Any) -> bool:
         """Whether one of the two capitalised words right before ``token`` is a first name of the name tables
         ("Stephen King", "Martin Luther King"): ``token`` is then a surname ("Her Majesty Queen Elizabeth" is not)."""
-        for back in (1, 2):
-            if token.i - back < 0:
-                return False
-            word = token.doc[token.i - back]
-            if not (word.text[:1].isupper() and word.whitespace_):
+        word = token
+        for _ in (1, 2):
+            word = _word_before(word)
+            if word is None or not (word.text[:1].isupper() and word.whitespace_):
                 return False
             if self._listed_name(word.text):
                 return True
@@ -557,6 +555,28 @@ def _before_a_possessive(token: Any) -> bool:
         and doc[i + 2].lower_ in _POSSESSIVES
         and _determines(doc[i + 2])
     )
+
+
+def _blank(token: Any) -> bool:
+    """Whether ``token`` is a run of spaces within a line: extra spaces, or markup blanked out (:func:`_blank_markup`);
+    a line break is not passed over."""
+    return token.is_space and "\n" not in token.text
+
+
+def _word_after(token: Any) -> Any:
+    """The next token that is not a blank run (None at the end): "Miss <b>Scarlet</b>" reads "Miss Scarlet"."""
+    doc, i = token.doc, token.i + 1
+    while i < len(doc) and _blank(doc[i]):
+        i += 1
+    return doc[i] if i < len(doc) else None
+
+
+def _word_before(token: Any) -> Any:
+    """The previous token that is not a blank run (None at the start)."""
+    doc, i = token.doc, token.i - 1
+    while i >= 0 and _blank(doc[i]):
+        i -= 1
+    return doc[i] if i >= 0 else None
 
 
 def _determines(token: Any) -> bool:
