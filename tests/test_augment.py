@@ -307,6 +307,9 @@ def test_a_listed_name_the_tagger_calls_an_adjective_is_swapped(
         ("<b>Grace</b> <i>Kelly</i> sang.", "Grace Kelly sang."),
         ("on <b>April</b> 3 she left", "on April 3 she left"),
         ("Stephen <b>King</b> wrote it.", "Stephen King wrote it."),
+        ("He drove <b>her</b> home.", "He drove her home."),
+        ("They elected <i>her</i> president.", "They elected her president."),
+        ("Show <b>his</b> or <b>her</b> badge.", "Show his or her badge."),
     ],
 )
 def test_markup_swaps_as_the_plain_text_does(swapper: GenderSwapper, marked: str, plain: str) -> None:

@@ -512,17 +512,22 @@ class GenderSwapper:
     def _names_to_office(self, token: Any) -> bool:
         """Whether ``token`` stands between a naming verb and a bare office ("elected her president", "crowned her
         queen"), where the tagger reads a possessive but the pronoun is the verb's object."""
-        doc, i = token.doc, token.i
-        return 0 < i < len(doc) - 1 and doc[i - 1].lower_ in self._naming_verbs and doc[i + 1].lower_ in self._offices
+        before, after = _word_before(token), _word_after(token)
+        return (
+            before is not None
+            and after is not None
+            and before.lower_ in self._naming_verbs
+            and (after.lower_ in self._offices)
+        )
 
     def _taken_home(self, token: Any) -> bool:
         """Whether ``token`` stands between a verb that takes a person somewhere and a bare "home" ("drove her home",
         "walked her home"), where the tagger reads a possessive but the pronoun is the verb's object ("sold her
         home" and "drove her home address" keep the possessive)."""
-        doc, i = token.doc, token.i
-        if not (0 < i < len(doc) - 1 and doc[i - 1].lower_ in self._home_verbs and doc[i + 1].lower_ == "home"):
+        before, home = _word_before(token), _word_after(token)
+        if before is None or home is None or before.lower_ not in self._home_verbs or home.lower_ != "home":
             return False
-        after = doc[i + 2] if i + 2 < len(doc) else None
+        after = _word_after(home)
         return after is None or after.pos_ not in ("NOUN", "PROPN") or after.lower_ in self._home_time_words
 
     def __repr__(self) -> str:
@@ -548,13 +553,9 @@ def _parenthesised(token: Any) -> bool:
 def _before_a_possessive(token: Any) -> bool:
     """Whether ``token`` is joined to a possessive that determines a noun ("her or his badge", "her/his badge"):
     both determine it."""
-    doc, i = token.doc, token.i
-    return (
-        i + 2 < len(doc)
-        and doc[i + 1].lower_ in _COORDINATORS
-        and doc[i + 2].lower_ in _POSSESSIVES
-        and _determines(doc[i + 2])
-    )
+    joiner = _word_after(token)
+    other = _word_after(joiner) if joiner is not None else None
+    return other is not None and joiner.lower_ in _COORDINATORS and other.lower_ in _POSSESSIVES and _determines(other)
 
 
 def _blank(token: Any) -> bool:
