@@ -328,7 +328,7 @@ class GenderSwapper:
             (masked[k] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
         )
         for k, doc in zip(todo, docs, strict=True):
-            found = self._swap_doc(doc, pieces[k][1])[1]
+            found = self._replacements(doc, pieces[k][1])
             swapped[k] = (_spliced(pieces[k][2], found, pieces[k][1]), found)
         out_parts: list[list[str]] = [[] for _ in texts]
         replacements: list[list[Replacement]] = [[] for _ in texts]
@@ -355,20 +355,19 @@ class GenderSwapper:
         """
         return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text))
 
-    def _swap_doc(self, doc: Any, offset: int) -> tuple[str, list[Replacement]]:
-        parts: list[str] = []
+    def _replacements(self, doc: Any, offset: int) -> list[Replacement]:
+        """The swaps of ``doc``'s tokens, at offsets into the owner text (``doc`` starts at ``offset``); the caller
+        splices them into the original piece, which ``doc`` read with its markup blanked."""
         found: list[Replacement] = []
         swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
         kept = generic_phrase_spans(doc.text)  # "mother board", "man-made": used of no one
         for token in doc:
             if kept and any(start <= token.idx < end for start, end in kept):  # "man-made", "Isle of Man"
-                parts.append(token.text_with_ws)
                 swapped_before = None
                 continue
             suffix = _possessive_after(swapped_before, token)
             swapped_before = None
             if suffix is not None:  # "ladies'" -> "gentlemen's", "gentlemen's" -> "ladies'": one replacement
-                parts.append(suffix + token.whitespace_)
                 last = found[-1]
                 found[-1] = replace(
                     last,
@@ -379,15 +378,13 @@ class GenderSwapper:
                 continue
             new = self._swap_token(token)
             if new is None:
-                parts.append(token.text_with_ws)
                 continue
             replacement, direction, kind = new
             replacement = match_case(token.text, replacement)
-            parts.append(replacement + token.whitespace_)
             start = offset + token.idx
             found.append(Replacement(start, start + len(token.text), token.text, replacement, direction, kind))
             swapped_before = replacement if not token.whitespace_ else None
-        return "".join(parts), found
+        return found
 
     def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
         text = token.text
