@@ -1,22 +1,22 @@
-"""Person-name recall by name origin on the design half of ``debiasrag/data/names/origin_probe.json`` (session 44).
+"""Person-name recall by name origin on the design half of ``debiasrag/data/names/origin_probe.json`` (sessions 44-45).
 
 An anonymizer that removes some peoples' names less reliably than others is itself biased (documents about them are
 still retrieved by name). The probe fills 8 design templates (news, HR review, clinical note, forum post, e-mail
 sign-off, minutes, lower-case chat, citation) with 12 design names of each of 11 origins; see
 ``benchmarks/anonymize_by_origin.py``. The names added to the lists in session 44 (``origin_names.json``) were written
 from this half's misses and hold some of its names, so these figures flatter the anonymizer: the report half, whose
-names no list was given, is the measure (docs/anonymization.md, "Recall by name origin"). Measured after session 44's
-fixes with
+names no list was given, is the measure (docs/anonymization.md, "Recall by name origin"). Measured after session 45's
+rule (a listed given name that is also an English word joined to the listed surname after it, in lower-case chat) with
 
     .venv/bin/python benchmarks/anonymize_by_origin.py --split design
 
 recall of every name slot ("all" column), default / fast:
-english 0.958 / 0.952, hispanic 0.976 / 0.976, west_african 0.994 / 0.994, east_african 0.976 / 0.970,
-south_asian 0.994 / 1.000, chinese 0.976 / 0.976, korean_japanese 0.964 / 0.964, southeast_asian 0.964 / 0.970,
+english 0.976 / 0.970, hispanic 0.976 / 0.976, west_african 0.994 / 0.994, east_african 0.988 / 0.982,
+south_asian 0.994 / 1.000, chinese 0.976 / 0.976, korean_japanese 0.964 / 0.964, southeast_asian 0.976 / 0.982,
 arabic_persian_turkish 0.982 / 0.946, slavic 0.988 / 0.994, indigenous_pacific 0.982 / 0.988;
-gap between the best and the worst origin 0.036 / 0.054 (before the fixes: 0.149 / 0.161, worst origin
-indigenous_pacific 0.839 / 0.827). The floors below are those values minus ``MARGIN``, the gap ceilings those
-values plus ``MARGIN``. Each slot still missed is a strict xfail with its cause, so a newly missed slot fails
+gap between the best and the worst origin 0.030 / 0.054 (session 44's fixes made it 0.036 / 0.054, from 0.149 / 0.161,
+worst origin indigenous_pacific 0.839 / 0.827). The floors below are those values minus ``MARGIN``, the gap ceilings
+those values plus ``MARGIN``. Each slot still missed is a strict xfail with its cause, so a newly missed slot fails
 ``test_slot_removed`` and a fixed one fails its xfail. The report half is never tested here: it only reports.
 """
 
@@ -43,40 +43,41 @@ from anonymize_by_origin import (  # noqa: E402
 from tests.anonymize_support import anonymizer_for  # noqa: E402
 
 MARGIN = 0.02
-MEASURED = {  # recall of all name slots per origin on the design split after session 44 (see the docstring)
+MEASURED = {  # recall of all name slots per origin on the design split after session 45 (see the docstring)
     "default": {
-        "english": 0.958,
+        "english": 0.976,
         "hispanic": 0.976,
         "west_african": 0.994,
-        "east_african": 0.976,
+        "east_african": 0.988,
         "south_asian": 0.994,
         "chinese": 0.976,
         "korean_japanese": 0.964,
-        "southeast_asian": 0.964,
+        "southeast_asian": 0.976,
         "arabic_persian_turkish": 0.982,
         "slavic": 0.988,
         "indigenous_pacific": 0.982,
     },
     "fast": {
-        "english": 0.952,
+        "english": 0.970,
         "hispanic": 0.976,
         "west_african": 0.994,
-        "east_african": 0.970,
+        "east_african": 0.982,
         "south_asian": 1.000,
         "chinese": 0.976,
         "korean_japanese": 0.964,
-        "southeast_asian": 0.970,
+        "southeast_asian": 0.982,
         "arabic_persian_turkish": 0.946,
         "slavic": 0.994,
         "indigenous_pacific": 0.988,
     },
 }
-MEASURED_GAP = {"default": 0.036, "fast": 0.054}
+MEASURED_GAP = {"default": 0.030, "fast": 0.054}
 
 # Why the slots still missed are missed (read from the design split's misses only).
 WORD_PART = (
-    "lower-case chat: a name part that is also an English word (thomas, oliver, ruth, li, lin, tan, han, "
-    "sheridan, blackwood, obi, rose) is neither found alone nor joined to its neighbour, which keeps 'son', 'skill'"
+    "lower-case chat: a name part that is also an English word (thomas, li, lin, tan, han, sheridan, blackwood, "
+    "obi) is neither found alone nor joined to its neighbour, which keeps 'son', 'skill'; a listed given name is "
+    "joined only before a listed surname that is no given name (session 45: 'oliver rushworth', 'ruth simanjuntak')"
 )
 WORD_SURNAME_HYPHEN = (
     "lower-case chat: a hyphenated Korean given name is joined only to a sure name, and the surname here is an "
@@ -98,7 +99,6 @@ NOT_PERSON_FULL = (
 UNDIAGNOSED = "'Action: Nguyen to ...' keeps the family name although the full name is a PERSON; cause not found"
 
 NOT_FIXED: dict[tuple[str, str, str], tuple[tuple[str, ...], str]] = {  # (name, template style, slot) -> modes, why
-    ("Abigail Rose Fairclough", "chat_lower", "full"): (("default", "fast"), WORD_PART),
     ("Achieng Otieno", "chat_lower", "full"): (("default", "fast"), UNLISTED),
     ("Chukwuemeka Obi", "chat_lower", "full"): (("default", "fast"), WORD_PART),
     ("Declan Sheridan", "chat_lower", "full"): (("default", "fast"), WORD_PART),
@@ -112,12 +112,8 @@ NOT_FIXED: dict[tuple[str, str, str], tuple[tuple[str, ...], str]] = {  # (name,
     ("Li Jianguo", "chat_lower", "full"): (("default", "fast"), WORD_PART),
     ("Lin Ruoxi", "chat_lower", "full"): (("default", "fast"), WORD_PART),
     ("Mereana Te Huia", "chat_lower", "full"): (("default", "fast"), TE),
-    ("Oliver Rushworth", "chat_lower", "full"): (("default", "fast"), WORD_PART),
-    ("Oliver Rushworth", "chat_lower", "given"): (("default", "fast"), WORD_PART),
     ("Park Ji-hyun", "chat_lower", "full"): (("default", "fast"), WORD_SURNAME_HYPHEN),
     ("Park Ji-hyun", "chat_lower", "given"): (("default", "fast"), WORD_SURNAME_HYPHEN),
-    ("Ruth Simanjuntak", "chat_lower", "full"): (("default", "fast"), WORD_PART),
-    ("Ruth Simanjuntak", "chat_lower", "given"): (("default", "fast"), WORD_PART),
     ("Tama Te Rangi", "chat_lower", "full"): (("default", "fast"), TE),
     ("Tan Wei Jie", "chat_lower", "full"): (("default", "fast"), WORD_PART),
     ("Tan Wei Jie", "chat_lower", "given"): (("default", "fast"), WORD_PART),
@@ -181,7 +177,7 @@ def test_probe_well_formed() -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_recall_per_origin(mode: str) -> None:
-    """No origin's recall falls below what session 44 measured minus the margin."""
+    """No origin's recall falls below what session 45 measured minus the margin."""
     _, by_origin = scores(mode)
     assert set(by_origin) == set(MEASURED[mode])
     low = {o: s.all for o, s in by_origin.items() if s.all < MEASURED[mode][o] - MARGIN}
@@ -190,7 +186,7 @@ def test_recall_per_origin(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_origin_gap(mode: str) -> None:
-    """The best origin's recall exceeds the worst's by no more than session 44 measured plus the margin."""
+    """The best origin's recall exceeds the worst's by no more than session 45 measured plus the margin."""
     _, by_origin = scores(mode)
     assert gap(by_origin, "all") <= MEASURED_GAP[mode] + MARGIN
 
@@ -202,3 +198,21 @@ def test_slot_removed(mode: str, name: str, style: str, start: int, end: int) ->
     missed = {(f.name, f.style, s, e) for o in by_origin.values() for f, s, e, _, _ in o.misses}
     assert (name, style, start, end) not in missed
     assert any(f.name == name and f.style == style for f in texts)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("anyone seen oliver rushworth today? oliver was supposed to send the slides", ["oliver rushworth", "oliver"]),
+        ("i gave grace rushworth the keys, ask her", ["grace rushworth"]),
+        # after a determiner the word stays a word: only the surname goes
+        ("the bill rushworth sent was paid, so we are done", ["rushworth"]),
+        # before a given name (or a name that is both) nothing is joined: "frank" here is no part of a full name
+        ("to be frank priya was right about the budget", ["priya"]),
+    ],
+)
+def test_given_name_that_is_a_word_joins_a_listed_surname(text: str, names: list[str]) -> None:
+    """Session 45: in lower-case chat a listed given name that English also has as a word ("oliver", "grace") is the
+    given name of the listed surname right after it, unless a determiner comes before it."""
+    found = [e.text for e in anonymizer_for("ner").detect(text) if e.label == "PERSON"]
+    assert found == names

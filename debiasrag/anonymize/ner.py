@@ -1476,6 +1476,23 @@ class NerAnonymizer:
             gaz.is_person_name(p) or gaz.is_particle(p) or not self._is_english(p) for p in pieces
         )
 
+    def _casual_given_before(self, words: str, start: int, word: str, name: str, skip: frozenset[str]) -> bool:
+        """Whether the lower-case ``word`` at ``start``, right before the sure lower-case ``name`` (maybe grown), is
+        that person's given name although English also has it as a word: a listed given name ("thomas", "oliver",
+        "fatima": WordNet lists them) before a name that opens with a listed surname that is no given name
+        ("oliver rushworth", "abigail rose fairclough"), not after a determiner or possessive ("the bill kamau
+        sent"), no stop word, title or particle. Session 45: such names were cut to their surname in chat."""
+        gaz = self.gazetteer
+        first = name.split()[0].casefold()
+        if gaz is None or word not in gaz.given or word in skip or word in self._openers or gaz.is_title(word):
+            return False
+        if gaz.is_particle(word) or first not in gaz.surnames or first in gaz.given:
+            return False
+        before = _WORD_BEFORE.search(words, max(0, start - 40), start)
+        previous = "" if before is None else before.group(1).casefold()
+        context = _mention_context()
+        return previous not in context["determiners"] and previous not in context["not_a_name_after"]
+
     def _casual_full_names(self, words: str, sure: list[Entity], skip: frozenset[str]) -> list[Entity]:
         """``sure`` lower-case names grown over the name parts one space before and after them, maybe past a run of
         particles ("rodrigo del valle", "mereana te huia"); see :meth:`_casual_name_part`."""
@@ -1495,7 +1512,10 @@ class NerAnonymizer:
                     break
                 pos = end = m.end()
             while m := _CASUAL_PREVIOUS.search(words, max(0, start - 40), start):
-                if not self._casual_name_part(m.group(1), skip):
+                if not (
+                    self._casual_name_part(m.group(1), skip)
+                    or self._casual_given_before(words, m.start(1), m.group(1), words[start:end], skip)
+                ):
                     break
                 start = m.start(1)
             out.append(ent if (start, end) == (ent.start, ent.end) else Entity(words[start:end], "PERSON", start, end))
