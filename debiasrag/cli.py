@@ -177,10 +177,22 @@ def _empty_argument(words: list[str], parser: argparse.ArgumentParser) -> str | 
         if named in may_be_empty:
             continue
         if named is not None:
-            return f"{named} is given an empty value"
+            return f"{named} is given an empty value; give a value (a path, a name) or leave it out"
         if word == "":
-            return f"argument {at + 1} is empty"
+            positional = _positional_at(words, at, parser)
+            if positional == "query":  # as a query of only spaces is told (`query IDX ""`, session 45)
+                return "query is empty"
+            return f"argument {at + 1} is empty; give a value (a path, a name) or leave it out"
     return None
+
+
+def _positional_at(words: list[str], at: int, parser: argparse.ArgumentParser) -> str | None:
+    """The name of the subcommand's positional argument that ``words[at]`` is, where no option comes before it."""
+    if at < 1 or any(w.startswith("-") for w in words[1:at]):
+        return None
+    sub = getattr(parser, "commands", {}).get(words[0])
+    positionals = [a.dest for a in getattr(sub, "_actions", []) if not a.option_strings]
+    return positionals[at - 1] if at - 1 < len(positionals) else None
 
 
 _SHOW_WARNING = warnings.showwarning
@@ -219,7 +231,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return _fail(f"debiasrag: error: {printable(missing_extra(exc, 'the command line'))}")
     refused = _empty_argument(list(sys.argv[1:] if argv is None else argv), parser)
     if refused is not None:
-        return _fail(f"debiasrag: error: {refused}; give a value (a path, a name) or leave it out")
+        return _fail(f"debiasrag: error: {refused}")
     args = parser.parse_args(argv)
     command_parser = parser.commands.get(args.command)  # type: ignore[attr-defined]
     if args.verbose:  # our own loggers only: third-party INFO lines would drown them

@@ -132,6 +132,10 @@ def expect_error(capsys, argv: list[str], message: str) -> None:
 
 def test_query_errors(index_dir, tmp_path, capsys):
     expect_error(capsys, ["query", str(index_dir), "   "], "debiasrag: error: query is empty")
+    # an empty word is told as a query of spaces is (it read "argument 3 is empty; give a value (a path, a name)
+    # or leave it out": a new user's red team, session 45); an empty index path keeps the general line
+    expect_error(capsys, ["query", str(index_dir), ""], "debiasrag: error: query is empty")
+    expect_error(capsys, ["query", "", "q"], "argument 2 is empty; give a value (a path, a name) or leave it out")
     expect_error(capsys, ["query", str(tmp_path / "none"), "q"], "index folder not found")
     expect_error(capsys, ["query", str(index_dir), "q", "--concept", "race"], "unknown concept 'race'")
     expect_error(capsys, ["query", str(index_dir), "q", "--model", str(tmp_path)], "cannot load embedding model")

@@ -912,6 +912,24 @@ class NerAnonymizer:
             return False
         return _opens_clause(doc, i)
 
+    def _common_sentence_start(self, doc: Any, i: int) -> bool:
+        """A lone capitalised word opening a sentence that the tagger read as a proper noun but that says what it is:
+        a gendered or kin word (``neutral_words.json``: "Grandmother", "Stepfather") or an English dictionary word with
+        the ending of an abstract noun ("Harassment", "Discrimination", "Eligibility"), that no name or place list
+        holds. WordNet lists proper nouns too ("Yangtze"), so the dictionary alone does not decide (a user's red team,
+        session 45: the default removal cut the topic word of HR policy texts, "Harassment can be reported ...")."""
+        word = doc[i].text
+        gaz = self.gazetteer
+        if not self._english or gaz is None or not word.istitle() or not word.isalpha():
+            return False
+        if gaz.is_person_name(word) or gaz.is_place(word) or gaz.is_title(word):
+            return False
+        low = word.lower()
+        common = low in _gendered_words() or (
+            low.endswith(_ABSTRACT_ENDINGS) and len(low) > 6 and self._is_english(low)
+        )
+        return common and _opens_clause(doc, i)
+
     def _imperative(self, doc: Any, i: int) -> bool:
         """A verb opening a sentence that NER or the tagger glued to the given name after it ("Contact Maria",
         "Thank Priya Sharma"): an English verb no name list holds, first in its sentence, before a listed given name
@@ -1078,6 +1096,9 @@ class NerAnonymizer:
             if brand is not None:
                 start = doc[brand].idx
             label = "PERSON" if brand is None and self._after_title(doc, i) else None
+            if label is None and i == j and self._common_sentence_start(doc, i):
+                i += 1  # "Harassment can be reported ...", "Grandmother of a team member?": words, not names
+                continue
             if label is None and i == j and self._weak_sentence_start(doc, i):
                 label = _WEAK
             if label is None and i == j and _acronym(doc, i):  # "AWS" (some name lists hold "Aws"): what
@@ -2377,6 +2398,19 @@ def _cue_after_pattern() -> re.Pattern[str]:
     "kofi.mensah wrote:", "hkim [~hkim@host] has joined"), past a bracketed IRC host."""
     words = "|".join(sorted(map(re.escape, _mention_context()["handle_cues_after"]), key=len, reverse=True))
     return re.compile(rf"(?:[ \t]+\[[^\]\n]{{0,80}}\])?[ \t]+(?:{words})\b", re.IGNORECASE)
+
+
+# Endings of English abstract nouns, never of a name: a capitalised dictionary word with one at a sentence start
+# is a word ("Harassment", "Discrimination", "Eligibility", "Parenthood")
+_ABSTRACT_ENDINGS = ("ment", "tion", "sion", "ness", "ity", "ship", "ance", "ence", "hood", "ism")
+
+
+@lru_cache(maxsize=1)
+def _gendered_words() -> frozenset[str]:
+    """The gendered words and kin terms of ``data/neutral_words.json`` ("grandmother", "nephew"), lower case."""
+    from debiasrag.resources import read_json
+
+    return frozenset(w.lower() for w in read_json("neutral_words.json")["words"])
 
 
 @lru_cache(maxsize=1)
