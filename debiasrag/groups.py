@@ -1194,14 +1194,15 @@ def group_summary(documents: Iterable[Any], concept: str | Concept = "gender") -
     return group_census(documents, concept)[1]
 
 
-def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
+def group_lookup(concept: Concept, documents: Mapping[Any, Any], query: str | None = None) -> GroupOf:
     """A strategy's :class:`~debiasrag.strategies.GroupOf` over documents seen so far, keyed like the rankings.
 
     For wrapped stores (LangChain, LlamaIndex): ``documents`` maps a ranking key to the framework's document
     (or a LlamaIndex ``NodeWithScore``); each group is read from ``metadata[GROUP_KEY]`` or inferred from the
     text, memoized by the shared detector, and one not labelled by the user is read against its versions among the
     documents seen so far (:meth:`GroupDetector.contrast_group`: versions of one text rank together) — also a group
-    :func:`annotate_groups` stored at ingestion, whose batch may not have held the document's versions.
+    :func:`annotate_groups` stored at ingestion, whose batch may not have held the document's versions. ``query``:
+    the query ranked for (:class:`~debiasrag.strategies.GroupOf`).
     """
     from debiasrag.versions import find_versions
 
@@ -1234,7 +1235,7 @@ def group_lookup(concept: Concept, documents: Mapping[Any, Any]) -> GroupOf:
         return memo[key]
 
     return GroupOf(
-        (concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)), found.concept_words
+        (concept.groups[0], concept.groups[1]), of, lambda key: document_text(unwrap(key)), found.concept_words, query
     )
 
 

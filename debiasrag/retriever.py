@@ -251,6 +251,7 @@ class DebiasedRetriever:
                 lambda key: self.group_of(_row(key)),
                 lambda key: self.index.texts[_row(key)],
                 self._detector.concept_words,
+                query,
             )
             if chosen.uses_groups
             else None

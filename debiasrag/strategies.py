@@ -16,7 +16,7 @@ import numpy as np
 
 from debiasrag.concepts import Concept
 from debiasrag.errors import InputError, check_bool, check_int, check_number
-from debiasrag.versions import SWAP_APART, families, find_versions
+from debiasrag.versions import SWAP_APART, families, find_versions, untold_versions
 
 Key = Hashable
 
@@ -61,13 +61,15 @@ class GroupOf:
     ``of`` returns one of ``groups`` or ``"neutral"`` (see :mod:`debiasrag.groups`). ``text_of(key)``, where the
     store can give it, is the document's text (for strategies that look for versions of a text among candidates);
     ``concept_words``, the words versions may differ in (:func:`debiasrag.versions.is_version`; default every
-    bundled concept's).
+    bundled concept's). ``query``, the query ranked for: versions it tells apart (it names the words one of them
+    differs in, :func:`debiasrag.versions.query_tells_apart`) are not swapped or counted as one text.
     """
 
     groups: tuple[str, str]
     of: Callable[[Key], str]
     text_of: Callable[[Key], str] | None = None
     concept_words: frozenset[str] | None = None
+    query: str | None = None
 
 
 Selection = list[Pick] | int  # picks, or the search depth the strategy needs before it can pick
@@ -267,6 +269,7 @@ def _parity(
     if versions_first and group_of.text_of is not None and unbalanced:
         texts = [group_of.text_of(key) for key in ranking.keys]
         versions = find_versions(texts, memo=True, concept_words=group_of.concept_words, max_apart=SWAP_APART)
+        versions = untold_versions(texts, versions, group_of.query, concept_words=group_of.concept_words)
     return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
 
 
@@ -568,7 +571,9 @@ class Dynamic(Strategy):
         kept: Sequence[int] = range(cutoff.cut(ranking.scores))
         bound = self.delta
         if self.text_cut is not None and group_of is not None and group_of.text_of is not None:
-            by_text = self._cut_texts(ranking, group_of.text_of, cap, self.text_cut, group_of.concept_words)
+            by_text = self._cut_texts(
+                ranking, group_of.text_of, cap, self.text_cut, group_of.concept_words, group_of.query
+            )
             kept, bound = (by_text, self.text_cut.delta) if by_text else (kept, bound)
         if group_of is None:
             return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant) for i in kept]
@@ -596,10 +601,12 @@ class Dynamic(Strategy):
         cap: int,
         text_cut: TextCut,
         concept_words: frozenset[str] | None = None,
+        query: str | None = None,
     ) -> list[int]:
         """The candidates kept by the cut over texts (every wording of a kept text, in rank order, at most ``cap``);
-        empty when no two candidates are versions of one text (``concept_words``: see :class:`GroupOf`)."""
-        heads = families([text_of(key) for key in ranking.keys], memo=True, concept_words=concept_words)
+        empty when no two candidates are versions of one text (``concept_words``, ``query``: see :class:`GroupOf`)."""
+        texts = [text_of(key) for key in ranking.keys]
+        heads = families(texts, memo=True, concept_words=concept_words, query=query)
         if len(set(heads)) == len(heads):
             return []
         kept = text_cut.cut(ranking.scores, heads, _spread(ranking.scores, self.cutoff.pool))

@@ -465,12 +465,56 @@ def word_candidates(
     return found
 
 
-def families(texts: Sequence[str], *, memo: bool = False, concept_words: frozenset[str] | None = None) -> list[int]:
+def query_tells_apart(first: str, second: str, query: str, concept_words: frozenset[str] | None = None) -> bool:
+    """Whether ``query`` asks for a word in which two versions differ that says whose text it is: a word of the
+    concept's evidence that is no generic word for a person (``concept_words``, default :func:`bundled_concept_words`;
+    "mother", "she", not "parent", "they") or a given name one text has, capitalised ("Linda"), matched without
+    case (a surname only where the given-name list holds it). Versions are equally relevant to a query that names
+    neither, so swapping one for another trades no relevance; not to "Linda Okafor promotion" or "which employee is
+    a mother of two?", where the version the query names is the answer (session 45: a user's red team saw it
+    swapped out for the other, 0.53 lower)."""
+    asked = {word.casefold().removesuffix("'s") for word in tokens(query)}
+    if not asked:
+        return False
+    concept = bundled_concept_words() if concept_words is None else _checked_words(concept_words) or frozenset()
+    rules = _rule_words()
+    a, b = (Counter(word.casefold().removesuffix("'s") for word in tokens(text)) for text in (first, second))
+    names = {w.casefold().removesuffix("'s") for w in tokens(first) + tokens(second) if w[:1].isupper()}
+    for low in (a - b) | (b - a):  # case aside: "School" / "school", a sentence start, tells nothing
+        if low not in asked or low in rules.person_words or low in rules.never:  # "they", "parent"; "my", "the"
+            continue
+        if _of_concept(low, concept) or (low in names and low in _given_names()):
+            return True
+    return False
+
+
+def untold_versions(
+    texts: Sequence[str], versions: list[list[int]], query: str | None, **kwargs: Any
+) -> list[list[int]]:
+    """``versions`` (:func:`find_versions` of ``texts``) less the pairs ``query`` tells apart
+    (:func:`query_tells_apart`; ``kwargs``: its ``concept_words``); ``versions`` itself when ``query`` is None."""
+    if query is None:
+        return versions
+    return [
+        [j for j in mine if not query_tells_apart(texts[i], texts[j], query, **kwargs)]
+        for i, mine in enumerate(versions)
+    ]
+
+
+def families(
+    texts: Sequence[str],
+    *,
+    memo: bool = False,
+    concept_words: frozenset[str] | None = None,
+    query: str | None = None,
+) -> list[int]:
     """For each text, the position of the first text of its family — the texts joined by being versions of one
     another (:func:`find_versions`, transitively; ``memo``, ``concept_words``: see there). A text without versions
-    is its own family, and so is one with more than :data:`MAX_VERSIONS`."""
+    is its own family, and so is one with more than :data:`MAX_VERSIONS`. ``query``: versions it tells apart
+    (:func:`query_tells_apart`) are no family for it."""
     head = list(range(len(texts)))
     found = find_versions(texts, memo=memo, concept_words=concept_words)
+    found = untold_versions(texts, found, query, concept_words=concept_words)
 
     def first(i: int) -> int:
         while head[i] != i:
@@ -535,8 +579,10 @@ __all__ = [
     "is_version",
     "overlapping_windows",
     "own_words",
+    "query_tells_apart",
     "shared_words",
     "token_overlap",
     "tokens",
+    "untold_versions",
     "word_candidates",
 ]

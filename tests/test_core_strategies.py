@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -549,3 +551,61 @@ def test_version_switches_take_true_or_false_only(value):
         Dynamic(versions=value)
     with pytest.raises(InputError, match="versions_first must be True or False"):
         Balanced(versions_first=value)
+
+
+PROMOTED = {
+    "p1": "Linda Okafor was promoted to engineering manager after leading the payments migration; she now manages "
+    "twelve people.",
+    "p2": "Michael Brown was promoted to engineering manager after leading the payments migration; he now manages "
+    "twelve people.",
+    "p3": "Priya Nair, our senior accountant, reminds everyone that she rejects expense claims without receipts.",
+    "p4": "Expense claims must be submitted within 30 days with itemised receipts attached in the finance system.",
+    "p5": "The cafeteria on the ground floor serves breakfast from 7:30 and lunch from 11:45 to 14:00.",
+    "p6": "Salary bands are published internally for every role and reviewed each January against market data.",
+}
+PROMOTED_GROUPS = {"p1": "female", "p2": "male", "p3": "female"}
+
+
+@pytest.mark.parametrize(
+    ("query", "told"),
+    [
+        ("Linda Okafor promotion", True),  # a name one version has
+        ("linda's new role", True),  # without case, possessive
+        ("Promoted to engineering manager", False),  # a word capitalised in one text only tells nothing
+        ("Who was promoted after she led the migration?", True),  # a gendered word one version has
+        ("Who was promoted to engineering manager?", False),
+        ("Did the person leading the migration get promoted?", False),  # generic person words tell no version
+        ("", False),
+    ],
+)
+def test_a_query_naming_what_versions_differ_in_tells_them_apart(query, told):
+    from debiasrag.versions import find_versions, query_tells_apart
+
+    assert find_versions([PROMOTED["p1"], PROMOTED["p2"]]) == [[1], [0]]
+    assert query_tells_apart(PROMOTED["p1"], PROMOTED["p2"], query) is told
+
+
+@pytest.mark.parametrize(
+    ("strategy", "named", "unnamed"),
+    [
+        (Balanced(), ["p1", "p2"], ["p3", "p2"]),  # p3 (female) gives way instead; without a name: p1 for p2
+        (Dynamic(), ["p1"], ["p1", "p2"]),  # the other version is no wording of the named text
+        (Dynamic(versions=True), ["p1"], ["p1", "p2"]),
+    ],
+)
+def test_a_version_the_query_names_is_not_swapped_for_the_other(strategy, named, unnamed):
+    # A user's red team (session 45): "Linda Okafor promotion" at k = 2 lost Linda's text (0.70) for Michael's
+    # version (0.17), taken as trading no relevance; the answer must stay.
+    ranking = Ranking(
+        "neutral", ["p1", "p3", "p6", "p4", "p5", "p2"], [0.70, 0.31, 0.25, 0.22, 0.2, 0.17], complete=True
+    )
+    group_of = GroupOf(("female", "male"), lambda key: PROMOTED_GROUPS.get(key, "neutral"), PROMOTED.__getitem__)
+    for query, expected in (("Linda Okafor promotion", named), ("engineering manager promotion", unnamed)):
+        assert [p.key for p in strategy.select([ranking], 2, replace(group_of, query=query))] == expected
+
+
+def test_retriever_keeps_the_version_a_query_names(embedder):
+    docs = [Document(key, text) for key, text in PROMOTED.items()]
+    retriever = DebiasedRetriever(FaissIndex.from_documents(docs, embedder), embedder)
+    for strategy in ("balanced", "dynamic"):
+        assert retriever.retrieve("Linda Okafor promotion", k=2, strategy=strategy).ids[0] == "p1"

@@ -330,7 +330,7 @@ class DebiasedRetriever(BaseRetriever):
             ]
             return self._rankings(store, variants, results, depth, seen)
 
-        groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
+        groups = group_lookup(self._concept, seen, variants[0][1]) if chosen.uses_groups else None  # debiasrag.groups
         return _documents(retrieve_picks(chosen, search, k, groups), seen)
 
     # -- async ------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ class DebiasedRetriever(BaseRetriever):
             )
             return self._rankings(store, variants, results, depth, seen)
 
-        groups = group_lookup(self._concept, seen) if chosen.uses_groups else None  # debiasrag.groups
+        groups = group_lookup(self._concept, seen, variants[0][1]) if chosen.uses_groups else None  # debiasrag.groups
         return _documents(await aretrieve_picks(chosen, asearch, k, groups), seen)
 
     # -- store calls, each traced as a child run ----------------------------------------------------

@@ -322,3 +322,22 @@ def test_changing_a_setting_over_a_faiss_index_keeps_the_loaded_embedding_model(
     assert [d.id for d in retriever.invoke(query)] == [str(hit.id) for hit in core.retrieve(query)]
     retriever.embedder = minilm()  # a new embedder setting is taken as given
     assert retriever._core.embedder is minilm().embedder
+
+
+@pytest.mark.parametrize("strategy", ["balanced", "dynamic"])
+def test_a_version_the_query_names_stays(strategy: str) -> None:
+    """A new user's red team (session 45): "Linda Okafor promotion" at k = 2 lost Linda's text (0.70) for Michael's
+    version of it (0.17), swapped as if it traded no relevance; the wrapper hands the query to the strategy."""
+    from langchain_core.documents import Document
+
+    texts = {
+        "p1": "Linda Okafor was promoted to engineering manager after leading the payments migration; she now "
+        "manages twelve people.",
+        "p2": "Michael Brown was promoted to engineering manager after leading the payments migration; he now "
+        "manages twelve people.",
+        "p3": "Priya Nair, our senior accountant, reminds everyone that she rejects expense claims without receipts.",
+        "p4": "The cafeteria on the ground floor serves breakfast from 7:30 and lunch from 11:45 to 14:00.",
+    }
+    store = in_memory_store(Document(page_content=text, id=key) for key, text in texts.items())
+    docs = DebiasedRetriever(store, strategy=strategy, k=2).invoke("Linda Okafor promotion")
+    assert docs[0].id == "p1"

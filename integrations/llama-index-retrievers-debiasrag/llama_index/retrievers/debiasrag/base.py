@@ -187,7 +187,9 @@ class DebiasedRetriever(BaseRetriever):
             ]
             return self._rankings(variants, results, depth, deep, seen)
 
-        groups = group_lookup(self.concept, seen) if self.strategy.uses_groups else None  # debiasrag.groups
+        groups = (
+            group_lookup(self.concept, seen, variants[0][1]) if self.strategy.uses_groups else None
+        )  # debiasrag.groups
         return _nodes(retrieve_picks(self.strategy, search, k, groups), seen)
 
     # -- async ----------------------------------------------------------------------------------------
@@ -204,7 +206,9 @@ class DebiasedRetriever(BaseRetriever):
             results = await gather_cancelling([one(retriever, label, text) for label, text in variants])
             return self._rankings(variants, results, depth, deep, seen)
 
-        groups = group_lookup(self.concept, seen) if self.strategy.uses_groups else None  # debiasrag.groups
+        groups = (
+            group_lookup(self.concept, seen, variants[0][1]) if self.strategy.uses_groups else None
+        )  # debiasrag.groups
         return _nodes(await aretrieve_picks(self.strategy, asearch, k, groups), seen)
 
     # -- scores ---------------------------------------------------------------------------------------
