@@ -36,7 +36,11 @@ CAP = 10
 def measure(embedder: Any, name: str) -> tuple[float, float, float]:
     """(`dynamic` mean F1, its mean |#F−#M|, mean best prefix F1 of the top 10) with ``embedder`` on set ``name``."""
     task = study_set(name)()
-    retriever = build_retriever(task, embedder)
+    return measure_retriever(build_retriever(task, embedder), task)
+
+
+def measure_retriever(retriever: Any, task: Any) -> tuple[float, float, float]:
+    """:func:`measure` through ``retriever`` (a :class:`debiasrag.DebiasedRetriever` over ``task``'s documents)."""
     best = []
     for query_id, query in task.queries.items():
         relevant = {str(d) for d in task.relevant[query_id]}

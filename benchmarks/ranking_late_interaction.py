@@ -32,17 +32,17 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import missing_model_folders, query_reports, run_commit, study_set  # noqa: E402
+from dynamic_by_model import measure_retriever as measure  # noqa: E402
+from study_sets import missing_model_folders, run_commit, study_set  # noqa: E402
 
 from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.bench.retrieval import build_retriever  # noqa: E402
 from debiasrag.embedders import load_embedder  # noqa: E402
-from debiasrag.metrics.fairness import oracle_cut  # noqa: E402
 from debiasrag.retriever import DebiasedRetriever  # noqa: E402
-from debiasrag.strategies import Dynamic, Ranking, TopK  # noqa: E402
+from debiasrag.strategies import Ranking  # noqa: E402
 
 DESIGN = ["main", "holdout", "topics", "wide", "wide_design2", *(f"passages{i}" for i in range(1, 9))]
-CAP, POOL = 10, 50
+CAP, POOL = 10, 50  # CAP is dynamic_by_model.CAP, the cap measure() uses
 
 
 class TokenVectors:
@@ -92,21 +92,6 @@ class RescoredRetriever(DebiasedRetriever):
             order = np.argsort(-score, kind="stable")
             out.append(Ranking(label, [keys[i] for i in order], [float(score[i]) for i in order], complete=True))
         return out
-
-
-def measure(retriever: RescoredRetriever, task: Any) -> tuple[float, float, float]:
-    """(`dynamic` mean F1, its mean |#F−#M|, mean best prefix F1 of the top 10) on ``task``."""
-    best = []
-    for query_id, query in task.queries.items():
-        relevant = {str(d) for d in task.relevant[query_id]}
-        ranked = [str(h.id) for h in retriever.retrieve(query, k=CAP, strategy=TopK())]
-        best.append(oracle_cut([d in relevant for d in ranked], len(relevant))["oracle_f1"])
-    rows = query_reports(task, retriever, Dynamic(), CAP)
-    return (
-        float(np.mean([r["f1"] for r in rows])),
-        float(np.mean([r["abs_female_minus_male"] for r in rows])),
-        float(np.mean(best)),
-    )
 
 
 def main() -> int:
