@@ -32,6 +32,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dynamic_by_model import CAP  # noqa: E402
 from dynamic_by_model import measure_retriever as measure  # noqa: E402
 from study_sets import missing_model_folders, run_commit, study_set  # noqa: E402
 
@@ -42,7 +43,7 @@ from debiasrag.retriever import DebiasedRetriever  # noqa: E402
 from debiasrag.strategies import Ranking  # noqa: E402
 
 DESIGN = ["main", "holdout", "topics", "wide", "wide_design2", *(f"passages{i}" for i in range(1, 9))]
-CAP, POOL = 10, 50  # CAP is dynamic_by_model.CAP, the cap measure() uses
+POOL = 50
 
 
 class TokenVectors:
