@@ -19,7 +19,8 @@ from debiasrag.mitigate.repulsion_attraction_neutralization import _unit_rows_na
 # So 1e-6 holds only with bit-identical float32 kernels: here 6.1e-7, on the CI machine 1.15e-6 in one value of
 # 400 (CI run of 2026-11-28). 1e-5 allows another CPU's kernels and still fails on any change to the algorithm,
 # which moves outputs by ~1e-2. With MKL's AVX2 code path (MKL_CBWR=AVX2, the kernels of the machine that wrote the
-# reference) it holds 1e-6 on the AVX-512 machines too: test_within_1e6_on_the_reference_kernels.
+# reference) it holds 1e-6 on the AVX-512 machines too: test_within_1e6_on_the_reference_kernels, which also accepts
+# the default path (the one that holds it on an AMD EPYC without AVX-512).
 RAN_TOLERANCE = 1e-5
 
 # Run in a fresh interpreter: MKL reads MKL_CBWR once, when torch loads it.
@@ -82,8 +83,11 @@ def test_full_transform_agrees_with_wefe_given_its_bias_direction(glove_input, r
 
 
 def test_within_1e6_on_the_reference_kernels(glove_input):
-    """Issue 11's 1e-6 for RAN, given WEFE's direction, on the float32 kernels the reference was computed with: MKL's
-    AVX2 path (measured 8.2e-7 here, 1.15e-6 with the AVX-512 path this machine picks by default)."""
+    """Issue 11's 1e-6 for RAN, given WEFE's direction, on the float32 kernels the reference was computed with. Which
+    MKL path those are depends on the CPU: on Intel AVX-512 machines the AVX2 path pinned by MKL_CBWR (8.2e-7; their
+    default path 1.15e-6), on an AMD EPYC without AVX-512 the default path (6.1e-7; pinning AVX2 there gives 1.19e-6,
+    session 45). So both paths run, each in a fresh interpreter (MKL reads MKL_CBWR once), and one must hold 1e-6;
+    any change to the algorithm moves the output by ~1e-2 on both."""
     torch = pytest.importorskip("torch")
     if not torch.backends.mkl.is_available():
         pytest.skip("torch without MKL: MKL_CBWR cannot pin the kernels")
@@ -91,17 +95,21 @@ def test_within_1e6_on_the_reference_kernels(glove_input):
     if " avx2" not in flags:
         pytest.skip("the reference kernels need AVX2")
     here = Path(__file__).parent
-    env = {**os.environ, "MKL_CBWR": "AVX2"}
-    run = subprocess.run(
-        [sys.executable, "-c", _KERNEL_CHECK, str(here), str(here / "data" / "wefe_reference.npz")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=True,
-    )
-    errors = json.loads(run.stdout.strip().splitlines()[-1])
-    assert errors["optimised"] < TOLERANCE and errors["sample"] < TOLERANCE, errors
+    measured = {}
+    for path in ("default", "AVX2"):
+        env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"} | (
+            {"MKL_CBWR": path} if path != "default" else {}
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", _KERNEL_CHECK, str(here), str(here / "data" / "wefe_reference.npz")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=True,
+        )
+        measured[path] = json.loads(run.stdout.strip().splitlines()[-1])
+    assert any(e["optimised"] < TOLERANCE and e["sample"] < TOLERANCE for e in measured.values()), measured
 
 
 def test_unit_vectors_are_bit_identical_to_gensims_float32_normalisation(glove_input, reference):
