@@ -489,14 +489,14 @@ def query_tells_apart(first: str, second: str, query: str, concept_words: frozen
 
 
 def untold_versions(
-    texts: Sequence[str], versions: list[list[int]], query: str | None, **kwargs: Any
+    texts: Sequence[str], versions: list[list[int]], query: str | None, concept_words: frozenset[str] | None = None
 ) -> list[list[int]]:
     """``versions`` (:func:`find_versions` of ``texts``) less the pairs ``query`` tells apart
-    (:func:`query_tells_apart`; ``kwargs``: its ``concept_words``); ``versions`` itself when ``query`` is None."""
+    (:func:`query_tells_apart`, with ``concept_words``); ``versions`` itself when ``query`` is None."""
     if query is None:
         return versions
     return [
-        [j for j in mine if not query_tells_apart(texts[i], texts[j], query, **kwargs)]
+        [j for j in mine if not query_tells_apart(texts[i], texts[j], query, concept_words)]
         for i, mine in enumerate(versions)
     ]
 

@@ -1464,16 +1464,12 @@ class NerAnonymizer:
         nick_names, nick_words = self._speaker_names(speakers)
         names |= nick_names
         found = {e.start for e in sure}
-        context = _mention_context()
         for m in _CASUAL_WORD.finditer(words):
             if m.group(1) in nick_words and m.start(1) not in found:
                 if self._cued(plain, m.start(1), m.end(1)) or _addressed(plain, m.start(1), m.end(1)):
                     sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
-            elif m.group(1) in names and m.start(1) not in found:
-                before = _WORD_BEFORE.search(text, 0, m.start(1))
-                previous = "" if before is None else before.group(1).casefold()
-                if previous not in context["determiners"] and previous not in context["not_a_name_after"]:
-                    sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
+            elif m.group(1) in names and m.start(1) not in found and not _after_determiner(text, m.start(1)):
+                sure.append(Entity(m.group(1), "PERSON", m.start(1), m.end(1)))
         return sorted(sure, key=lambda e: e.start)
 
     def _casual_name_part(self, word: str, skip: frozenset[str]) -> bool:
@@ -1509,10 +1505,7 @@ class NerAnonymizer:
             return False
         if gaz.is_particle(word) or first not in gaz.surnames or first in gaz.given:
             return False
-        before = _WORD_BEFORE.search(words, max(0, start - 40), start)
-        previous = "" if before is None else before.group(1).casefold()
-        context = _mention_context()
-        return previous not in context["determiners"] and previous not in context["not_a_name_after"]
+        return not _after_determiner(words, start)
 
     def _casual_full_names(self, words: str, sure: list[Entity], skip: frozenset[str]) -> list[Entity]:
         """``sure`` lower-case names grown over the name parts one space before and after them, maybe past a run of
@@ -2398,6 +2391,15 @@ def _cue_after_pattern() -> re.Pattern[str]:
     "kofi.mensah wrote:", "hkim [~hkim@host] has joined"), past a bracketed IRC host."""
     words = "|".join(sorted(map(re.escape, _mention_context()["handle_cues_after"]), key=len, reverse=True))
     return re.compile(rf"(?:[ \t]+\[[^\]\n]{{0,80}}\])?[ \t]+(?:{words})\b", re.IGNORECASE)
+
+
+def _after_determiner(text: str, start: int) -> bool:
+    """Whether the word right before ``start`` (one space apart) is a determiner, a possessive or another word no name
+    follows (``mention_context.json``: "the bill", "my will"), so a lower-case name-like word there is a word."""
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    previous = "" if before is None else before.group(1).casefold()
+    context = _mention_context()
+    return previous in context["determiners"] or previous in context["not_a_name_after"]
 
 
 # Endings of English abstract nouns, never of a name: a capitalised dictionary word with one at a sentence start
