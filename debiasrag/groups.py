@@ -93,6 +93,9 @@ _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
 _COORDINATOR = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|nor|&|/)\s*", re.IGNORECASE)
+# a comma between two people nouns of a list that goes on ("a mother, father, or child"; "mothers, fathers and carers")
+_LIST_COMMA = re.compile(r"\s*,\s*")
+_LIST_GOES_ON = re.compile(r"\s*(?:,|(?:or|and|and/or|nor|&)\b)", re.IGNORECASE)
 _ME = frozenset({"me", "i", "you", "we", "us"})  # "Me & John went fishing": people, not a firm
 _CONTRACTION = re.compile(r"'(?:s|d|ll|re|ve|m)$")
 
@@ -607,7 +610,7 @@ class GroupDetector:
             if (
                 last is not None
                 and {last.group, mention.group} == set(self.groups)
-                and _COORDINATOR.fullmatch(joint)
+                and (_COORDINATOR.fullmatch(joint) or self._in_a_list(plain, last, mention, joint))
                 and _alike(last.text.lower(), mention.text.lower(), self._pronouns, joint)
                 and not any(" " in m.text or self._names_someone(m) for m in (last, mention))  # "His wife and son"
             ):
@@ -615,6 +618,16 @@ class GroupDetector:
                 continue
             kept.append(mention)
         return kept
+
+    def _in_a_list(self, plain: str, last: Mention, mention: Mention, joint: str) -> bool:
+        """Whether two people nouns joined by a comma stand in a list that goes on after the second ("the loss of a
+        mother, father, or child"): a list of kin or roles, as "or" joins them. Pronouns are never so listed ("her,
+        he said")."""
+        return (
+            _LIST_COMMA.fullmatch(joint) is not None
+            and not {last.text.lower(), mention.text.lower()} & set(self._pronouns)
+            and _LIST_GOES_ON.match(plain, mention.end) is not None
+        )
 
     def _clinical_mention(self, text: str, match: re.Match[str], found: list[Mention]) -> str:
         """A clinical age-and-sex note ("45M, smoker", "a 28F presents", "54-year-old F", "(M, 58)") added to ``found``

@@ -133,6 +133,8 @@ def test_a_surname_before_its_full_name_is_that_person_too():
         "The mother and father must both sign.",
         "Maternity and paternity leave are paid in full.",
         "The women's and men's finals are on Saturday.",
+        "Bereavement leave covers the loss of a mother, father, or child.",  # a list goes on (walkthrough, s45)
+        "Mothers, fathers and carers can apply.",
     ],
 )
 def test_a_female_and_a_male_word_joined_by_or_and_or_a_slash_are_no_evidence(text):
@@ -151,6 +153,8 @@ def test_a_female_and_a_male_word_joined_by_or_and_or_a_slash_are_no_evidence(te
         ("The parents and her brother came.", "female"),  # a neutral noun and a female one: no pair
         ("The coach taught him and her to sail.", "male"),  # pronouns joined by "and": two people (review)
         ("The boss fired her and he was glad.", "female"),  # two clauses, two cases (review)
+        ("Her mother, he said, was a nurse.", "female"),  # a comma between pronoun and noun: no list
+        ("I called my mother, my father was out.", "female"),  # a comma, but no list goes on after it
     ],
 )
 def test_only_a_joined_female_male_pair_of_words_is_taken_out(text, group):
