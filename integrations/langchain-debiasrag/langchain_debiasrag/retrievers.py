@@ -385,17 +385,26 @@ class DebiasedRetriever(BaseRetriever):
             learning = self._learning_direction(store)
             fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
-                pairs = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
+                pairs, asked = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH), fetch
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
                     break
-            if learning and pairs and not self._learn_direction(store, [pairs]) and self._may_probe(store, args):
-                # a filter left too few to show an order: the store's order without it tells the same (best effort,
-                # once per store; every other search argument kept)
-                with contextlib.suppress(Exception):
-                    probe = store.similarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
-                    self._probed_store = store
-                    self._learn_direction(store, [probe])
+            if learning and pairs and not self._learn_direction(store, [pairs]):
+                if self._may_probe(store, args):
+                    # a filter left too few to show an order: the store's order without it tells the same (best
+                    # effort, once per store; every other search argument kept)
+                    with contextlib.suppress(Exception):
+                        probe = store.similarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                        self._probed_store = store
+                        self._learn_direction(store, [probe])
+                else:
+                    # only ties (duplicate chunks): deeper results show the order, so the first call's scores are
+                    # already similarities, as every later call's (best effort)
+                    for k in _past_ties(pairs, asked, max_fetch):
+                        with contextlib.suppress(Exception):
+                            deeper = once(k)
+                            if self._learn_direction(store, [deeper]) or len(deeper) < k:
+                                break  # known, or the store holds no more
             return _first(pairs, depth)
 
         async def asearch(args: dict[str, Any]) -> Scored:
@@ -409,15 +418,25 @@ class DebiasedRetriever(BaseRetriever):
             learning = self._learning_direction(store)
             fetch = max(depth, PROBE_DEPTH) if learning else depth
             while True:
-                pairs = await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH)
+                pairs, asked = (
+                    await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH),
+                    fetch,
+                )
                 fetch = _deeper(pairs, depth, fetch, max_fetch, args)
                 if not fetch:
                     break
-            if learning and pairs and not self._learn_direction(store, [pairs]) and self._may_probe(store, args):
-                with contextlib.suppress(Exception):  # best effort, as in search()
-                    probe = await store.asimilarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
-                    self._probed_store = store
-                    self._learn_direction(store, [probe])
+            if learning and pairs and not self._learn_direction(store, [pairs]):
+                if self._may_probe(store, args):
+                    with contextlib.suppress(Exception):  # best effort, as in search()
+                        probe = await store.asimilarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
+                        self._probed_store = store
+                        self._learn_direction(store, [probe])
+                else:
+                    for k in _past_ties(pairs, asked, max_fetch):  # as in search()
+                        with contextlib.suppress(Exception):
+                            deeper = await once(k)
+                            if self._learn_direction(store, [deeper]) or len(deeper) < k:
+                                break
             return _first(pairs, depth)
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
@@ -545,6 +564,18 @@ def _deeper(pairs: Any, depth: int, fetch: int, max_fetch: int, args: Mapping[st
     if not isinstance(pairs, list | tuple) or len(pairs) >= depth or not _filtered(args) or fetch >= max_fetch:
         return 0
     return min(fetch * 4, max_fetch)
+
+
+def _past_ties(pairs: Any, asked: int, max_fetch: int) -> list[int]:
+    """The deeper ``k`` to ask an unfiltered store for when the ``asked`` results so far only tie: 4x deeper each
+    time up to ``max_fetch``; none when the store gave fewer than asked (it holds no more, and every score ties)."""
+    if not isinstance(pairs, list | tuple) or len(pairs) < asked:
+        return []
+    depths = []
+    while 0 < asked < max_fetch:
+        asked = min(asked * 4, max_fetch)
+        depths.append(asked)
+    return depths
 
 
 def _fetch_k_default(search: Callable[..., Any]) -> int | None:

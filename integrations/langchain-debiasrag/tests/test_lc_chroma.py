@@ -70,3 +70,19 @@ def test_filtered_search_matches_the_in_memory_store(strategy: str, chroma_corpu
     assert docs and all(d.metadata["topic"] == "other" for d in docs)
     assert [d.page_content for d in docs] == [d.page_content for d in want]
     assert [d.metadata["score"] for d in docs] == pytest.approx([d.metadata["score"] for d in want], abs=1e-4)
+
+
+@pytest.mark.parametrize("calls", ["sync", "async"])
+def test_a_first_search_whose_results_tie_still_reports_similarities(calls: str) -> None:
+    """Chroma returns distances (0.0 for an exact match). A first search that met only duplicate chunks could not
+    show the order, and its scores were the raw distances (0.0) where every later call said 1.0 (a new user's
+    walkthrough, session 46): the wrapper now reads deeper once to learn the direction."""
+    import asyncio
+
+    texts = ["How to negotiate a salary?"] * 3 + ["She negotiated her salary.", "He negotiated his pay.", "A cat."]
+    store = chroma_from([Document(page_content=t, id=f"d{i}") for i, t in enumerate(texts)])
+    retriever = DebiasedRetriever(store, strategy="topk", k=3)
+    query = "How to negotiate a salary?"
+    found = retriever.invoke(query) if calls == "sync" else asyncio.run(retriever.ainvoke(query))
+    assert [round(d.metadata["score"], 3) for d in found] == [1.0, 1.0, 1.0]
+    assert retriever._known_direction() == "lower"  # learnt from the deeper read
