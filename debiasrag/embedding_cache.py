@@ -20,6 +20,7 @@ import numpy as np
 
 from debiasrag.embedders import (
     Embedder,
+    _cached_snapshot,
     embed_documents,
     embed_queries,
     load_embedder,
@@ -45,14 +46,22 @@ def _text_key(text: str, use: str = "") -> str:
 def _model_fingerprint(name: str) -> str:
     """What the cache keys a model by: its name, and for a model folder on this machine the names, sizes and
     modification times of its files — a model saved again into the same folder is another model (red-team,
-    session 34: the old vectors were served)."""
+    session 34: the old vectors were served) — or for a hub name the local snapshot it loads (its commit), so an
+    updated model on the hub is another model too."""
     folder = Path(name)
     parts = [name]
     if folder.is_dir():
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and ".cache" not in path.parts:
+            relative = path.relative_to(folder)
+            # a folder's own .cache (sentence-transformers' download leftovers) is not the model; a .cache above
+            # it is where models live (`make models`: .cache/models/…) and was skipped too before session 46
+            if path.is_file() and ".cache" not in relative.parts:
                 info = path.stat()
-                parts.append(f"{path.relative_to(folder)}:{info.st_size}:{info.st_mtime_ns}")
+                parts.append(f"{relative}:{info.st_size}:{info.st_mtime_ns}")
+    else:
+        snapshot = _cached_snapshot(name)
+        if snapshot is not None:
+            parts.append(f"snapshot:{Path(snapshot).name}")
     return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -138,7 +138,10 @@ def loads_strict(text: str | bytes) -> Any:
     except RepeatedKeyError as exc:
         raise InputError(f"an object repeats the key {exc.args[0]!r}; keep one") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})") from None
+        # a hand-written file of many lines (a concept, a word list) says where; a JSON Lines row is one line,
+        # and its reader names the line
+        where = f" at line {exc.lineno}, column {exc.colno}" if "\n" in text.strip() else ""
+        raise InputError(f"not valid JSON{where} ({exc.msg})") from None
     except _NotFinite as exc:
         raise InputError(f"{exc} is not valid JSON; write null or a finite number") from None
     except RecursionError:

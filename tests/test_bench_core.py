@@ -112,9 +112,12 @@ def test_cache_keeps_queries_and_documents_apart_for_an_asymmetric_model(embedde
     assert (cached.misses, cached.hits) == (2, 2)  # each embedded once, then served from the cache
 
 
-def test_cache_of_a_model_folder_saved_again_and_of_odd_texts(embedder, tmp_path):
-    folder = tmp_path / "my-model"
-    folder.mkdir()
+@pytest.mark.parametrize("where", ["my-model", ".cache/models/my-model"])
+def test_cache_of_a_model_folder_saved_again_and_of_odd_texts(embedder, tmp_path, where):
+    """Also under a ``.cache`` folder, where `make models` puts models: every file there was skipped, so a model
+    saved again got the old vectors (a new user's walkthrough, session 46)."""
+    folder = tmp_path / where
+    folder.mkdir(parents=True)
     (folder / "config.json").write_text("{}", encoding="utf-8")
     first = CachedEmbedder(str(folder), lambda: embedder, tmp_path / "cache")
     (folder / "model.safetensors").write_bytes(b"new weights")  # fine-tuned into the same folder
@@ -123,6 +126,9 @@ def test_cache_of_a_model_folder_saved_again_and_of_odd_texts(embedder, tmp_path
     lone = ["a \ud800 b"]  # a lone surrogate the embedders accept: was a raw UnicodeEncodeError
     np.testing.assert_array_equal(again.encode(lone), again.encode(lone))
     assert again.hits == 1
+    (folder / ".cache").mkdir()  # the folder's own download leftovers are not the model
+    (folder / ".cache" / "lock").write_text("x", encoding="utf-8")
+    assert CachedEmbedder(str(folder), lambda: embedder, tmp_path / "cache").path == again.path
 
 
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "nan vector"])

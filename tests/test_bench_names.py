@@ -211,6 +211,13 @@ def test_run_on_a_corpus_with_no_usable_text_is_skipped(tmp_path, monkeypatch, e
     assert result.skipped.startswith("no text of the corpus qualifies") and "CMU books" in result.skipped
 
 
+def test_a_mistyped_corpus_variable_is_named_in_the_error(tmp_path, monkeypatch, embedder):
+    """The error said "cannot read /path/typo" without the variable that supplied the path (session 46)."""
+    monkeypatch.setenv(nb.ENV_CMU_MOVIES, str(tmp_path / "typo"))
+    with pytest.raises(InputError, match=rf"^{nb.ENV_CMU_MOVIES}=.*typo: cannot read .*typo"):
+        nb.run(BenchContext(embedder=embedder))
+
+
 def test_data_files_are_valid_json():
     root = resources.files("debiasrag") / "data"
     data = json.loads((root / "names" / "seed002_universes.json").read_text("utf-8"))

@@ -94,10 +94,9 @@ def test_run_without_data_returns_a_message(monkeypatch, tmp_path):
     assert result.metrics == {"status": "skipped: no SummEval data"}
     assert se.ENV_SUMMEVAL in result.notes[0] and "mteb/summeval" in result.notes[0]
     assert result.skipped and se.ENV_SUMMEVAL in result.skipped  # the report's status is 'skipped', not 'ok'
-    monkeypatch.setenv(se.ENV_SUMMEVAL, str(tmp_path / "nope.jsonl"))
-    result = se.run(BenchContext())
-    assert result.metrics["status"].startswith("skipped") and "is not a file" in result.notes[0]
-    assert "is not a file" in result.skipped
+    monkeypatch.setenv(se.ENV_SUMMEVAL, str(tmp_path / "nope.jsonl"))  # set, but mistyped: an error, not a skip
+    with pytest.raises(InputError, match=rf"^{se.ENV_SUMMEVAL}=.*nope.jsonl is not a file; point it at"):
+        se.run(BenchContext())
 
 
 def test_cli_reports_summeval_without_data_as_skipped(monkeypatch, tmp_path):

@@ -280,7 +280,11 @@ def _corpus_from_env(seed: int) -> tuple[str, str, list[NarrativeText]]:
     for env, kind, loader in ((ENV_CMU_MOVIES, "movies", load_cmu_movies), (ENV_CMU_BOOKS, "books", load_cmu_books)):
         value = os.environ.get(env)
         if value:
-            texts = [t for t in loader(value) if len(t.text.split()) < MAX_WORDS]
+            try:
+                loaded = loader(value)
+            except InputError as exc:  # name the variable: the user may not know which path the bench read
+                raise InputError(f"{env}={value}: {exc.message}") from None
+            texts = [t for t in loaded if len(t.text.split()) < MAX_WORDS]
             if len(texts) > MAX_CMU_TEXTS:  # seeded sample, same texts on every run
                 texts = random.Random(seed).sample(texts, MAX_CMU_TEXTS)
             return kind, f"CMU {kind} ({value}, {len(texts)} plots < {MAX_WORDS} words, seeded sample)", texts

@@ -244,6 +244,16 @@ def test_loads_strict_refusals(text, fragment):
         loads_strict(text)
 
 
+def test_a_json_file_of_many_lines_says_where_it_is_broken():
+    """A hand-written concept file lost its position: "not valid JSON (Expecting value)" left the user hunting for
+    a trailing comma (a new user's walkthrough, session 46). A one-line text (a JSON Lines row) keeps the short
+    message: its reader names the line."""
+    with pytest.raises(InputError, match=r"^not valid JSON at line 3, column 11 \(Expecting value\)$"):
+        loads_strict('{\n  "pairs": [\n    ["a", ],\n  ]\n}')
+    with pytest.raises(InputError, match=r"^not valid JSON \(Expecting value\)$"):
+        loads_strict('{"pairs": [["a", ]]}\n')
+
+
 def test_loads_strict_accepts_bom_and_big_ints():
     assert loads_strict("\ufeff[1]") == [1]
     assert loads_strict(str(10**100)) == 10**100
