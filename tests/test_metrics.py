@@ -295,3 +295,52 @@ def test_query_validation():
         Query.build([["a"]], [["b"]])
     with pytest.raises(InputError, match="empty"):
         Query.build([["a"], []], [["b"]])
+
+
+def _swapped_best_aucs(x1, x2, n, seed):
+    """concept_auc_pvalue's null, the slow way: relabel, then concept_direction on the relabelled pairs."""
+    from debiasrag.metrics import concept_direction
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        swap = rng.random(x1.shape[0]) < 0.5
+        a, b = np.where(swap[:, None], x2, x1), np.where(swap[:, None], x1, x2)
+        out.append(concept_direction(a, b).auc)
+    return np.array(out)
+
+
+def test_concept_auc_pvalue_is_the_share_of_relabellings_reaching_the_auc():
+    """Best-of-n components on the fitted pairs passes 0.8 by chance (a new user's audit, session 46): the
+    permutation p-value says whether the groups, not the fitting, separate the pairs."""
+    from debiasrag.metrics import concept_auc_pvalue, concept_direction
+
+    rng = np.random.default_rng(3)
+    noise1, noise2 = rng.normal(size=(10, 16)), rng.normal(size=(10, 16))
+    observed = concept_direction(noise1, noise2).auc
+    slow = _swapped_best_aucs(noise1, noise2, 200, seed=5)
+    assert concept_auc_pvalue(noise1, noise2, observed, n=200, seed=5) == pytest.approx(
+        (1 + np.sum(slow >= observed - 1e-12)) / 201
+    )
+    assert concept_auc_pvalue(noise1, noise2, observed, n=200, seed=5) > 0.05  # no concept: not significant
+    shift = np.zeros(16)
+    shift[0] = 3.0  # group 2 sits apart along one axis: a concept
+    group2 = noise1 + shift + 0.3 * rng.normal(size=(10, 16))
+    real = concept_direction(noise1, group2)
+    assert real.auc > 0.85
+    assert concept_auc_pvalue(noise1, group2, real.auc, n=200) < 0.01
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((np.ones((3, 4)), np.ones((2, 4)), 0.9), "equal-shape"),
+        ((np.ones((3, 4)), np.ones((3, 4)), 0.9), "all zero"),
+        ((np.eye(3, 4), np.eye(3, 4)[::-1], 1.5), "auc must be a number from 0 to 1"),
+    ],
+)
+def test_concept_auc_pvalue_refuses_bad_input(args, message):
+    from debiasrag.metrics import concept_auc_pvalue
+
+    with pytest.raises(InputError, match=message):
+        concept_auc_pvalue(*args)
