@@ -80,6 +80,9 @@ INFERRED_BY_KEY = "debiasrag_group_inferred_by"
 is the user's label and always kept; one inferred by another detector (an older debiasrag) is inferred again."""
 
 BALANCED_GROUP_KEY = "debiasrag_balanced_group"
+# on each document a wrapper returns from a strategy that balanced groups: whether the result's groups came back
+# in equal numbers (RetrievalResult.groups_equal for the LangChain / LlamaIndex lists of documents)
+GROUPS_EQUAL_KEY = "debiasrag_groups_equal"
 """Metadata key of a returned copy (LangChain / LlamaIndex wrappers): the group ``balanced`` / ``dynamic`` counted the
 document as. :data:`GROUP_KEY` holds it too, unless the document carries the user's own label there (kept as written:
 "F", or a label of another concept such as "wealthy")."""
@@ -1109,13 +1112,25 @@ def _label(metadata: Mapping[str, Any]) -> Any:
     return None if isinstance(label, str) and not label.strip() else label
 
 
-def result_group_fields(metadata: Mapping[str, Any], group: str) -> dict[str, str]:
+def result_group_fields(metadata: Mapping[str, Any], group: str, *, equal: bool | None = None) -> dict[str, Any]:
     """The group keys a returned copy of a document gains: :data:`BALANCED_GROUP_KEY` always, :data:`GROUP_KEY`
-    unless ``metadata`` holds the user's own label there, which is kept as written."""
-    fields = {BALANCED_GROUP_KEY: group}
+    unless ``metadata`` holds the user's own label there, which is kept as written, and :data:`GROUPS_EQUAL_KEY`
+    (``equal``: whether the result's balanced groups came back in equal numbers) when given."""
+    fields: dict[str, Any] = {BALANCED_GROUP_KEY: group}
     if not user_labelled(metadata):
         fields[GROUP_KEY] = group
+    if equal is not None:
+        fields[GROUPS_EQUAL_KEY] = equal
     return fields
+
+
+def groups_equal(groups: Sequence[str | None], balanced: Sequence[str]) -> bool | None:
+    """Whether the ``balanced`` groups are equally many among the returned documents' ``groups`` (``None`` when
+    nothing was balanced): false when no swap within the strategy's bound closed the gap, or when a store gave
+    fewer results than asked."""
+    if not balanced:
+        return None
+    return len({sum(group == wanted for group in groups) for wanted in balanced}) <= 1
 
 
 def annotate_groups(documents: Iterable[Any], concept: str | Concept = "gender", *, versions: bool = True) -> list[str]:

@@ -13,7 +13,7 @@ from debiasrag.concepts import Concept, load_concept
 from debiasrag.counterfactual.neutralize import GenderNeutralizer
 from debiasrag.embedders import Embedder, embed_queries, index_embedder, load_embedder, to_unit_length
 from debiasrag.errors import InputError, is_blank
-from debiasrag.groups import NEUTRAL, GroupDetector, detector, user_labelled
+from debiasrag.groups import NEUTRAL, GroupDetector, detector, groups_equal, user_labelled
 from debiasrag.index import FaissIndex
 from debiasrag.strategies import (
     BLIND_INDEX_DELTA,
@@ -99,7 +99,7 @@ class RetrievalResult(Sequence[Hit]):
         """Whether the balanced groups came back in equal numbers (``None`` when the strategy balanced none):
         ``False`` when no swap within the strategy's relevance bound could close the gap, or when an odd number of
         gendered documents cannot split evenly and no neutral one was close enough to take the odd place."""
-        return len(set(self.group_counts.values())) <= 1 if self.balanced_groups else None
+        return groups_equal([hit.group for hit in self.hits], self.balanced_groups)
 
 
 def validate_query(query: object) -> str:

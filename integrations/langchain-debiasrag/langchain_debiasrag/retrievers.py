@@ -9,7 +9,7 @@ import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -35,7 +35,7 @@ from debiasrag.backends import (
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import load_embedder
 from debiasrag.errors import DebiasragError, InputError, shown
-from debiasrag.groups import group_lookup, result_group_fields
+from debiasrag.groups import group_lookup, groups_equal, result_group_fields
 from debiasrag.index import FaissIndex
 from debiasrag.retriever import DebiasedRetriever as CoreRetriever
 from debiasrag.retriever import RetrievalResult, validate_k
@@ -112,7 +112,9 @@ class DebiasedRetriever(BaseRetriever):
     the plain keys ``score`` / ``variant`` / ``rank`` unless the document already has that key (a user's own value
     is kept), and, for strategies that balance groups, ``debiasrag_balanced_group`` (the document's group they
     balanced on) and ``debiasrag_group`` (the same, unless the document carries the user's own label there, which is
-    kept as written). Over a ``FaissIndex``, ``debiasrag_id`` keeps the index's id with its type (ids ``1`` and
+    kept as written) and ``debiasrag_groups_equal`` (whether the result's groups came back in equal numbers: false
+    when no swap within the bound closed the gap, or when the store gave fewer than asked). Over a ``FaissIndex``,
+    ``debiasrag_id`` keeps the index's id with its type (ids ``1`` and
     ``"1"`` are two documents; LangChain's ``Document.id`` is ``"1"`` for both). A store returning one id for two
     different texts gives two documents (keyed by id and text); only exact duplicates merge.
 
@@ -331,7 +333,9 @@ class DebiasedRetriever(BaseRetriever):
             return self._rankings(store, variants, results, depth, seen)
 
         groups = group_lookup(self._concept, seen, variants[0][1]) if chosen.uses_groups else None  # debiasrag.groups
-        return _documents(retrieve_picks(chosen, search, k, groups), seen)
+        return _documents(
+            retrieve_picks(chosen, search, k, groups), seen, self._concept.groups if groups is not None else ()
+        )
 
     # -- async ------------------------------------------------------------------------------------
     async def _aget_relevant_documents(
@@ -367,7 +371,9 @@ class DebiasedRetriever(BaseRetriever):
             return self._rankings(store, variants, results, depth, seen)
 
         groups = group_lookup(self._concept, seen, variants[0][1]) if chosen.uses_groups else None  # debiasrag.groups
-        return _documents(await aretrieve_picks(chosen, asearch, k, groups), seen)
+        return _documents(
+            await aretrieve_picks(chosen, asearch, k, groups), seen, self._concept.groups if groups is not None else ()
+        )
 
     # -- store calls, each traced as a child run ----------------------------------------------------
     def _variant_runnable(self, label: str, store: Any) -> RunnableLambda:
@@ -621,18 +627,22 @@ RESULT_KEYS = ("score", "variant", "rank")
 ID_KEY = "debiasrag_id"
 
 
-def _with_scores(doc: Document, score: float, variant: str, rank: int, group: str | None) -> Document:
+def _with_scores(
+    doc: Document, score: float, variant: str, rank: int, group: str | None, equal: bool | None = None
+) -> Document:
     values: dict[str, Any] = {"score": score, "variant": variant, "rank": rank}
     added = {f"debiasrag_{key}": value for key, value in values.items()}
     added.update({key: value for key, value in values.items() if key not in doc.metadata})
     if group is not None:  # only strategies that balanced groups report one; a user's own label is kept
-        added.update(result_group_fields(doc.metadata, group))
+        added.update(result_group_fields(doc.metadata, group, equal=equal))
     return doc.model_copy(update={"metadata": {**doc.metadata, **added}})
 
 
-def _documents(picks: list[Pick], seen: Mapping[Any, Document]) -> list[Document]:
+def _documents(picks: list[Pick], seen: Mapping[Any, Document], balanced: Sequence[str]) -> list[Document]:
+    # a store capped below k, or a gap no swap could close, leaves the groups unequal: say so on each document
+    equal = groups_equal([pick.group for pick in picks], balanced)
     return [
-        _with_scores(seen[pick.key], float(pick.score), pick.variant, rank, pick.group)
+        _with_scores(seen[pick.key], float(pick.score), pick.variant, rank, pick.group, equal)
         for rank, pick in enumerate(picks, 1)
     ]
 
@@ -644,7 +654,11 @@ def _documents_from_result(result: RetrievalResult) -> list[Document]:
         Document(id=str(hit.id), page_content=hit.text, metadata={**hit.metadata, ID_KEY: hit.id})
         for hit in result.hits
     ]
-    return [_with_scores(doc, hit.score, hit.variant, hit.rank, hit.group) for doc, hit in zip(documents, result.hits)]
+    equal = result.groups_equal
+    return [
+        _with_scores(doc, hit.score, hit.variant, hit.rank, hit.group, equal)
+        for doc, hit in zip(documents, result.hits)
+    ]
 
 
 __all__ = ["DebiasedRetriever", "document_key"]

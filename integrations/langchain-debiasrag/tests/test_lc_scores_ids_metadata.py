@@ -261,3 +261,38 @@ def test_user_metadata_is_never_overwritten(backend: str, strategy: str) -> None
 
 def plain_metadata(store: InMemoryVectorStore, doc_id: str) -> dict:
     return dict(store.get_by_ids([doc_id])[0].metadata)
+
+
+class CappedStore(InMemoryVectorStore):
+    """A hosted store's maximum top-k: at most 2 results whatever is asked."""
+
+    def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any) -> list[tuple[Document, float]]:
+        return super().similarity_search_with_score(query, k=min(k, 2), **kwargs)
+
+
+def test_each_document_says_whether_the_groups_came_back_equal() -> None:
+    """A store capped below k left `balanced` with one neutral and one male document and nothing saying so (a new
+    user's walkthrough, session 46): each document now carries ``debiasrag_groups_equal``."""
+    texts = [
+        "She negotiated her salary with data.",
+        "He negotiated his salary with data.",
+        "They negotiated their salary with data.",
+        "She asked for a raise.",
+        "He asked for a raise.",
+        "A cat slept.",
+    ]
+    docs = [Document(page_content=t, id=str(i)) for i, t in enumerate(texts)]
+    query = "How to negotiate a salary?"
+    full = in_memory_store(docs)
+    found = DebiasedRetriever(full, strategy="balanced", k=5).invoke(query)
+    assert [d.metadata["debiasrag_groups_equal"] for d in found] == [True] * 5
+    found = DebiasedRetriever(full, strategy="balanced", k=4).invoke(query)  # 3 gendered, no neutral close enough
+    assert [d.metadata["debiasrag_group"] for d in found] == ["neutral", "male", "female", "male"]
+    assert {d.metadata["debiasrag_groups_equal"] for d in found} == {False}
+    capped = CappedStore(minilm())
+    capped.add_documents(docs)
+    found = DebiasedRetriever(capped, strategy="balanced", k=4).invoke(query)
+    groups = [d.metadata["debiasrag_group"] for d in found]
+    assert len(found) == 2 and groups.count("female") != groups.count("male")
+    assert {d.metadata["debiasrag_groups_equal"] for d in found} == {False}
+    assert "debiasrag_groups_equal" not in DebiasedRetriever(full, strategy="topk", k=2).invoke(query)[0].metadata

@@ -195,3 +195,29 @@ def test_user_metadata_is_never_overwritten(strategy: str) -> None:
             assert "rank:" not in llm_view and "variant:" not in llm_view
     stored = index.docstore.get_node("u0")
     assert stored.metadata == USER_META  # the indexed node is untouched
+
+
+class Capped(BaseRetriever):
+    """A user retriever behind a service that returns at most ``cap`` nodes whatever is asked."""
+
+    def __init__(self, inner: BaseRetriever, cap: int) -> None:
+        super().__init__()
+        self.inner, self.cap = inner, cap
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self.inner.retrieve(query_bundle)[: self.cap]
+
+
+def test_each_node_says_whether_the_groups_came_back_equal() -> None:
+    """A retriever capped below k left `balanced` with one male and one neutral node and nothing saying so (a new
+    user's walkthrough, session 46): each node now carries ``debiasrag_groups_equal``, hidden from the LLM."""
+    inner = index_of(TEXTS).as_retriever(similarity_top_k=5)
+    full = DebiasedRetriever(inner, strategy="balanced", similarity_top_k=4).retrieve(QUERY)
+    assert [n.node.metadata["debiasrag_groups_equal"] for n in full] == [True] * 4
+    capped = DebiasedRetriever(Capped(inner, 3), strategy="balanced", similarity_top_k=4).retrieve(QUERY)
+    groups = [n.node.metadata["debiasrag_group"] for n in capped]
+    assert groups.count("female") != groups.count("male")
+    assert {n.node.metadata["debiasrag_groups_equal"] for n in capped} == {False}
+    assert "debiasrag_groups_equal" not in capped[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    topk = DebiasedRetriever(inner, strategy="topk", similarity_top_k=2).retrieve(QUERY)
+    assert "debiasrag_groups_equal" not in topk[0].node.metadata  # topk balances nothing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +28,14 @@ from debiasrag.backends import (
 )
 from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import DebiasragError, InputError, shown
-from debiasrag.groups import BALANCED_GROUP_KEY, GROUP_KEY, group_lookup, result_group_fields
+from debiasrag.groups import (
+    BALANCED_GROUP_KEY,
+    GROUP_KEY,
+    GROUPS_EQUAL_KEY,
+    group_lookup,
+    groups_equal,
+    result_group_fields,
+)
 from debiasrag.retriever import validate_k
 from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 
@@ -37,7 +44,13 @@ from debiasrag.strategies import Pick, Ranking, Strategy, get_strategy
 # so a user's own "group" field is never overwritten; variant and rank always go under debiasrag_variant and
 # debiasrag_rank, and under the plain "variant" / "rank" only when the node has no such key of its own.
 RESULT_KEYS = ("variant", "rank")
-DEBIASRAG_KEYS = (*RESULT_KEYS, *(f"debiasrag_{key}" for key in RESULT_KEYS), GROUP_KEY, BALANCED_GROUP_KEY)
+DEBIASRAG_KEYS = (
+    *RESULT_KEYS,
+    *(f"debiasrag_{key}" for key in RESULT_KEYS),
+    GROUP_KEY,
+    BALANCED_GROUP_KEY,
+    GROUPS_EQUAL_KEY,
+)
 
 
 class DebiasedRetriever(BaseRetriever):
@@ -65,8 +78,9 @@ class DebiasedRetriever(BaseRetriever):
     score is on the ``NodeWithScore`` (higher = more similar) and the metadata gains ``debiasrag_variant``,
     ``debiasrag_rank``, the same two under ``variant`` / ``rank`` unless the node already has that key (a
     user's own value is kept) and, for strategies that balance groups, ``debiasrag_balanced_group`` (the group they
-    balanced on) and ``debiasrag_group`` (the same, unless the node carries the user's own label there, kept as
-    written), all excluded from the LLM and embedding metadata views. Nodes sharing an id but not their
+    balanced on), ``debiasrag_group`` (the same, unless the node carries the user's own label there, kept as
+    written) and ``debiasrag_groups_equal`` (whether the groups came back in equal numbers), all excluded from the
+    LLM and embedding metadata views. Nodes sharing an id but not their
     text are two results (keyed by id and text); only exact duplicates merge.
 
     Args:
@@ -190,7 +204,9 @@ class DebiasedRetriever(BaseRetriever):
         groups = (
             group_lookup(self.concept, seen, variants[0][1]) if self.strategy.uses_groups else None
         )  # debiasrag.groups
-        return _nodes(retrieve_picks(self.strategy, search, k, groups), seen)
+        return _nodes(
+            retrieve_picks(self.strategy, search, k, groups), seen, self.concept.groups if groups is not None else ()
+        )
 
     # -- async ----------------------------------------------------------------------------------------
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -209,7 +225,11 @@ class DebiasedRetriever(BaseRetriever):
         groups = (
             group_lookup(self.concept, seen, variants[0][1]) if self.strategy.uses_groups else None
         )  # debiasrag.groups
-        return _nodes(await aretrieve_picks(self.strategy, asearch, k, groups), seen)
+        return _nodes(
+            await aretrieve_picks(self.strategy, asearch, k, groups),
+            seen,
+            self.concept.groups if groups is not None else (),
+        )
 
     # -- scores ---------------------------------------------------------------------------------------
     def _rankings(
@@ -280,7 +300,9 @@ def _has_settable_top_k(retriever: BaseRetriever) -> bool:
     return isinstance(prop, property) and prop.fset is not None
 
 
-def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWithScore]:
+def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore], balanced: Sequence[str]) -> list[NodeWithScore]:
+    # a retriever capped below k, or a gap no swap could close, leaves the groups unequal: say so on each node
+    equal = groups_equal([pick.group for pick in picks], balanced)
     output = []
     for rank, pick in enumerate(picks, start=1):
         node = seen[pick.key].node.model_copy()  # shallow: the stored node keeps its own metadata
@@ -288,7 +310,7 @@ def _nodes(picks: list[Pick], seen: Mapping[Any, NodeWithScore]) -> list[NodeWit
         added = {f"debiasrag_{key}": value for key, value in values.items()}
         added.update({key: value for key, value in values.items() if key not in node.metadata})  # user's kept
         if pick.group is not None:  # only strategies that balanced groups report one; a user's own label is kept
-            added.update(result_group_fields(node.metadata, pick.group))
+            added.update(result_group_fields(node.metadata, pick.group, equal=equal))
         node.metadata = {**node.metadata, **added}
         # only what debiasrag added: a user's own "rank" stays in the views it was in; the group key is always hidden,
         # a user's own label included (a gender label in the prompt is what a debiasing plugin must not add)
