@@ -331,7 +331,9 @@ class SentenceTransformerEmbedder:
             if kind == "documents"
             else "shorten them (the sentences the context and paper strategies append come last and are cut first)"
         )
-        counted = f"{cut} of {len(texts)}" if len(texts) < 256 else f"{cut} in a batch of {len(texts)}"
+        # the texts of this call only: behind the embedding cache, those not embedded before (the rest were read
+        # from it), so "1 of 1" read as "every document was cut" (a new user's walkthrough, session 46)
+        counted = f"{cut} of {len(texts)} embedded now" if len(texts) < 256 else f"{cut} in a batch of {len(texts)}"
         warnings.warn(  # said once: an index embeds in batches, so the first batch with such texts is counted
             f"{kind} longer than {self.name} reads ({limit} tokens) are cut ({counted}; said once): only their first "
             f"{limit} tokens are embedded; {advice}",

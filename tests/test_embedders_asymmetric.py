@@ -157,7 +157,8 @@ def test_texts_longer_than_the_model_reads_are_named_once(embedder, tmp_path, ca
     fresh = SentenceTransformerEmbedder()  # warns once per embedder and kind
     long = "The quarterly report lists office supplies and the cafeteria menu. " * 30 + "The pump failed."
     with pytest.warns(
-        DebiasragWarning, match=r"documents longer than .* reads \(256 tokens\) are cut \(1 of 2; said once\)"
+        DebiasragWarning,
+        match=r"documents longer than .* reads \(256 tokens\) are cut \(1 of 2 embedded now; said once\)",
     ):
         fresh.encode_documents([long, "Short."])
     with warnings.catch_warnings():
