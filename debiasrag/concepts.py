@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 import string
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debiasrag.errors import InputError
+from debiasrag.errors import InputError, warn_caller
+from debiasrag.extras import MissingExtraError
 from debiasrag.fileio import loads_strict, read_text
 from debiasrag.resources import data_file
 
@@ -93,8 +96,11 @@ class Concept:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "concept") -> Concept:
-        """Build a concept from parsed JSON, checking every field; any problem is an :class:`InputError`."""
-        return cls(**_validated_fields(data, source))
+        """Build a concept from parsed JSON, checking every field; any problem is an :class:`InputError`.
+
+        Word lists that load but would skew the results each give a :class:`~debiasrag.errors.DebiasragWarning`
+        naming the words (:func:`word_list_problems`)."""
+        return _built(data, source, seed_lists=False, kind=cls)
 
 
 _KNOWN_FIELDS = (
@@ -170,6 +176,12 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'pairs' must be a list of [group 1 word, group 2 word] lists of non-empty strings",
     )
+    for number, (first, second) in enumerate(pairs, 1):  # a word cannot stand for both groups at once
+        _check(
+            word_key(first) != word_key(second),
+            source,
+            f"'pairs' item {number} {[first, second]!r} holds the same word twice; give one word for each group",
+        )
     attributes = data.get("attributes", {})
     _check(
         isinstance(attributes, dict) and all(_is_number(v) for v in attributes.values()),
@@ -199,6 +211,8 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
         source,
         "'weat' must map each set name to a list of non-empty words",
     )
+    for name, words in weat.items():  # an empty set would end the WEAT test in a division by zero
+        _check(bool(words), source, f"'weat' set {name!r} is empty; give it words or leave it out")
     aliases = data.get("label_aliases", {})
     _check(
         isinstance(aliases, dict) and all(_is_text(k) and v in (*groups, NEUTRAL_LABEL) for k, v in aliases.items()),
@@ -234,6 +248,117 @@ def _validated_fields(data: Any, source: str) -> dict[str, Any]:
     }
 
 
+def _built(data: Any, source: str, *, seed_lists: bool, kind: type[Concept] = Concept) -> Concept:
+    """A concept (of class ``kind``) from parsed JSON, after a warning for each of :func:`word_list_problems`."""
+    concept = kind(**_validated_fields(data, source))
+    for problem in _word_list_problems(concept, seed_lists=seed_lists):
+        warn_caller(f"{source}: {problem}")
+    return concept
+
+
+def word_key(word: str) -> str:
+    """How concept words are compared when looking for overlaps and repeats: any case or width, a typographic
+    apostrophe as ', blanks collapsed (the group detector reads "Barn" and "barn" as one word)."""
+    return " ".join(unicodedata.normalize("NFKC", word).casefold().replace("\u2019", "'").split())
+
+
+def _shown(words: Iterable[str], limit: int = 8) -> str:
+    words = list(words)
+    more = f" (+{len(words) - limit} more)" if len(words) > limit else ""
+    return ", ".join(words[:limit]) + more
+
+
+def _repeats(items: Iterable[str]) -> list[str]:
+    """The items listed more than once, each with its count ("ample (4×)"), in first-seen order."""
+    return [f"{item} ({count}×)" for item, count in Counter(items).items() if count > 1]
+
+
+def word_list_problems(concept: Concept) -> list[str]:
+    """What in a concept's word lists loads but would skew what it detects or measures, one sentence per problem
+    naming the words: a word listed for both groups (in ``pairs``, or in both WEAT target or attribute sets), a
+    repeated pair, a word repeated within a WEAT set, and scored words that also define the concept (attributes or
+    WEAT attribute sets holding pair or WEAT target words: seed 003's rule, checked by
+    :func:`debiasrag.metrics.check_word_sets` when the ``metrics`` extra is installed). Empty for a clean concept.
+
+    Loading a concept warns with each of these (:class:`~debiasrag.errors.DebiasragWarning`). The bundled ``age``
+    and ``wealth`` WEAT sets repeat words as seed 000 Appendix A.3 prints them; loading them by name does not warn
+    about those repeats (this function still lists them)."""
+    return _word_list_problems(concept, seed_lists=False)
+
+
+def _word_list_problems(concept: Concept, *, seed_lists: bool) -> list[str]:
+    """:func:`word_list_problems`; ``seed_lists`` (a bundled concept, the seed's lists as printed) leaves out the
+    seed's own repeats and the scoring-set check (it loads the metrics extra; the test suite checks the bundled
+    sets), so that the retriever's default concept loads fast and quietly."""
+    problems = []
+    first, second = concept.groups
+    keys = [(word_key(a), word_key(b)) for a, b in concept.pairs]
+    in_both = sorted({a for a, _ in keys} & {b for _, b in keys})
+    if in_both:
+        problems.append(
+            f"'pairs' list {_shown(in_both)} for both groups ({first} and {second}): the group detector reads such a "
+            "word as evidence of neither group, and it pulls the concept direction both ways"
+        )
+    repeated = _repeats(f"[{a}, {b}]" for a, b in keys)
+    if repeated:
+        problems.append(f"'pairs' repeats {_shown(repeated)}: a repeated pair weighs more in the concept direction")
+    for one, other in (("T1", "T2"), ("A1", "A2")):
+        if one in concept.weat and other in concept.weat:
+            shared = sorted(set(map(word_key, concept.weat[one])) & set(map(word_key, concept.weat[other])))
+            if shared:
+                problems.append(
+                    f"'weat' sets {one} and {other} share {_shown(shared)}: such a word counts for both sides"
+                )
+    for name, words in concept.weat.items():
+        repeated = _repeats(map(word_key, words))
+        if repeated and not seed_lists:
+            problems.append(
+                f"'weat' set {name!r} repeats {_shown(repeated)}: a repeated word counts once for each time it is "
+                "listed"
+            )
+    return problems + ([] if seed_lists else _scoring_leaks(concept))
+
+
+def _scoring_leaks(concept: Concept) -> list[str]:
+    """Seed 003's rule (Table 3) on a concept: words that learn a direction or stand for a group must not be scored.
+    Checked by :func:`~debiasrag.metrics.check_word_sets`; nothing to check (and nothing scores these sets) without
+    the ``metrics`` extra."""
+    attribute_names = [name for name in ("A1", "A2") if name in concept.weat]
+    if not concept.attributes and not attribute_names:
+        return []
+    try:
+        from debiasrag.metrics.query import Query, check_word_sets
+    except MissingExtraError:
+        return []
+    definition = [word for pair in concept.pairs for word in pair]
+    sides = [[a for a, _ in concept.pairs], [b for _, b in concept.pairs]]
+    problems = []
+    if concept.attributes and concept.pairs:
+        query = Query.build(sides, [list(concept.attributes)], name=concept.name)
+        leaks = check_word_sets(query, definition, on_leak="ignore").leaks
+        if "definition words scored as attributes" in leaks:
+            problems.append(
+                f"'attributes' holds pair words {_shown(leaks['definition words scored as attributes'])}: words "
+                "that learn the concept direction must not be scored on it (seed 003 Table 3)"
+            )
+    targets = [list(concept.weat.get(name, ())) for name in ("T1", "T2")]
+    have_targets = all(targets)
+    if attribute_names and (have_targets or concept.pairs):
+        attributes = [list(concept.weat[name]) for name in attribute_names]
+        query = Query.build(targets if have_targets else sides, attributes, name=concept.name)
+        leaks = check_word_sets(query, definition, on_leak="ignore").leaks
+        labels = [("definition words scored as attributes", "pair words")]
+        if have_targets:
+            labels.append(("attributes that are also targets", "WEAT target (T1 / T2) words"))
+        for label, what in labels:
+            if label in leaks:
+                problems.append(
+                    f"'weat' {' / '.join(attribute_names)} hold {what} {_shown(leaks[label])}: words that stand "
+                    "for a group must not be scored as attributes (seed 003 Table 3)"
+                )
+    return problems
+
+
 def available_concepts() -> list[str]:
     """Names of the concepts bundled with the package."""
     folder = data_file("concepts")
@@ -244,12 +369,14 @@ def load_concept(concept: str | Path | Concept) -> Concept:
     """Load a bundled concept by name (``"gender"``) or the user's own from a JSON file path.
 
     A file that is missing, not UTF-8, not strict JSON (see :func:`~debiasrag.fileio.loads_strict`) or
-    has a field of the wrong type raises :class:`InputError`.
+    has a field of the wrong type raises :class:`InputError`; word lists that load but would skew the results warn
+    (:func:`word_list_problems`).
     """
     if isinstance(concept, Concept):
         return concept
     text = str(concept)
-    if text.endswith(".json") or Path(text).is_file():
+    bundled = not (text.endswith(".json") or Path(text).is_file())
+    if not bundled:
         source = text
         raw = read_text(text, what="concept file")
     else:
@@ -263,4 +390,20 @@ def load_concept(concept: str | Path | Concept) -> Concept:
         data = loads_strict(raw)
     except InputError as exc:
         raise InputError(f"{source}: {exc.message}") from None
-    return Concept.from_dict(data, source=source)
+    return _built(data, source, seed_lists=bundled)
+
+
+def is_bundled(concept: Concept) -> bool:
+    """Whether ``concept`` is a bundled concept as shipped (same name and every field): what the seeds report for
+    that concept applies to it, and not to a file of the same name with other words."""
+    return concept.name in available_concepts() and load_concept(concept.name) == concept
+
+
+def load_concepts(concepts: Iterable[str | Path | Concept]) -> list[Concept]:
+    """:func:`load_concept` for each of ``concepts``, in order; one given twice is kept once. Two different concepts
+    of one name are an :class:`InputError` (results are keyed by the concept's name)."""
+    loaded: dict[str, Concept] = {}
+    for concept in map(load_concept, concepts):
+        if loaded.setdefault(concept.name, concept) != concept:
+            raise InputError(f"two different concepts are named {concept.name!r}; rename one (its 'name' field)")
+    return list(loaded.values())

@@ -265,6 +265,8 @@ def test_concept_auc_measured_values(suite):
     assert concept["wealth.auc"] == pytest.approx(0.915, abs=0.001)
     assert concept["gender.neutral.abs_rho"] == pytest.approx(0.742, abs=0.001)
     assert all(concept[f"{c}.captured"] == "yes" for c in ("gender", "age", "wealth"))
+    # no relabelling of 1,000 reaches the bundled concepts' AUC: the floor 1 / 1001 (session 46)
+    assert all(concept[f"{c}.auc_chance_p"] == pytest.approx(1 / 1001, abs=1e-6) for c in ("gender", "age", "wealth"))
     for c in ("gender", "age", "wealth"):
         for ctx in ("neutral", "debiasing", "positive", "negative"):
             assert 0.0 <= concept[f"{c}.{ctx}.p_hat"] <= 1.0

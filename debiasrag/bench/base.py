@@ -33,6 +33,7 @@ from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
 
 if TYPE_CHECKING:
+    from debiasrag.concepts import Concept
     from debiasrag.datasets import RetrievalTask
 
 MetricValue = float | int | str
@@ -73,6 +74,8 @@ class BenchContext:
             (:data:`debiasrag.datasets.UNKNOWN_GROUPS`).
         neutralize: ``retrieval`` searches a gender-blind index whose first names are removed this way
             (``"ner"``, ``"table"``, ``"keep"``; :class:`~debiasrag.counterfactual.GenderNeutralizer`), else ``None``.
+        concepts: the concepts ``concept-auc`` and ``weat`` measure: bundled names, concept files or
+            :class:`~debiasrag.concepts.Concept` objects; empty (the default) = the bundled gender, age and wealth.
     """
 
     model: str | None = None
@@ -86,6 +89,7 @@ class BenchContext:
     data: Path | RetrievalTask | None = None
     unknown_groups: str = "error"
     neutralize: str | None = None
+    concepts: tuple[str | Path | Concept, ...] = ()
 
     def plot_path(self, filename: str) -> Path | None:
         """``out_dir / filename`` (folder created), or ``None`` when there is no output folder or no matplotlib."""

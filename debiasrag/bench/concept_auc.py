@@ -1,9 +1,12 @@
 """``concept-auc``: geometric bias identification (seed 000 §2.1.1, eq. 1-3, Tables 5, 6, 9).
 
-For gender, age and wealth: the concept direction is the best-AUC singular vector of the pair differences
-(Table 5 pairs, embedded as plain words); attributes (Table 6, with human labels) are embedded inside each
-scenario template (neutral / debiasing / positive / negative, Tables 2, 7, 8) and ρ = corr(labels, projections)
-with p̂ from 10⁴ seeded random projections. AUC < 0.8 is flagged "concept not captured" as in the seed.
+For gender, age and wealth (or the concepts in ``BenchContext.concepts``, e.g. a concept file of your own with
+``pairs``, three or more ``attributes`` and a template per context): the concept direction is the best-AUC singular
+vector of the pair differences (Table 5 pairs, embedded as plain words); attributes (Table 6, with human labels) are
+embedded inside each scenario template (neutral / debiasing / positive / negative, Tables 2, 7, 8) and
+ρ = corr(labels, projections) with p̂ from 10⁴ seeded random projections. AUC < 0.8 is flagged "concept not
+captured" as in the seed; ``auc_chance_p`` (not in the seed) is the share of 1,000 seeded relabellings of the pairs
+whose best AUC reaches the concept's, and a note flags an AUC that passes 0.8 with auc_chance_p ≥ 0.05.
 """
 
 from __future__ import annotations
@@ -15,27 +18,61 @@ import numpy as np
 
 from debiasrag.bench._common import add_seed_figures, context_embedder, md_table, seed000_figures
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.concepts import load_concept
+from debiasrag.concepts import Concept, is_bundled, load_concept, load_concepts
 from debiasrag.embedders import Embedder
-from debiasrag.metrics import AUC_CAPTURED, concept_direction, projection_correlation, random_projection_pvalue
+from debiasrag.errors import InputError
+from debiasrag.metrics import (
+    AUC_CAPTURED,
+    concept_auc_pvalue,
+    concept_direction,
+    projection_correlation,
+    random_projection_pvalue,
+)
 from debiasrag.metrics.geometry import significance_stars
 
 NAME = "concept-auc"
 CONCEPTS = ("gender", "age", "wealth")
 CONTEXTS = ("neutral", "debiasing", "positive", "negative")
 N_RANDOM = 10_000
+N_RELABEL = 1000  # relabellings of the pairs behind auc_chance_p (metrics.concept_auc_pvalue)
+CHANCE_P = 0.05  # at or above it, the AUC is within what pairs with no concept reach
+
+
+def check_concept(concept: Concept) -> None:
+    """:class:`InputError` unless ``concept`` holds what this benchmark measures: two or more ``pairs`` (the
+    direction), three or more ``attributes`` (the correlation) and a template with ``{attribute}`` per context."""
+    needs = [] if len(concept.pairs) >= 2 else ["at least 2 'pairs'"]
+    needs += [] if len(concept.attributes) >= 3 else ["at least 3 'attributes'"]
+    missing = [c for c in CONTEXTS if "{attribute}" not in concept.templates.get(c, "")]
+    needs += [f"a 'templates' sentence with {{attribute}} for {', '.join(missing)}"] if missing else []
+    if needs:
+        raise InputError(f"concept {concept.name!r}: the {NAME} benchmark needs {'; '.join(needs)}")
+
+
+def measured_concepts(ctx: BenchContext) -> list[Concept]:
+    """The concepts to measure (``ctx.concepts``, else gender, age and wealth), each checked by
+    :func:`check_concept`."""
+    concepts = load_concepts(ctx.concepts or CONCEPTS)
+    for concept in concepts:
+        check_concept(concept)
+    return concepts
 
 
 def _measure_concept(
     ctx: BenchContext,
     embedder: Embedder,
-    concept_name: str,
+    concept: Concept | str,
     seed: dict[str, Any] | None,
     result: BenchResult,
     advance: Callable[[], None],
 ) -> tuple[float, dict[str, float], list[list[object]]]:
-    """One concept: its direction's AUC, then ρ and p̂ per context; metrics and notes go into ``result``."""
-    concept = load_concept(concept_name)
+    """One concept (or a bundled one's name): its direction's AUC, then ρ and p̂ per context; metrics and notes go
+    into ``result``."""
+    concept = load_concept(concept)
+    concept_name = concept.name
+    if seed is not None and not is_bundled(concept):  # the seed's figures are for its own word lists
+        seed = None
+        result.notes.append(f"{concept_name}: not a bundled concept as shipped; no seed comparison.")
     words1 = [a for a, _ in concept.pairs]
     words2 = [b for _, b in concept.pairs]
     vectors = embedder.encode(words1 + words2)
@@ -45,12 +82,23 @@ def _measure_concept(
     result.metrics[prefix + "first_auc"] = round(direction.first_auc, 6)
     result.metrics[prefix + "component"] = direction.component
     result.metrics[prefix + "captured"] = "yes" if direction.captured else "no"
+    # the AUC is the best of several components on the pairs it was fitted on: how often relabelled pairs (no
+    # concept) reach it says whether it is the concept or the fitting (session 46)
+    chance = concept_auc_pvalue(
+        vectors[: len(words1)], vectors[len(words1) :], direction.auc, n=N_RELABEL, seed=ctx.seed
+    )
+    result.metrics[prefix + "auc_chance_p"] = round(chance, 6)
     rho_by_context: dict[str, float] = {}
     rows: list[list[object]] = []
     if not direction.captured:
         result.notes.append(
             f"{concept_name}: concept not captured (AUC {direction.auc:.3f} < {AUC_CAPTURED}); "
             "its ρ values are unreliable (seed 000 §2.1.1)"
+        )
+    elif chance >= CHANCE_P:
+        result.notes.append(
+            f"{concept_name}: AUC {direction.auc:.3f} passes {AUC_CAPTURED}, but {chance:.0%} of random relabellings "
+            f"of its pairs reach it too (auc_chance_p ≥ {CHANCE_P}): the direction may fit the pairs, not a concept"
         )
     names = list(concept.attributes)
     labels = np.array([concept.attributes[n] for n in names])
@@ -94,11 +142,12 @@ def run(ctx: BenchContext) -> BenchResult:
     rows: list[list[object]] = []
     auc_by_concept: dict[str, float] = {}
     rho_by_concept: dict[str, dict[str, float]] = {}
-    with ctx.progress("concept-auc", len(CONCEPTS) * len(CONTEXTS)) as advance:
-        for concept_name in CONCEPTS:
-            auc, rhos, concept_rows = _measure_concept(ctx, embedder, concept_name, seed, result, advance)
-            auc_by_concept[concept_name] = auc
-            rho_by_concept[concept_name] = rhos
+    concepts = measured_concepts(ctx)
+    with ctx.progress("concept-auc", len(concepts) * len(CONTEXTS)) as advance:
+        for concept in concepts:
+            auc, rhos, concept_rows = _measure_concept(ctx, embedder, concept, seed, result, advance)
+            auc_by_concept[concept.name] = auc
+            rho_by_concept[concept.name] = rhos
             rows += concept_rows
     result.tables.append(
         md_table(

@@ -22,6 +22,7 @@ from debiasrag.commands._common import (
     seed_int,
 )
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
+from debiasrag.concepts import Concept, load_concept
 from debiasrag.errors import InputError
 from debiasrag.fileio import loads_strict, printable
 
@@ -83,6 +84,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         help="retrieval only: your labelled set (folder or .jsonl/.csv file; format in the README)",
+    )
+    parser.add_argument(
+        "--concept",
+        action="append",
+        default=None,
+        metavar="NAME|PATH",
+        help="concept-auc and weat only: a bundled concept (gender, age, wealth) or a concept .json file; repeat for "
+        "several (default: gender, age and wealth)",
     )
     parser.add_argument(
         "--unknown-groups",
@@ -201,6 +210,8 @@ def _command_line(args: argparse.Namespace) -> str:
     parts = ["debiasrag", "bench", args.name]
     for model in args.model or []:
         parts += ["--model", model]
+    for concept in args.concept or []:
+        parts += ["--concept", concept]
     options = (
         ("--out", args.out),
         ("--anonymize", args.anonymize),
@@ -219,6 +230,32 @@ def _command_line(args: argparse.Namespace) -> str:
     if args.json:
         parts.append("--json")
     return " ".join(shlex.quote(p) for p in parts)
+
+
+def bench_concepts(given: list[str], names: list[str]) -> tuple[Concept, ...]:
+    """The ``--concept`` concepts, read and checked against each named benchmark that measures concepts (those
+    defining ``check_concept``) before any model loads: a bad file is one error line, not a failed run."""
+    from debiasrag.bench.base import get_benchmark
+
+    modules = [get_benchmark(name) for name in names]
+    checks = [module.check_concept for module in modules if hasattr(module, "check_concept")]
+    if not checks:
+        raise InputError("--concept applies to the concept-auc and weat benchmarks only")
+    concepts: dict[str, tuple[str, Concept]] = {}  # name -> (as given, concept): the metric keys start with the name
+    for text in given:
+        concept = load_concept(text)  # a missing or malformed file: one line naming it
+        for check in checks:
+            try:
+                check(concept)
+            except InputError as exc:
+                raise InputError(f"--concept {text}: {exc.message}") from None
+        first, earlier = concepts.setdefault(concept.name, (text, concept))
+        if earlier != concept:
+            raise InputError(
+                f"--concept {first} and --concept {text} are two concepts named {concept.name!r}; rename one "
+                "(its 'name' field)"
+            )
+    return tuple(concept for _, concept in concepts.values())
 
 
 def _unknown_groups(args: argparse.Namespace) -> str:
@@ -241,7 +278,18 @@ def run(args: argparse.Namespace) -> int:
     )
 
     if args.name == "list":
-        run_options = ("model", "out", "anonymize", "llm_model", "timeout", "neutralize", "cache_dir", "seed", "data")
+        run_options = (
+            "model",
+            "out",
+            "anonymize",
+            "llm_model",
+            "timeout",
+            "neutralize",
+            "cache_dir",
+            "seed",
+            "data",
+            "concept",
+        )
         given = flags_given(args, *run_options, "unknown_groups")
         if given:  # a user who typed `bench list --out report/` expected a run, not an exit 0 and no report
             raise InputError(f"'bench list' runs nothing, so {', '.join(given)} would do nothing; name a benchmark")
@@ -256,6 +304,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{name}\t{summary}")
         return 0
     names = resolve_names(args.name)  # unknown name: InputError before any model loads
+    concepts = bench_concepts(args.concept, names) if args.concept is not None else ()  # before any model loads
     if args.data is not None:  # a bad file fails here, before any model loads
         from debiasrag.datasets import load_labelled_set
 
@@ -291,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
         ctx.data = labelled if args.data is not None else None  # read once, above
         ctx.unknown_groups = _unknown_groups(args)
         ctx.neutralize = args.neutralize
+        ctx.concepts = concepts  # read once, above
     unique: dict[str, BenchContext] = {}
     for ctx in contexts:  # "all-MiniLM-L6-v2" and the packaged path are one model: run it once
         unique.setdefault(context_embedder(ctx).name, ctx)

@@ -54,13 +54,11 @@ class ConceptDirection:
         return self.auc >= AUC_CAPTURED
 
 
-def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None = None) -> ConceptDirection:
-    """Best-AUC singular vector of ``X2 - X1`` (eq. 1).
-
-    Each right singular vector ``b`` is scored by the AUC of classifying ``X1`` (class 0) against ``X2``
-    (class 1) from their projections; the sign of ``b`` is arbitrary, so a component's AUC is
-    ``max(auc, 1 - auc)`` and the returned direction is flipped so that ``X2`` projects higher.
-    """
+def _pair_components(
+    x1: np.ndarray, x2: np.ndarray, max_components: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked pair matrices and the right singular vectors of ``X2 - X1`` with non-zero singular values (at
+    most ``max_components``), rows of the last array."""
     x1, x2 = as_matrix(x1, "X1"), as_matrix(x2, "X2")
     if x1.shape != x2.shape:
         raise InputError(f"concept pairs need two equal-shape (n, p) arrays, got {x1.shape} and {x2.shape}")
@@ -70,8 +68,19 @@ def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None
         raise InputError("the pair differences are all zero: the two word lists embed identically")
     if max_components is not None:
         keep = min(keep, max_components)
+    return x1, x2, vt[:keep]
+
+
+def concept_direction(x1: np.ndarray, x2: np.ndarray, max_components: int | None = None) -> ConceptDirection:
+    """Best-AUC singular vector of ``X2 - X1`` (eq. 1).
+
+    Each right singular vector ``b`` is scored by the AUC of classifying ``X1`` (class 0) against ``X2``
+    (class 1) from their projections; the sign of ``b`` is arbitrary, so a component's AUC is
+    ``max(auc, 1 - auc)`` and the returned direction is flipped so that ``X2`` projects higher.
+    """
+    x1, x2, vt = _pair_components(x1, x2, max_components)
     aucs, signs = [], []
-    for b in vt[:keep]:
+    for b in vt:
         auc = auc_score(x1 @ b, x2 @ b)
         aucs.append(max(auc, 1.0 - auc))
         signs.append(1.0 if auc >= 0.5 else -1.0)
@@ -98,22 +107,14 @@ def concept_auc_pvalue(
     do not change when rows change sign) and breaks only which word belongs to which group, so a small p says the
     groups, not the fitting, separate the pairs.
     """
-    x1, x2 = as_matrix(x1, "X1"), as_matrix(x2, "X2")
-    if x1.shape != x2.shape:
-        raise InputError(f"concept pairs need two equal-shape (n, p) arrays, got {x1.shape} and {x2.shape}")
+    x1, x2, vt = _pair_components(x1, x2, max_components)
     n, seed = check_int("n", n), check_seed(seed)
     if isinstance(auc, bool) or not isinstance(auc, (int, float, np.floating, np.integer)) or not 0 <= auc <= 1:
         raise InputError(f"auc must be a number from 0 to 1, got {auc!r}")
-    _, singular, vt = np.linalg.svd(x2 - x1, full_matrices=False)
-    keep = int(np.sum(singular > singular.max() * 1e-10)) if singular.size and singular.max() > 0 else 0
-    if keep == 0:
-        raise InputError("the pair differences are all zero: the two word lists embed identically")
-    if max_components is not None:
-        keep = min(keep, max_components)
     pairs = x1.shape[0]
     # A swap only moves words between the classes: every word keeps its rank among the 2 × pairs projections, so
     # group 2's rank sum (Mann-Whitney U, as auc_score) is a sum over pairs of one of the pair's two ranks.
-    ranks = np.apply_along_axis(rankdata, 0, np.concatenate([x1, x2]) @ vt[:keep].T)  # (2 × pairs, components)
+    ranks = np.apply_along_axis(rankdata, 0, np.concatenate([x1, x2]) @ vt.T)  # (2 × pairs, components)
     ranks1, ranks2 = ranks[:pairs], ranks[pairs:]
     swaps = np.random.default_rng(seed).random((n, pairs)) < 0.5
     rank_sums = swaps @ ranks1 + (~swaps) @ ranks2  # (n, components): group 2's rank sum per relabelling
