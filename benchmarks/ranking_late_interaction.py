@@ -108,20 +108,38 @@ def main() -> int:
         print("report13 is kept unread for the next rule change", file=sys.stderr)
         return 2
     weights = [None if w == "maxsim" else float(w) for w in args.weights]
-    cells = "dynamic F1 / |#F−#M| / best cut of the top 10"
-    print(f"debiasrag at {run_commit()}; cap {CAP}, pool {POOL}; cells: {cells}\n")
-    for model in args.models:
+
+    def retriever_for(model: str, embedder: Any, task: Any) -> RescoredRetriever:
+        plain = build_retriever(task, embedder)
+        retriever = RescoredRetriever(plain.index, plain.embedder, concept=plain.concept)
+        if model not in token_vectors:
+            token_vectors[model] = TokenVectors(load_embedder(None if model == "default" else model).model)
+        retriever.tokens = token_vectors[model]
+        return retriever
+
+    token_vectors: dict[str, TokenVectors] = {}
+    print_weight_tables(args.models, args.sets, weights, "MaxSim alone", retriever_for)
+    return 0
+
+
+def print_weight_tables(
+    models: list[str], sets: list[str], weights: list[float | None], alone: str, retriever_for: Any
+) -> None:
+    """Per model, a table of `dynamic` F1 / |#F−#M| / best top-10 cut per set (rows) and fusion weight (columns,
+    ``None`` = the new evidence ``alone``), then the means: ``retriever_for(model, embedder, task)`` builds a
+    retriever with a settable ``weight``."""
+    print(
+        f"debiasrag at {run_commit()}; cap {CAP}, pool {POOL}; cells: dynamic F1 / |#F−#M| / best cut of the top 10\n"
+    )
+    for model in models:
         embedder = make_context(None if model == "default" else model, load_now=True).embedder
-        tokens = TokenVectors(load_embedder(None if model == "default" else model).model)
         print(f"## {model}\n")
-        print("| set | " + " | ".join("MaxSim alone" if w is None else f"w = {w:g}" for w in weights) + " |")
+        print("| set | " + " | ".join(alone if w is None else f"w = {w:g}" for w in weights) + " |")
         print("|---|" + "---|" * len(weights))
         means: dict[float | None, list[tuple[float, float, float]]] = {w: [] for w in weights}
-        for name in args.sets:
+        for name in sets:
             task = study_set(name)()
-            plain = build_retriever(task, embedder)
-            retriever = RescoredRetriever(plain.index, plain.embedder, concept=plain.concept)
-            retriever.tokens = tokens
+            retriever = retriever_for(model, embedder, task)
             cells = []
             for w in weights:
                 retriever.weight = w
@@ -133,8 +151,7 @@ def main() -> int:
             " / ".join(f"{np.mean([r[i] for r in means[w]]):.{p}f}" for i, p in ((0, 3), (1, 2), (2, 3)))
             for w in weights
         ]
-        print(f"| mean ({len(args.sets)}) | " + " | ".join(cells) + " |\n")
-    return 0
+        print(f"| mean ({len(sets)}) | " + " | ".join(cells) + " |\n")
 
 
 if __name__ == "__main__":

@@ -30,12 +30,9 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dynamic_by_model import CAP  # noqa: E402
-from dynamic_by_model import measure_retriever as measure  # noqa: E402
-from ranking_late_interaction import DESIGN, POOL, zscores  # noqa: E402
-from study_sets import missing_model_folders, run_commit, study_set  # noqa: E402
+from ranking_late_interaction import DESIGN, POOL, print_weight_tables, zscores  # noqa: E402
+from study_sets import missing_model_folders  # noqa: E402
 
-from debiasrag.bench.report import make_context  # noqa: E402
 from debiasrag.bench.retrieval import build_retriever  # noqa: E402
 from debiasrag.embedders import embed_documents, normalize_rows  # noqa: E402
 from debiasrag.retriever import DebiasedRetriever  # noqa: E402
@@ -106,33 +103,15 @@ def main() -> int:
         print("report13 is kept unread for the next rule change", file=sys.stderr)
         return 2
     weights = [None if w == "best" else float(w) for w in args.weights]
-    print(
-        f"debiasrag at {run_commit()}; cap {CAP}, pool {POOL}; cells: dynamic F1 / |#F−#M| / best cut of the top 10\n"
-    )
-    for model in args.models:
-        embedder = make_context(None if model == "default" else model, load_now=True).embedder
-        print(f"## {model}\n")
-        print("| set | " + " | ".join("best sentence alone" if w is None else f"w = {w:g}" for w in weights) + " |")
-        print("|---|" + "---|" * len(weights))
-        means: dict[float | None, list[tuple[float, float, float]]] = {w: [] for w in weights}
-        for name in args.sets:
-            task = study_set(name)()
-            plain = build_retriever(task, embedder)
-            retriever = SentenceRescored(plain.index, plain.embedder, concept=plain.concept)
-            retriever.sentence_vectors = SentenceVectors(embedder)
-            retriever.sentence_vectors.add([d.text for d in task.documents])
-            cells = []
-            for w in weights:
-                retriever.weight = w
-                result = measure(retriever, task)
-                means[w].append(result)
-                cells.append(f"{result[0]:.3f} / {result[1]:.2f} / {result[2]:.3f}")
-            print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
-        cells = [
-            " / ".join(f"{np.mean([r[i] for r in means[w]]):.{p}f}" for i, p in ((0, 3), (1, 2), (2, 3)))
-            for w in weights
-        ]
-        print(f"| mean ({len(args.sets)}) | " + " | ".join(cells) + " |\n")
+
+    def retriever_for(model: str, embedder: Any, task: Any) -> SentenceRescored:
+        plain = build_retriever(task, embedder)
+        retriever = SentenceRescored(plain.index, plain.embedder, concept=plain.concept)
+        retriever.sentence_vectors = SentenceVectors(embedder)
+        retriever.sentence_vectors.add([d.text for d in task.documents])
+        return retriever
+
+    print_weight_tables(args.models, args.sets, weights, "best sentence alone", retriever_for)
     return 0
 
 
