@@ -164,6 +164,11 @@ def _summary_line(summary: dict[str, Any]) -> str:
             f", along its own fitted bias direction {summary['mean_abs_cos_fitted_before']:.4f}"
             f" -> {summary['mean_abs_cos_fitted_after']:.4f}"
         )
+    if "mean_abs_cos_held_out_before" in summary:  # seed 003: words that learn a direction do not score it
+        line += (
+            f", along {len(summary['held_out_pairs'])} gender pairs the fit never saw"
+            f" {summary['mean_abs_cos_held_out_before']:.4f} -> {summary['mean_abs_cos_held_out_after']:.4f}"
+        )
     return line
 
 

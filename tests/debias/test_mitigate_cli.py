@@ -84,6 +84,13 @@ def test_all_five_algorithms_from_the_cli_write_what_the_library_computes(tmp_pa
         if name in ("HD", "DHD", "RAN"):  # along what the algorithm itself removed (RAN's axis is not she - he)
             assert summary["mean_abs_cos_fitted_after"] < summary["mean_abs_cos_fitted_before"] * 0.5, (name, summary)
             assert "along its own fitted bias direction" in line
+        # seed 003: along gender pairs the fit never saw, the debiased words scored without those pairs' words
+        held = [pair.split(" / ") for pair in summary["held_out_pairs"]]
+        used = {w for words in default_sets().definitional for w in words}
+        assert len(held) >= 2 and not {w for pair in held for w in pair} & used, summary["held_out_pairs"]
+        assert f"along {len(held)} gender pairs the fit never saw" in line
+        if name in ("HD", "MHD"):  # projections: the held-out direction shares most of she - he
+            assert summary["mean_abs_cos_held_out_after"] < summary["mean_abs_cos_held_out_before"] * 0.7, summary
         if name == "RAN":  # the target words left as they are, and why
             assert (summary["target_not_in_vocabulary"], summary["target_gender_specific"]) == (["zzzz"], ["she"])
             assert "not debiased: 1 target word(s) not in the vocabulary (zzzz)" in line
@@ -182,7 +189,9 @@ def test_own_definitional_pairs_without_gender_specific_words_say_which_list_is_
     assert "note: no --gender-specific given, so the seed003 set's" in capsys.readouterr().err
     (tmp_path / "specific.txt").write_text("old\n", encoding="utf-8")
     assert main([*argv, str(tmp_path / "defs.json"), "--gender-specific", str(tmp_path / "specific.txt")]) == 0
-    assert "note:" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "note:" not in err
+    assert "gender pairs the fit never saw" not in err  # an age debias is not measured on gender pairs
 
 
 def test_a_dash_is_no_vector_file(tmp_path, capsys):
