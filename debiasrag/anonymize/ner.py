@@ -876,17 +876,25 @@ class NerAnonymizer:
         return is_dictionary_word(word, self._english)
 
     def ordinary_words(self, removed: Sequence[Entity], detected: Sequence[Entity]) -> list[str]:
-        """The capitalised words of ``removed`` spans (an LLM's) that no ``detected`` entity (this detector's)
-        overlaps and that are dictionary words no name or title list holds: "I", "However", "The Board" deleted by an
-        answer are ordinary words lost, not names removed."""
+        """The words of ``removed`` spans (an LLM's) outside every ``detected`` entity (this detector's) that are no
+        part of a name: capitalised dictionary words no name or title list holds ("I", "However", "The Board"),
+        words holding a digit ("HbA1c", "9.2", "Bed 3": names hold none) and short acronyms no name list holds
+        ("DNR", "PSA", "RTA"). An answer deleting them loses content, not names (a new user's walkthrough, session 46:
+        "Patient Kwame Mensah, 41M, DNR, COVID-19 positive." came back as "41M, positive.")."""
         gaz = self.gazetteer
         found: list[str] = []
         for entity in removed:
-            if any(d.start < entity.end and entity.start < d.end for d in detected):
-                continue
-            for word in re.findall(r"\w+", entity.text):
-                listed = gaz is not None and (gaz.is_person_name(word) or gaz.is_title(word))
-                if word[:1].isupper() and not listed and (word == "I" or self._word_not_name(word)):
+            for match in re.finditer(r"\w+", entity.text):
+                start, end = entity.start + match.start(), entity.start + match.end()
+                if any(d.start < end and start < d.end for d in detected):
+                    continue  # within a name this detector found too
+                word = match.group()
+                listed = gaz is not None and (
+                    gaz.is_person_name(word) or gaz.is_person_name(word.title()) or gaz.is_title(word)
+                )
+                if any(ch.isdigit() for ch in word) or (word.isupper() and 2 <= len(word) <= 4 and not listed):
+                    found.append(word)
+                elif word[:1].isupper() and not listed and (word == "I" or self._word_not_name(word)):
                     found.append(word)
         return found
 

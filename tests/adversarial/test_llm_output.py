@@ -326,3 +326,21 @@ def test_cli_index_with_llm_anonymization_unknown_model_and_timeout_option(tmp_p
         )  # fmt: skip
     one_line_error(result, "404", "--anonymize ner")
     assert not (tmp_path / "idx").exists()
+
+
+@pytest.mark.parametrize(
+    "text, answer",
+    [
+        ("Patient Kwame Mensah, 41M, DNR, COVID-19 positive.", ", 41M, , positive."),
+        ("Kwame Mensah, 41M, HbA1c 9.2 today.", ", 41M, today."),
+        ("Ward 7 Bed 3 Esperanza Ruiz was admitted overnight.", "was admitted overnight."),
+    ],
+)
+def test_an_answer_deleting_clinical_facts_with_a_name_is_rejected(make, text, answer):
+    """Digits, short acronyms and words beside a name NER also found were passed for the name: "DNR", "COVID-19",
+    "HbA1c 9.2" and "Ward 7 Bed 3" went with it, were written and cached (a new user's walkthrough, session 46).
+    The NER fallback has gaps of its own here (it reads "Patient" and some shorthand as part of a name)."""
+    with FakeMessagesAPI(lambda doc, attempt: message(answer)) as server:
+        result = make(server).anonymize(text)
+    assert result.method == "ner" and "deletes ordinary words" in result.fallback, result
+    assert "Mensah" not in result.text and "Ruiz" not in result.text
