@@ -647,6 +647,21 @@ class GroupDetector:
         found.append(Mention(self._clinical_sex[letter], match.start(), match.end(), text[match.start() : match.end()]))
         return " " * len(match.group(0))
 
+    def clinical_sex_letters(self, text: str) -> list[tuple[int, int, str]]:
+        """The sex letters of ``text``'s clinical age-and-sex notes ("45M, smoker", "a 28F presents", "(M, 58)"), as
+        :meth:`mentions` reads them: (start, end, group) of each letter. The gender swap swaps them with the names
+        and pronouns, or a counterpart read "Pt Jessica Doe, 67M" (a new user's walkthrough, session 46)."""
+        if self._clinical is None:
+            return []
+        letters = []
+        for match in self._clinical.finditer(text):
+            found: list[Mention] = []
+            self._clinical_mention(text, match, found)
+            if found:
+                name = next(n for n in ("aged", "bare", "b1", "b2") if match.group(n))
+                letters.append((match.start(name), match.end(name), found[0].group))
+        return letters
+
     def _names_a_firm(self, words: list[str]) -> bool:
         """Whether "X & Y" names a firm ("Marks & Spencer", "Johnson & Johnson"), not two people ("Sarah & Tom",
         "Me & John"): its first word is no first name and no pronoun, or both words are one name. "Ben & Jerry's" reads

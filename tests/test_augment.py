@@ -317,3 +317,27 @@ def test_markup_swaps_as_the_plain_text_does(swapper: GenderSwapper, marked: str
     <b>Pierce</b>" and "on <b>April</b> 3" "on <b>Kenneth</b> 3" while the plain text kept them right."""
     strip = re.compile(r"<[^>]+>")
     assert strip.sub("", swapper.swap(marked)) == swapper.swap(plain)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Triage: 19F, panic attack. Nurse Amanda calmed her down.", "Triage: 19M, panic attack."),
+        ("45M, smoker, chest pain.", "45F, smoker, chest pain."),
+        ("(F, 58) presents with cough.", "(M, 58) presents with cough."),
+        ("A 54-year-old F with asthma.", "A 54-year-old M with asthma."),
+        ("The firm raised a 45M budget.", "The firm raised a 45M budget."),  # money, not a patient
+    ],
+)
+def test_clinical_sex_letters_are_swapped_as_the_detector_reads_them(
+    swapper: GenderSwapper, text: str, expected: str
+) -> None:
+    """A counterpart kept "19F" beside "him" (a new user's walkthrough, session 46): the sex letter of a clinical
+    note is swapped wherever the group detector reads it as the patient's sex, and its replacement recorded."""
+    counterpart = swapper.counterfactuals([text])[0]
+    assert counterpart.text.startswith(expected)
+    clinical = [r for r in counterpart.replacements if r.kind == "clinical"]
+    assert len(clinical) == (0 if text == expected else 1)
+    for r in clinical:
+        assert text[r.start : r.end] == r.original and r.replacement == {"M": "F", "F": "M"}[r.original]
+    assert swapper.swap(counterpart.text) == text or "Amanda" in text  # a name's swap need not come back

