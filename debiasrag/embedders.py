@@ -165,12 +165,14 @@ class SentenceTransformerEmbedder:
             requested = model
         elif isinstance(model, os.PathLike):
             requested = str(os.fspath(model))
+        elif _is_sentence_transformer(model):
+            loaded, named = model, in_memory_name(model)
+            requested = named
         else:
-            loaded = _loaded_sentence_transformer(model)
-            requested = in_memory_name(loaded)
-        self.name, self._target = (
-            (requested, requested) if requested and loaded is not None else resolve_model(requested)
-        )
+            raise InputError(
+                f"model must be a name, a path or a loaded SentenceTransformer, not {type(model).__name__}"
+            )
+        self.name, self._target = (named, named) if loaded is not None else resolve_model(requested)
         self._requested = requested
         self.local_files_only = local_files_only
         self.device = device
@@ -425,15 +427,13 @@ class E5Embedder:
 IN_MEMORY_PREFIX = "in-memory:"
 
 
-def _loaded_sentence_transformer(model: object) -> Any:
-    """``model`` when it is a loaded ``SentenceTransformer``; otherwise an :class:`InputError` saying what fits."""
+def _is_sentence_transformer(model: object) -> bool:
+    """Whether ``model`` is a loaded ``SentenceTransformer`` (or a subclass)."""
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:  # pragma: no cover - sentence-transformers is a dependency
-        raise InputError(f"model must be a name or a path, not {type(model).__name__}") from None
-    if not isinstance(model, SentenceTransformer):
-        raise InputError(f"model must be a name, a path or a loaded SentenceTransformer, not {type(model).__name__}")
-    return model
+        return False
+    return isinstance(model, SentenceTransformer)
 
 
 def in_memory_name(model: Any) -> str:
@@ -511,7 +511,7 @@ def load_embedder(model: str | Embedder | None = None, **kwargs: Any) -> Embedde
     if model is not None and not isinstance(model, str):
         if isinstance(model, Embedder):
             return model
-        if type(model).__name__ == "SentenceTransformer":  # a loaded model: used as it is
+        if _is_sentence_transformer(model):  # a loaded model: used as it is
             return SentenceTransformerEmbedder(model, **kwargs)
         raise InputError(f"{type(model).__name__} is not an embedder (needs name, dimension and encode())")
     if model is not None and model.startswith(E5_PREFIX):

@@ -80,12 +80,13 @@ INFERRED_BY_KEY = "debiasrag_group_inferred_by"
 is the user's label and always kept; one inferred by another detector (an older debiasrag) is inferred again."""
 
 BALANCED_GROUP_KEY = "debiasrag_balanced_group"
-# on each document a wrapper returns from a strategy that balanced groups: whether the result's groups came back
-# in equal numbers (RetrievalResult.groups_equal for the LangChain / LlamaIndex lists of documents)
-GROUPS_EQUAL_KEY = "debiasrag_groups_equal"
 """Metadata key of a returned copy (LangChain / LlamaIndex wrappers): the group ``balanced`` / ``dynamic`` counted the
 document as. :data:`GROUP_KEY` holds it too, unless the document carries the user's own label there (kept as written:
 "F", or a label of another concept such as "wealthy")."""
+
+GROUPS_EQUAL_KEY = "debiasrag_groups_equal"
+"""Metadata key of each returned copy (LangChain / LlamaIndex wrappers) of a strategy that balanced groups: whether
+the result's groups came back in equal numbers (:attr:`debiasrag.retriever.RetrievalResult.groups_equal`)."""
 
 NEUTRAL = "neutral"
 
@@ -95,10 +96,11 @@ _PLURAL_PRONOUNS = frozenset({"they", "their", "them", "theirs", "themselves"})
 _SENTENCE_END = '.!?;:"\u201c('
 _FIRST_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # what joins two people named as one ("he or she", "his/her", "men and women", "Mr & Mrs"): a coordinated pair
-_COORDINATOR = re.compile(r"\s*(?:,\s*)?(?:or|and|and/or|nor|&|/)\s*", re.IGNORECASE)
+_JOINERS = r"or|and|and/or|nor|&"
+_COORDINATOR = re.compile(rf"\s*(?:,\s*)?(?:{_JOINERS}|/)\s*", re.IGNORECASE)
 # a comma between two people nouns of a list that goes on ("a mother, father, or child"; "mothers, fathers and carers")
 _LIST_COMMA = re.compile(r"\s*,\s*")
-_LIST_GOES_ON = re.compile(r"\s*(?:,|(?:or|and|and/or|nor|&)\b)", re.IGNORECASE)
+_LIST_GOES_ON = re.compile(rf"\s*(?:,|(?:{_JOINERS})\b)", re.IGNORECASE)
 _ME = frozenset({"me", "i", "you", "we", "us"})  # "Me & John went fishing": people, not a firm
 _CONTRACTION = re.compile(r"'(?:s|d|ll|re|ve|m)$")
 
@@ -628,7 +630,8 @@ class GroupDetector:
         he said")."""
         return (
             _LIST_COMMA.fullmatch(joint) is not None
-            and not {last.text.lower(), mention.text.lower()} & set(self._pronouns)
+            and last.text.lower() not in self._pronouns
+            and mention.text.lower() not in self._pronouns
             and _LIST_GOES_ON.match(plain, mention.end) is not None
         )
 
