@@ -192,6 +192,16 @@ def test_an_unknown_model_is_one_line_naming_llm_model(run_cli, tmp_path, fake):
     assert "use --llm-model" in line and "--anonymize ner" in line and "model=" not in line
     assert set(server.models) == {"claude-nope"}
     assert not out.exists()
+    assert f"e.g. {DEFAULT_LLM_MODEL}" in line  # another model to try
+
+
+def test_a_refused_default_model_is_not_offered_again(run_cli, tmp_path, fake):
+    # The hint named the very model the API had just refused (a walkthrough, session 46).
+    server = fake(404)
+    args = ["index", write_corpus(tmp_path / "c.jsonl"), "--out", tmp_path / "ix", "--anonymize", "llm"]
+    line = error_line(run_cli(*args, env=llm_env(server, tmp_path)))
+    assert f"does not know the model '{DEFAULT_LLM_MODEL}'" in line and "use --llm-model" in line
+    assert line.count(DEFAULT_LLM_MODEL) == 1
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ success, persistent 500s, timeouts, malformed JSON. Nothing of our own code is m
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from collections import Counter
@@ -211,6 +212,34 @@ def test_timeouts_fall_back(make):
     assert result.method == "ner" and "Timeout" in result.fallback
     assert elapsed < 10  # NER load included; the request itself gave up after 0.3 s
     assert result.text == "quickly ran to the store to buy a cold drink."
+
+
+def test_ctrl_c_stops_requests_at_once(make):
+    # A user's Ctrl-C during `--method llm` against a hung gateway took 28 s to return and sent 16 more paid
+    # requests (session 46): the pool finished every queued chunk, with every SDK retry, before re-raising.
+    main = threading.main_thread()
+    assert threading.current_thread() is main  # where Ctrl-C's KeyboardInterrupt is raised
+    docs = [f"Alice lent Bob money number {i}." for i in range(6)]
+    hung = {"on": True}
+
+    def respond(d, attempt):
+        status, body, headers, _ = message(d.replace("Alice ", "").replace("Bob ", ""))
+        return status, body, headers, (30.0 if hung["on"] else 0.0)
+
+    with FakeMessagesAPI(respond) as server:
+        anonymizer = make(server, max_concurrency=2, max_retries=4, timeout=20.0, cache_dir=None)
+        timer = threading.Timer(1.0, signal.pthread_kill, (main.ident, signal.SIGINT))  # as Ctrl-C sends it
+        timer.start()
+        started = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            anonymizer.anonymize_batch(docs)
+        elapsed = time.perf_counter() - started
+        sent = sum(server.calls.values())
+        time.sleep(3.0)  # longer than the SDK's backoff before a retry
+        assert elapsed < 3.0
+        assert sent == 2 and sum(server.calls.values()) == 2  # the two in flight; no retry, nothing queued sent
+        hung["on"] = False  # the same anonymizer works for the next batch
+        assert anonymizer.anonymize_batch(docs[:1])[0].text == "lent money number 0."
 
 
 def test_malformed_json_falls_back(make):

@@ -14,7 +14,8 @@ and that document falls back to NER, with the reason recorded. Only accepted ans
 Safe over a corpus: requests run in a thread pool (``max_concurrency``); each attempt gives up after
 ``timeout`` seconds; the SDK retries 408/409/429/5xx, connection errors and timeouts with exponential backoff
 (``max_retries``); accepted answers are cached on disk keyed by model + prompt + text, so a re-run costs
-nothing. An unknown model (404) or a refused API key (401/403) stops the run with :class:`LlmSetupError`
+nothing. Ctrl-C cancels the batch: nothing more is sent and requests in flight are closed, not retried. An unknown
+model (404) or a refused API key (401/403) stops the run with :class:`LlmSetupError`
 naming the setting to change, instead of quietly falling back for every document.
 """
 
@@ -122,6 +123,46 @@ class LlmSetupError(DebiasragError):
     def for_cli(self, hint: str | None = None) -> DebiasragError:
         """The same error phrased for the command line (``--llm-model`` instead of ``model=``)."""
         return DebiasragError(self.message, hint=hint or self.cli_hint or self.hint)
+
+
+class RequestCancelled(BaseException):
+    """Raised by the transport once a batch is cancelled (Ctrl-C).
+
+    A ``BaseException``, like ``KeyboardInterrupt``: the SDK retries every ``Exception`` a request raises, and a
+    cancelled batch must send nothing more (a user saw 16 paid requests after Ctrl-C, session 46).
+    """
+
+
+class _Cancellation:
+    """One batch's requests: once cancelled, none is sent and the connections still open are closed."""
+
+    def __init__(self) -> None:
+        self._cancelled = False
+        self._open: set[Any] = set()
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            transports, self._open = list(self._open), set()
+        for transport in transports:  # ends a read in flight; the SDK's retry then meets `opened` and stops
+            transport.close()
+
+    def opened(self, transport: Any) -> None:
+        with self._lock:
+            if not self._cancelled:
+                self._open.add(transport)
+                return
+        transport.close()
+        raise RequestCancelled("the batch was cancelled")
+
+    def closed(self, transport: Any) -> None:
+        with self._lock:
+            self._open.discard(transport)
+
+
+# The batch a worker thread is asking for, read by the transport (which the SDK calls without our arguments).
+_current = threading.local()
 
 
 def _error_type(exc: Exception) -> str:
@@ -303,6 +344,7 @@ def _deadline_transport(client: Any, seconds: float, new_transport: Callable[[],
     class DeadlineStream(http.SyncByteStream):  # type: ignore[name-defined]
         def __init__(self, stream: Any, request: Any, timer: threading.Timer, inner: Any) -> None:
             self.stream, self.request, self.timer, self.inner = stream, request, timer, inner
+            self.batch: _Cancellation | None = None
 
         def __iter__(self) -> Iterator[bytes]:
             try:
@@ -321,10 +363,15 @@ def _deadline_transport(client: Any, seconds: float, new_transport: Callable[[],
                 self.stream.close()
             finally:
                 self.inner.close()
+                if self.batch is not None:
+                    self.batch.closed(self.inner)
 
     class DeadlineTransport(http.BaseTransport):  # type: ignore[name-defined]
         def handle_request(self, request: Any) -> Any:
             inner = new_transport()
+            batch: _Cancellation | None = getattr(_current, "batch", None)
+            if batch is not None:
+                batch.opened(inner)  # raises RequestCancelled once the batch is cancelled
             timer = threading.Timer(seconds, inner.close)
             timer.daemon = True
             timer.start()
@@ -334,14 +381,15 @@ def _deadline_transport(client: Any, seconds: float, new_transport: Callable[[],
                 expired = not timer.is_alive() and not isinstance(exc, KeyboardInterrupt)
                 timer.cancel()
                 inner.close()
+                if batch is not None:
+                    batch.closed(inner)
                 if expired and isinstance(exc, (http.TransportError, OSError)):
                     raise timed_out(request) from exc
                 raise
+            stream = DeadlineStream(response.stream, request, timer, inner)
+            stream.batch = batch
             return http.Response(
-                response.status_code,
-                headers=response.headers,
-                stream=DeadlineStream(response.stream, request, timer, inner),
-                extensions=response.extensions,
+                response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
             )
 
         def close(self) -> None:
@@ -476,8 +524,15 @@ class LlmAnonymizer:
             raise self._setup_error  # the model or key was refused earlier: the same answer would come back
         plans = [split_for_spacy(text, self.max_chars) if text.strip() else [] for text in texts]
         unique = list(dict.fromkeys(chunk for plan in plans for _, chunk in plan))
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            answers = dict(zip(unique, pool.map(self._ask, unique)))
+        batch = _Cancellation()
+        pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
+        try:
+            answers = dict(zip(unique, pool.map(lambda chunk: self._ask(chunk, batch), unique)))
+        except BaseException:  # Ctrl-C: send nothing more; requests in flight are closed, not retried
+            batch.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         if self._setup_error is not None:
             raise self._setup_error
         verdicts = self._judge(answers)
@@ -578,12 +633,21 @@ class LlmAnonymizer:
         key = hashlib.sha256(json.dumps([self.model, self.prompt, chunk]).encode("utf-8")).hexdigest()
         return self.cache_dir / key[:2] / f"{key}.json"
 
-    def _ask(self, chunk: str) -> tuple[str, str, bool]:
+    def _ask(self, chunk: str, batch: _Cancellation) -> tuple[str, str, bool]:
         """Return (answer, "", from_cache) or ("", error description, False).
 
         Never raises: one bad document must not sink a batch. A refused model or key is remembered in
         ``_setup_error`` (raised by the caller) and stops the requests still queued.
         """
+        _current.batch = batch
+        try:
+            return self._ask_once(chunk)
+        except RequestCancelled:
+            return "", "cancelled", False
+        finally:
+            _current.batch = None
+
+    def _ask_once(self, chunk: str) -> tuple[str, str, bool]:
         path = self._cache_path(chunk)
         if path is not None and path.is_file():
             try:
@@ -609,11 +673,13 @@ class LlmAnonymizer:
                 return "", "malformed response (no content list)", False
             answer = "".join(str(getattr(block, "text", "") or "") for block in content)
         except anthropic.NotFoundError as exc:
+            # Offering the model just refused would send the user round in a circle (a walkthrough, session 46).
+            example = "" if self.model == DEFAULT_LLM_MODEL else f", e.g. {DEFAULT_LLM_MODEL}"
             self._refused(
                 "model",
                 f"the Anthropic API does not know the model {self.model!r} (404 {_error_type(exc)})",
-                f"pass model= with a model listed in Anthropic's models overview, e.g. {DEFAULT_LLM_MODEL!r}",
-                f"use --llm-model with a model listed in Anthropic's models overview, e.g. {DEFAULT_LLM_MODEL}",
+                f"pass model= with a model listed in Anthropic's models overview{example}",
+                f"use --llm-model with a model listed in Anthropic's models overview{example}",
                 exc,
             )
             return "", "model not found", False
