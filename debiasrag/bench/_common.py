@@ -7,15 +7,18 @@ Every plugin has the same shape: **measure** (numbers only) → **compare** with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 from debiasrag.bench.base import BenchContext, BenchResult
+from debiasrag.concepts import Concept, is_bundled, load_concepts
 from debiasrag.embedders import Embedder
 from debiasrag.markdown import fmt, md_table
 from debiasrag.resources import read_json
 
+# Seed 000's concepts: what the concept benches measure unless told otherwise, and what its figures are for.
+SEED000_CONCEPTS = ("gender", "age", "wealth")
 # Headers of the two columns :func:`seed_columns` fills.
 SEED_HEADERS = ("seed", "ours − seed")
 NO_FIGURE = "—"
@@ -24,6 +27,26 @@ NO_FIGURE = "—"
 def bench_data(filename: str) -> Any:
     """Parsed JSON file from ``debiasrag/data/bench/``."""
     return read_json("bench", filename)
+
+
+def bench_concepts(ctx: BenchContext, check: Callable[[Concept], None]) -> list[Concept]:
+    """The concepts a concept bench measures (``ctx.concepts``, else :data:`SEED000_CONCEPTS`), each passed to the
+    bench's ``check`` (an :class:`~debiasrag.errors.InputError` for a concept it cannot measure)."""
+    concepts = load_concepts(ctx.concepts or SEED000_CONCEPTS)
+    for concept in concepts:
+        check(concept)
+    return concepts
+
+
+def compared_with_seed(concept: Concept, seed: dict[str, Any] | None, result: BenchResult) -> bool:
+    """Whether ``concept``'s numbers go beside the seed's: only a bundled concept as shipped (the seed's figures
+    are for its own word lists); a note in ``result`` says when figures exist but the concept differs."""
+    if seed is None:
+        return False
+    if not is_bundled(concept):
+        result.notes.append(f"{concept.name}: not a bundled concept as shipped; no seed comparison.")
+        return False
+    return True
 
 
 @cache

@@ -16,9 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from debiasrag.bench._common import add_seed_figures, context_embedder, md_table, seed000_figures
+from debiasrag.bench._common import (
+    add_seed_figures,
+    bench_concepts,
+    compared_with_seed,
+    context_embedder,
+    md_table,
+    seed000_figures,
+)
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.concepts import Concept, is_bundled, load_concept, load_concepts
+from debiasrag.concepts import Concept, load_concept
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
 from debiasrag.metrics import (
@@ -31,7 +38,6 @@ from debiasrag.metrics import (
 from debiasrag.metrics.geometry import significance_stars
 
 NAME = "concept-auc"
-CONCEPTS = ("gender", "age", "wealth")
 CONTEXTS = ("neutral", "debiasing", "positive", "negative")
 N_RANDOM = 10_000
 N_RELABEL = 1000  # relabellings of the pairs behind auc_chance_p (metrics.concept_auc_pvalue)
@@ -52,10 +58,7 @@ def check_concept(concept: Concept) -> None:
 def measured_concepts(ctx: BenchContext) -> list[Concept]:
     """The concepts to measure (``ctx.concepts``, else gender, age and wealth), each checked by
     :func:`check_concept`."""
-    concepts = load_concepts(ctx.concepts or CONCEPTS)
-    for concept in concepts:
-        check_concept(concept)
-    return concepts
+    return bench_concepts(ctx, check_concept)
 
 
 def _measure_concept(
@@ -70,9 +73,7 @@ def _measure_concept(
     into ``result``."""
     concept = load_concept(concept)
     concept_name = concept.name
-    if seed is not None and not is_bundled(concept):  # the seed's figures are for its own word lists
-        seed = None
-        result.notes.append(f"{concept_name}: not a bundled concept as shipped; no seed comparison.")
+    seed = seed if compared_with_seed(concept, seed, result) else None
     words1 = [a for a, _ in concept.pairs]
     words2 = [b for _, b in concept.pairs]
     vectors = embedder.encode(words1 + words2)

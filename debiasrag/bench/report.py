@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from debiasrag.bench._common import context_embedder, md_table
+from debiasrag.bench._common import SEED000_CONCEPTS, context_embedder, md_table
 from debiasrag.bench.base import (
     BenchContext,
     BenchResult,
@@ -272,9 +272,6 @@ def _write_atomic(path: Path, text: str) -> None:
     atomic_write_text(path, text)  # fsynced; on failure the old file stays intact and no temp file is left
 
 
-CONCEPTS = ("gender", "age", "wealth")
-
-
 def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
     """Seed 000 Fig. 1 across the run's models, from concept-auc and weat metrics (None if neither ran)."""
     models, results = document["models"], document["results"]
@@ -285,7 +282,7 @@ def figure1_plot(document: dict[str, Any], out_dir: Path) -> Path | None:
             record = results[model].get(name)
             if record is None or record["status"] != "ok":
                 return None
-            found = [record["metrics"].get(pattern.format(c)) for c in CONCEPTS]
+            found = [record["metrics"].get(pattern.format(c)) for c in SEED000_CONCEPTS]
             if any(not isinstance(v, int | float) for v in found):
                 return None
             values.append(float(sum(found) / len(found)))

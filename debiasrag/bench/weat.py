@@ -12,15 +12,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from debiasrag.bench._common import add_seed_figures, context_embedder, md_table, seed000_figures
+from debiasrag.bench._common import (
+    add_seed_figures,
+    bench_concepts,
+    compared_with_seed,
+    context_embedder,
+    md_table,
+    seed000_figures,
+)
 from debiasrag.bench.base import BenchContext, BenchResult
-from debiasrag.concepts import Concept, is_bundled, load_concepts
+from debiasrag.concepts import Concept, is_bundled
 from debiasrag.embedders import Embedder
 from debiasrag.errors import InputError
 from debiasrag.metrics import SCENARIOS, scenario_test, significance_stars, weat_counts
 
 NAME = "weat"
-CONCEPTS = ("gender", "age", "wealth")
 SETS = ("T1", "T2", "A1", "A2")
 
 
@@ -83,22 +89,19 @@ def run(ctx: BenchContext) -> BenchResult:
     embedder = context_embedder(ctx)
     seed = seed000_figures(embedder.name)
     result = BenchResult(NAME)
-    concepts = load_concepts(ctx.concepts or CONCEPTS)
-    for concept in concepts:
-        check_concept(concept)
+    concepts = bench_concepts(ctx, check_concept)
     rows = []
     with ctx.progress("weat", len(concepts) * len(SCENARIOS)) as advance:
         for concept in concepts:
-            bundled = is_bundled(concept)  # the seed's figures are for its own word lists
-            if seed is not None and not bundled:
-                result.notes.append(f"{concept.name}: not a bundled concept as shipped; no seed comparison.")
+            compared = compared_with_seed(concept, seed, result)
+            bundled = compared or is_bundled(concept)
             repeating = [name for name in SETS if len(set(concept.weat[name])) < len(concept.weat[name])]
             if repeating and bundled:  # a file of one's own was warned about when it loaded
                 result.notes.append(
                     f"{concept.name}: WEAT {', '.join(repeating)} repeat words as seed 000 Appendix A.3 lists them; "
                     "kept as listed (a repeated target counts once per listing)."
                 )
-            rows.append(_test_concept(embedder, concept, seed if bundled else None, result, advance))
+            rows.append(_test_concept(embedder, concept, seed if compared else None, result, advance))
     result.tables.append(
         md_table(["concept", *(f"p̂ {s}" for s in SCENARIOS), "debiasing k1 / k2", "over-compensating"], rows)
     )
