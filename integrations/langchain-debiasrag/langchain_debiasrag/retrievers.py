@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import difflib
 import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -378,74 +377,85 @@ class DebiasedRetriever(BaseRetriever):
     # -- store calls, each traced as a child run ----------------------------------------------------
     def _variant_runnable(self, label: str, store: Any) -> RunnableLambda:
         name = type(store).__name__
-        max_fetch = self.max_fetch
 
         def search(args: dict[str, Any]) -> Scored:
             args = dict(args)
             query, depth = args.pop("query"), args.pop("k")
             fetch_k = _fetch_k_default(store.similarity_search_with_score)
 
-            def once(k: int) -> Any:
-                return store.similarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
+            def once(k: int, unfiltered: bool = False) -> Any:
+                kwargs = _unfiltered(args) if unfiltered else _with_fetch_k(args, k, fetch_k)
+                return store.similarity_search_with_score(query, k=k, **kwargs)
 
-            learning = self._learning_direction(store)
-            fetch = max(depth, PROBE_DEPTH) if learning else depth
-            while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
-                pairs, asked = call_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH), fetch
-                fetch = _deeper(pairs, depth, fetch, max_fetch, args)
-                if not fetch:
-                    break
-            if learning and pairs and not self._learn_direction(store, [pairs]):
-                if self._may_probe(store, args):
-                    # a filter left too few to show an order: the store's order without it tells the same (best
-                    # effort, once per store; every other search argument kept)
-                    with contextlib.suppress(Exception):
-                        probe = store.similarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
-                        self._probed_store = store
-                        self._learn_direction(store, [probe])
-                else:
-                    # only ties (duplicate chunks): deeper results show the order, so the first call's scores are
-                    # already similarities, as every later call's (best effort)
-                    for k in _past_ties(pairs, asked, max_fetch):
-                        with contextlib.suppress(Exception):
-                            deeper = once(k)
-                            if self._learn_direction(store, [deeper]) or len(deeper) < k:
-                                break  # known, or the store holds no more
-            return _first(pairs, depth)
+            steps, reply = self._variant_search_steps(store, args, depth), None
+            try:
+                while True:
+                    call, k = steps.send(reply)
+                    if call == "variant":
+                        reply = call_variant(name, label, functools.partial(once, k), method=SCORED_SEARCH)
+                        continue
+                    try:
+                        reply = once(k, unfiltered=call == "probe")
+                    except Exception:  # best effort: the direction is learnt another time
+                        reply = None
+            except StopIteration as done:
+                return done.value
 
         async def asearch(args: dict[str, Any]) -> Scored:
             args = dict(args)
             query, depth = args.pop("query"), args.pop("k")
             fetch_k = _fetch_k_default(store.asimilarity_search_with_score)
 
-            async def once(k: int) -> Any:
-                return await store.asimilarity_search_with_score(query, k=k, **_with_fetch_k(args, k, fetch_k))
+            async def once(k: int, unfiltered: bool = False) -> Any:
+                kwargs = _unfiltered(args) if unfiltered else _with_fetch_k(args, k, fetch_k)
+                return await store.asimilarity_search_with_score(query, k=k, **kwargs)
 
-            learning = self._learning_direction(store)
-            fetch = max(depth, PROBE_DEPTH) if learning else depth
-            while True:
-                pairs, asked = (
-                    await acall_variant(name, label, functools.partial(once, fetch), method=SCORED_SEARCH),
-                    fetch,
-                )
-                fetch = _deeper(pairs, depth, fetch, max_fetch, args)
-                if not fetch:
-                    break
-            if learning and pairs and not self._learn_direction(store, [pairs]):
-                if self._may_probe(store, args):
-                    with contextlib.suppress(Exception):  # best effort, as in search()
-                        probe = await store.asimilarity_search_with_score(query, k=PROBE_DEPTH, **_unfiltered(args))
-                        self._probed_store = store
-                        self._learn_direction(store, [probe])
-                else:
-                    for k in _past_ties(pairs, asked, max_fetch):  # as in search()
-                        with contextlib.suppress(Exception):
-                            deeper = await once(k)
-                            if self._learn_direction(store, [deeper]) or len(deeper) < k:
-                                break
-            return _first(pairs, depth)
+            steps, reply = self._variant_search_steps(store, args, depth), None
+            try:
+                while True:
+                    call, k = steps.send(reply)
+                    if call == "variant":
+                        reply = await acall_variant(name, label, functools.partial(once, k), method=SCORED_SEARCH)
+                        continue
+                    try:
+                        reply = await once(k, unfiltered=call == "probe")
+                    except Exception:  # best effort, as in search()
+                        reply = None
+            except StopIteration as done:
+                return done.value
 
         return RunnableLambda(search, afunc=asearch, name=f"debiasrag_search[{label}]")
+
+    def _variant_search_steps(
+        self, store: Any, args: Mapping[str, Any], depth: int
+    ) -> Generator[tuple[str, int], Any, Any]:
+        """One variant's store calls, for the sync and the async search alike: yields ``(call, k)`` and is sent
+        that call's results. ``"variant"`` is the traced search (its errors are the caller's); ``"deeper"`` and
+        ``"probe"`` (without a filter) are best effort, sent ``None`` when they fail. Returns the first ``depth``."""
+        max_fetch = self.max_fetch
+        learning = self._learning_direction(store)
+        fetch = max(depth, PROBE_DEPTH) if learning else depth
+        while True:  # deeper only while a filter leaves fewer than depth (see max_fetch)
+            pairs, asked = (yield "variant", fetch), fetch
+            fetch = _deeper(pairs, depth, fetch, max_fetch, args)
+            if not fetch:
+                break
+        if learning and pairs and not self._learn_direction(store, [pairs]):
+            if self._may_probe(store, args):
+                # a filter left too few to show an order: the store's order without it tells the same (once per
+                # store; every other search argument kept)
+                probe = yield "probe", PROBE_DEPTH
+                if probe is not None:
+                    self._probed_store = store
+                    self._learn_direction(store, [probe])
+            else:
+                # only ties (duplicate chunks): deeper results show the order, so the first call's scores are
+                # already similarities, as every later call's
+                for k in _past_ties(pairs, asked, max_fetch):
+                    deeper = yield "deeper", k
+                    if deeper is not None and (self._learn_direction(store, [deeper]) or len(deeper) < k):
+                        break  # known, or the store holds no more
+        return _first(pairs, depth)
 
     @staticmethod
     def _faiss_runnable(core: CoreRetriever) -> RunnableLambda:
