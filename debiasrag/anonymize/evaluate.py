@@ -37,7 +37,9 @@ def load_gold(name: str = "ner_gold.jsonl") -> list[dict[str, Any]]:
     ``"ner_gold_report4.jsonl"`` and ``"ner_gold_report5.jsonl"`` (200 each: formal, workplace, casual, mixed):
     written blind in session 29; ``"ner_gold_report6.jsonl"`` (240, twelve genres): written blind in session 37;
     ``"ner_gold_report7.jsonl"`` and ``"ner_gold_report8.jsonl"`` (240 each, twelve genres, half of them chat and
-    transcripts): written blind in session 38; which of them chose a rule is in ``benchmarks/anonymize_report.py``)."""
+    transcripts): written blind in session 38; ``"ner_gold_report9.jsonl"`` (240, twelve genres: clinical notes,
+    Markdown, tickets, runbooks, news, word names, e-mail, product pages, casual chat, legal, HTML, mixed): written
+    blind in session 47; which of them chose a rule is in ``benchmarks/anonymize_report.py``)."""
     path = data_file("names", name)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

@@ -200,6 +200,24 @@ _CONFIG_WORD = re.compile(r"(?<![\w'-])[^\W\d_]+(?![\w'-])")
 _SHORTHAND_WORD = re.compile(r"(?<![\w/])[^\W_][\w/]*(?<!/)(?![\w/])")  # "HTN", "SpO2", "A/P"
 _AGE_SEX = re.compile(r"(?<=\b\d)[MF]\b|(?<=\d\d)[MF]\b")  # "54M", "72F"
 _LATERALITY = re.compile(r"\b[LR](?= [a-z])")  # "radiating to L arm"
+# A code of capitals and digits with a letter after a digit or a hyphen after two capitals or before three digits
+# ("G2P1", "T2DM", "GAD-7", "COVID-19", "A-1182"): names hold no digits; roads and channels do ("M25", "A1", "I-95")
+_CODE = re.compile(
+    r"(?<![\w@.'-])(?=[A-Z])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*(?:\d[A-Z]|[A-Z]{2}-|-\d{3}))[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w@'-])"
+)
+_CLINICAL_AGE_SEX = re.compile(r"(?<![\w.$\u00a3\u20ac])\d{1,3}[MF](?=[,;.)]|[ \t]*$)", re.MULTILINE)  # "41M,", "81F."
+_CAPS_SHORTHAND = re.compile(r"(?<![\w@#/.'-])[A-Z][A-Z0-9]{1,4}(?![\w@/'-])")  # "DNR", "PSA", "RA", "RTA"
+_TABLE_ROW = re.compile(r"[ \t]*\|(?:[^|\n]*\|){2,}[ \t]*$")  # a Markdown table's row, "| Name | Role |"
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")  # "|---|:--:|"
+_TABLE_CELL = re.compile(r"(?<=\|)[ \t]*([^\W\d_][\w'-]*)[ \t]*(?=\|)")  # a cell of one word
+_MARKUP_OPENER = re.compile(r"[ \t]*(?:#{1,6}|\d{1,3}[.)]|[-*+])[ \t]+([^\W\d_][\w'-]*)(?![\w'-])")  # "### Changelog"
+_MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]*)?/?>")  # an HTML or XML tag, "<li>", "</li>", "<a href=...>"
+_HYPHEN_SUFFIXES = frozenset(
+    {"style", "type", "like", "based", "era", "free", "class", "level", "wide", "born", "related"}
+)
+_INITIALS_AFTER = frozenset({"by", "with", "from", "to", "per", "and", "or", "cc", "ask", "tell", "for", "via", "attn"})
+_CAPITALISED_BEFORE = re.compile(r"[A-Z][\w'-]*\.?[ \t]$")
+_CAPITALISED_AFTER = re.compile(r"[ \t][A-Z]")
 _EPONYM_NAME = r"[A-Z][^\W\d_]+(?:[\u2013\u2014-][A-Z][^\W\d_]+)*"  # "Newton", "Kaplan–Meier"
 _ORDINAL = r"(?:(?:first|second|third|fourth|zeroth)\s+)?"
 _INITIALS = re.compile(r"\b[^\W\d_]\.")  # one-letter initials between the parts of a name
@@ -933,8 +951,17 @@ class NerAnonymizer:
         if gaz.is_person_name(word) or gaz.is_place(word) or gaz.is_title(word):
             return False
         low = word.lower()
-        common = low in _gendered_words() or (
-            low.endswith(_ABSTRACT_ENDINGS) and len(low) > 6 and self._is_english(low)
+        common = (
+            low in _gendered_words()
+            or (low.endswith(_ABSTRACT_ENDINGS) and len(low) > 6 and self._is_english(low))
+            # session 47: an English verb ("Refund processed for ...", "Suspect pre-eclampsia.") that NER, where it
+            # ran, did not type: names the lists lack are seldom verbs
+            or (
+                len(low) > 3
+                and self._is_english(low)
+                and low in english_words(self.nlp, "verb")
+                and not gaz.is_city(word)  # "Buffalo is cold in winter."
+            )
         )
         return common and _opens_clause(doc, i)
 
@@ -948,7 +975,7 @@ class NerAnonymizer:
             gaz is not None
             and i + 1 < len(doc)
             and (doc[i + 1].text.casefold() in gaz.given or _is_address(doc, i + 1))
-            and not gaz.is_person_name(word.text)
+            and (not gaz.is_person_name(word.text) or self._cue_verb(word.lower_))
             and word.lower_ not in self._openers  # "Will Thompson", "May Chen": modals are names there
             and word.lower_ in english_words(self.nlp, "verb")
             and _opens_clause(doc, i)
@@ -958,6 +985,59 @@ class NerAnonymizer:
         while k < len(doc) and self._name_like(doc[k]):
             k += 1
         return k == len(doc) or not (doc[k].tag_.startswith("VB") or doc[k].tag_ == "MD")
+
+    def _role_before_name(self, doc: Any, i: int, person: bool = False) -> bool:
+        """Whether token ``i`` is a role or kin word right before the name that follows it (:meth:`_role_word`), or a
+        noun after a determiner ("of the Board Ahmed ...")."""
+        if i + 1 >= len(doc) or doc[i].whitespace_ != " ":
+            return False
+        following = doc[i + 1 : min(len(doc), i + 4)]
+        if self._role_word(doc[i].text, doc.text[following.start_char : following.end_char], person):
+            return True
+        if doc[i].lower_ in _role_modifiers() and doc[i].text[:1].isupper():  # "Senior Engineer Maria Lopez"
+            return self._role_before_name(doc, i + 1, person)
+        # "Chairman of the Board Ahmed bin Salman": a capitalised English word no name list holds, after a determiner,
+        # before a listed given name, is the noun the determiner goes with
+        gaz, word = self.gazetteer, doc[i].text
+        return (
+            gaz is not None
+            and i > 0
+            and doc[i - 1].lower_ in _mention_context()["determiners"]
+            and word.istitle()
+            and word.isalpha()
+            and self._is_english(word.lower())
+            and not gaz.is_person_name(word)
+            and not gaz.is_place(word)
+            and not gaz.is_city(word)  # "the Lahore Bar Association"
+            and doc[i + 1].text.casefold() in gaz.given
+            and not self._word_not_name(doc[i + 1].text)
+        )
+
+    def _role_word(self, word: str, name: str, person: bool = False) -> bool:
+        """Whether ``word``, written capitalised right before ``name``, says what that person is or how they are
+        related ("Customer Zhang Wei", "Patient Kwame Mensah", "Midwife Siobhan O'Brien", "PM Fumio Kishida", "Son
+        Miguel"; ``removal_context.json``'s ``role_nouns`` and role titles: "Chef" becomes "the chef"): no part of the
+        name, so removal keeps it (a new user's walkthrough, session 46: "Customer Zhang Wei reports a crash." lost
+        "Customer"). ``name`` must open with a listed name, or be a person's (``person``: the NER typed it so); a role
+        word that a name list holds ("Son", "Pt") only before a listed given name no hyphen joins: "Son Heung-min" is a
+        Korean name, surname first."""
+        gaz = self.gazetteer
+        if gaz is None or not word[:1].isupper() or word.casefold().rstrip(".") not in _role_words():
+            return False
+        first = re.match(r"[^\W\d_][\w'\u2019-]*", name)
+        if first is None or not first.group(0)[:1].isupper():
+            return False
+        part = first.group(0)
+        if gaz.is_person_name(word) and not gaz.is_non_name(word):
+            return "-" not in part and part.casefold() in gaz.given
+        return person or gaz.is_person_name(part.split("-")[0])
+
+    def _cue_verb(self, word: str) -> bool:
+        """A verb that asks for a person and that the name lists hold as a surname only ("ask", "tell"; ``cue_before``
+        of ``mention_context.json``): "Ask Grant if it fails." keeps "Ask" (session 46's walkthrough)."""
+        return (
+            word in _mention_context()["cue_before"] and self.gazetteer is not None and word not in self.gazetteer.given
+        )
 
     def _after_title(self, doc: Any, start: int) -> bool:
         return self._title_index(doc, start) is not None
@@ -996,6 +1076,30 @@ class NerAnonymizer:
         ):
             return title
         return None
+
+    def _word_suffix(self, word: str) -> bool:
+        """Whether ``word``, after a name and a hyphen, makes a compound word of it ("Maria-led", "Smith-style")."""
+        return (
+            word.endswith(("ed", "ing", "esque")) or word in _HYPHEN_SUFFIXES or word in english_words(self.nlp, "verb")
+        )
+
+    def _named_feature(self, doc: Any, first: int, last: int) -> bool:
+        """Whether tokens ``first``..``last`` name a thing after a determiner and before the common noun they qualify
+        ("the Bill Pay feature", "our Smart Reply button"): two or more capitalised English words, the last one no
+        name list holds (session 46's walkthrough: "Bill Pay" was removed as a person; "the Will Smith movie" stays a
+        name)."""
+        gaz = self.gazetteer
+        if gaz is None or not self._english or last <= first or first == 0 or last + 1 >= len(doc):
+            return False
+        words = [t.text for t in doc[first : last + 1]]
+        return (
+            doc[first - 1].lower_ in _mention_context()["determiners"]
+            and doc[last + 1].tag_ in ("NN", "NNS")
+            and doc[last + 1].text.islower()
+            and all(w.istitle() and w.isalpha() and self._is_english(w.lower()) for w in words)
+            and not gaz.is_person_name(words[-1])
+            and not gaz.is_place(" ".join(words))
+        )
 
     def _entity_lines(self, doc: Any, covered: list[bool]) -> Iterator[tuple[Any, str | None]]:
         """The NER's entities of the selected types with their labels, each cut at line breaks and tabs: spaCy's
@@ -1049,6 +1153,9 @@ class NerAnonymizer:
                     and self._imperative(doc, tokens[0].i)
                 ):
                     tokens = tokens[1:]
+                # "Customer Zhang Wei", "Patient Kwame Mensah", "Son Miguel": a role or kin word is no part of the name
+                while len(tokens) > 1 and self._role_before_name(doc, tokens[0].i, label == "PERSON"):
+                    tokens = tokens[1:]
             while tokens and (tokens[-1].tag_ == "POS" or not any(c.isalnum() for c in tokens[-1].text)):
                 tokens = tokens[:-1]
             if not tokens:
@@ -1057,6 +1164,20 @@ class NerAnonymizer:
                 label == "NORP" and tokens[0].text[:1].isupper() and tokens[0].ent_type_ == "NORP"
             )
             if not proper:
+                continue
+            while (  # a hyphenated given name the NER cut ("Son Heung" of "Son Heung-min"), as for proper-noun runs
+                label == "PERSON"
+                and tokens[-1].i + 2 < len(doc)
+                and doc[tokens[-1].i + 1].text == "-"
+                and not tokens[-1].whitespace_
+                and not doc[tokens[-1].i + 1].whitespace_
+                and doc[tokens[-1].i + 2].is_alpha
+                and not self._word_suffix(doc[tokens[-1].i + 2].lower_)  # "a Maria-led team"
+            ):
+                tokens = [*tokens, doc[tokens[-1].i + 1], doc[tokens[-1].i + 2]]
+            if label == "PERSON" and self._named_feature(doc, tokens[0].i, tokens[-1].i):
+                for t in ent:
+                    covered[t.i] = True
                 continue
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
             brand = self._titled_brand(doc, tokens[0].i, tokens[-1].i)
@@ -1099,6 +1220,10 @@ class NerAnonymizer:
                 i += 1
                 if i > j:
                     continue
+            while (i < j or glued) and i <= j and self._role_before_name(doc, i):  # "Son Miguel": the kin word stays
+                i += 1
+            if i > j:
+                continue
             start, end = doc[i].idx, doc[j].idx + len(doc[j].text)
             brand = self._titled_brand(doc, i, j)
             if brand is not None:
@@ -1152,7 +1277,34 @@ class NerAnonymizer:
             if best == "FAC" and guess == "PERSON" and len(name.split()) == 1:
                 best = "PERSON"
             labels[name] = best
+        for name, label in labels.items():
+            if label in ("ORG", "MISC") and self._person_shaped(name):
+                labels[name] = "PERSON"
         return labels
+
+    def _person_shaped(self, name: str) -> bool:
+        """Whether ``name`` reads as a person's full name whatever type the NER gave it: two to four capitalised words,
+        none an English word but a listed given name opening it ("Hope Mbeki"), opened by a listed given name ("Ratan
+        Tata", "Nana Akufo-Addo", "Hye-jin Choi") or by a word no list or dictionary holds before a listed name ("Abiy
+        Ahmed"). Session 46's walkthrough: ``entities="person"`` kept such names, typed ORG or MISC."""
+        gaz = self.gazetteer
+        words = name.split()
+        if gaz is None or not self._english or not 2 <= len(words) <= 4 or gaz.is_place(name):
+            return False
+        if not all(
+            re.fullmatch(r"[^\W\d_][\w'\u2019]*(?:-[^\W\d_][\w'\u2019]*)*", w) and w[:1].isupper() for w in words
+        ):
+            return False
+        first = words[0].split("-")[0].casefold()
+        if any(self._is_english(w.lower()) or gaz.is_title(w) or gaz.is_landmark_head(w) for w in words[1:]):
+            return False
+        if first in gaz.given and not gaz.is_title(words[0]):
+            return True
+        return (
+            not self._is_english(words[0].lower())
+            and not gaz.is_person_name(words[0])
+            and gaz.is_person_name(words[-1])
+        )
 
     def _not_names_mask(self, text: str, full_name_words: frozenset[str] = frozenset()) -> list[bool]:
         """Characters of ``text`` that belong to words no name covers whatever spaCy says (``non_name_context.json``):
@@ -1210,8 +1362,33 @@ class NerAnonymizer:
                 protect(start, end)
         for start, end in self._chat_label_non_names(text, full_name_words):
             protect(start, end)
+        if "|" in text or "#" in text or "\n" in text:
+            for start, end in self._markup_words(text, full_name_words):
+                protect(start, end)
+        listed_shorthand: set[str] = set()
         for m in _SHORTHAND_WORD.finditer(text):
             if m.group(0) in context["abbreviations"]:
+                protect(m.start(), m.end())
+                listed_shorthand.add(m.group(0))
+        # Session 47 (a new user's triage notes): codes of capitals and digits are no names ("order #A-1182", "G2P1",
+        # "GAD-7"), and in a clinical note (an age and sex, "41M,", or two listed abbreviations) neither is an acronym
+        # of up to five capitals that stands alone, next to no capitalised word: "DNR on file", "PSA pending", "sats
+        # 86% on RA", "on O2", "41M, RTA" (not after a capitalised word, "Dr. JS", or a word a person follows, "seen
+        # by JS and KM"; not a listed given name of three letters or more)
+        for m in _CODE.finditer(text):
+            protect(m.start(), m.end())
+        if _CLINICAL_AGE_SEX.search(text) or len(listed_shorthand) >= 2:
+            for m in _CAPS_SHORTHAND.finditer(text):
+                word, preceding = m.group(0), text[max(0, m.start() - 30) : m.start()]
+                previous = _WORD_BEFORE.search(preceding)
+                if (
+                    _CAPITALISED_BEFORE.search(preceding)
+                    or _CAPITALISED_AFTER.match(text, m.end())
+                    or (previous is not None and previous.group(1).casefold() in _INITIALS_AFTER)  # "seen by JS"
+                    or word in full_name_words
+                    or (gaz is not None and len(word) > 2 and word.casefold() in gaz.given)
+                ):
+                    continue
                 protect(m.start(), m.end())
         # R15: a colour named by a given name ("Rose Gold", "Space Gray"; not after a title: "Ms. Rose Gold"), and a
         # line that is only a sign-off ("Best,": a listed surname)
@@ -1264,6 +1441,46 @@ class NerAnonymizer:
                 and not set(words) & full_name_words
             ):
                 yield from (w.span() for w in run)
+
+    def _markup_words(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
+        """Words that Markdown structure shows are no names (session 47, a new user's walkthrough: "| Name | Role |
+        Email |" and "| Week | Engineer |" came back as "| | | |", "### Changelog" as "###"): a table cell of one word,
+        the first word of a heading or of a list item, when it is a capitalised English word (or two joined:
+        "Changelog") that no given-name, surname or place list holds; in a table's header row (the row above its rule
+        of dashes) also a listed name the dictionary holds and text does not use as a name ("| Band | Min | Max |").
+        A word of a full name found elsewhere in the text stays a name; cells holding names stay names ("| Bill Chen
+        |", "| Dev |": a listed name no dictionary holds)."""
+        gaz = self.gazetteer
+        if gaz is None or not self._english:
+            return
+
+        def word_not_name(word: str, header: bool) -> bool:
+            if not word[:1].isupper() or word in full_name_words or gaz.is_place(word) or gaz.is_title(word):
+                return False
+            low = word.lower()
+            english = self._is_english(low) or any(
+                self._is_english(low[:k]) and self._is_english(low[k:]) for k in range(3, len(low) - 2)
+            )
+            if not english:
+                return False
+            return not gaz.is_person_name(word) or (
+                header and self._is_english(low) and not gaz.is_dictionary_name(word)
+            )
+
+        lines = text.split("\n")
+        offset = 0
+        for number, line in enumerate(lines):
+            start = offset
+            offset += len(line) + 1
+            if _TABLE_ROW.match(line):
+                header = number + 1 < len(lines) and _TABLE_RULE.match(lines[number + 1]) is not None
+                for cell in _TABLE_CELL.finditer(line):
+                    if word_not_name(cell.group(1), header):
+                        yield start + cell.start(1), start + cell.end(1)
+                continue
+            opener = _MARKUP_OPENER.match(line)
+            if opener is not None and word_not_name(opener.group(1), False):
+                yield start + opener.start(1), start + opener.end(1)
 
     def _chat_label_non_names(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
         """The spans of a chat log's speaker labels, before the nick, that name no one: times, dates and IRC brackets;
@@ -1357,11 +1574,41 @@ class NerAnonymizer:
         }
         entities.extend(find_occurrences(text, {n: lb for n, lb in extra_names.items() if n not in any_case}))
         entities.extend(find_occurrences(text, any_case, ignore_case=bool(self._english)))
-        if self.deny_list:
-            entities.extend(find_occurrences(text, {n: "MISC" for n in self.deny_list}, ignore_case=True))
-        kept = [e for e in resolve_overlaps(entities) if a_name(e.start, e.end)]
+        denied, markup = self._denied(text)
+        kept = [
+            e
+            for e in resolve_overlaps(entities)
+            if a_name(e.start, e.end) and not any(e.start < b and a < e.end for a, b in markup)
+        ]
+        if denied:  # a deny-listed name wins where it stands, with one label wherever it stands ("LI" typed ORG too)
+            kept = resolve_overlaps([*denied, *(e for e in kept if not any(_overlap(e, d) for d in denied))])
+            folded = {d.text.casefold(): d.label for d in denied}
+            kept = [Entity(e.text, folded.get(e.text.casefold(), e.label), e.start, e.end) for e in kept]
         joined = [self._place_not_person(text, e) for e in self._join_name_parts(text, kept)]
         return filter_entities(_latin_parts(text, joined), self.labels, self.allow_list, self.deny_list)
+
+    def _denied(self, text: str) -> tuple[list[Entity], set[tuple[int, int]]]:
+        """The deny list's names in ``text``, any case, as whole words outside markup, and the spans of those inside it
+        (which no detector may take): not in an HTML or XML tag ("<li>") nor hyphenated to a word in lower case
+        ("Li-ion"; "Owusu-Mensah" is a name);
+        typed PERSON (GPE when the place list holds the name), the names a user lists being people's far more often
+        (session 46's walkthrough: ``--deny "wei,li"`` broke "<li>" and gave one name the placeholders MISC_2,
+        PERSON_1 and ORG_1)."""
+        if not self.deny_list:
+            return [], set()
+        labels = {n: "GPE" if self._listed_place(n) else "PERSON" for n in self.deny_list}
+        tags = [m.span() for m in _MARKUP_TAG.finditer(text)] if "<" in text else []
+        found, markup = [], set()
+        for e in find_occurrences(text, labels, ignore_case=True):
+            if (
+                any(a <= e.start < b for a, b in tags)
+                or (text[e.end : e.end + 1] == "-" and text[e.end + 1 : e.end + 2].islower())
+                or (text[e.start - 1 : e.start] == "-" and text[e.start - 2 : e.start - 1].islower())
+            ):
+                markup.add((e.start, e.end))
+            else:
+                found.append(e)
+        return found, markup
 
     @staticmethod
     def _place_not_person(text: str, entity: Entity) -> Entity:
@@ -2236,6 +2483,9 @@ class NerAnonymizer:
                     and gaz.is_person_name(word)
                     and not gaz.is_title(word)
                     and not (before and before[-1] in _TIME_WORDS)
+                    # not a role or kin word ("PM Fumio Kishida", "Son Miguel") nor "Ask" opening a sentence
+                    and not self._role_word(word, text[ent.start : ent.end + 40], True)
+                    and not (self._cue_verb(word.lower()) and _opens_sentence(text, m.start(1)))
                 ):
                     start = m.start()
             if start != ent.start:
@@ -2253,6 +2503,11 @@ class NerAnonymizer:
                 break
             start = m.start(1)
         return ent if start == ent.start else Entity(text[start : ent.end], ent.label, start, ent.end)
+
+
+def _overlap(first: Entity, second: Entity) -> bool:
+    """Whether two entities share a character."""
+    return first.start < second.end and second.start < first.end
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -2465,6 +2720,15 @@ def _eponym_pattern() -> re.Pattern[str]:
         rf"(?<![\w'\u2019-])(?P<name>{_EPONYM_NAME})(?:(?P<poss>['\u2019]s?)[ \t]+{_ORDINAL}"
         rf"(?:{heads('eponym_heads_possessive')})|[ \t]+(?:{heads('eponym_heads')}))\b"
     )
+
+
+@lru_cache(maxsize=1)
+def _role_words() -> frozenset[str]:
+    """``data/names/removal_context.json``'s role nouns and role titles ("customer", "son", "chef"), casefolded."""
+    from debiasrag.resources import read_json
+
+    words = read_json("names", "removal_context.json")
+    return frozenset(w.casefold() for w in [*words["role_nouns"], *words["role_titles"]])
 
 
 @lru_cache(maxsize=1)
