@@ -57,7 +57,7 @@ SETS = {
     "ner_gold_report6.jsonl": "report, read for misses",
     "ner_gold_report7.jsonl": "report, read for misses",
     "ner_gold_report8.jsonl": "report, blind",
-    "ner_gold_report9.jsonl": "report, blind",
+    "ner_gold_report9.jsonl": "report, blind but HTML read",
 }
 QUARTERS = (
     ("formal", slice(0, 50)),

@@ -41,6 +41,7 @@ from debiasrag.anonymize.base import (
 )
 from debiasrag.anonymize.code_lines import blank, code_names, code_spans
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
+from debiasrag.anonymize.markup import blank_markup, has_markup, markup_spans, outside
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError, check_bool, check_int, check_names, shown
 from debiasrag.fileio import encodable
@@ -211,6 +212,8 @@ _TABLE_ROW = re.compile(r"[ \t]*\|(?:[^|\n]*\|){2,}[ \t]*$")  # a Markdown table
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$")  # "|---|:--:|"
 _TABLE_CELL = re.compile(r"(?<=\|)[ \t]*([^\W\d_][\w'-]*)[ \t]*(?=\|)")  # a cell of one word
 _MARKUP_OPENER = re.compile(r"[ \t]*(?:#{1,6}|\d{1,3}[.)]|[-*+])[ \t]+([^\W\d_][\w'-]*)(?![\w'-])")  # "### Changelog"
+# One word alone on a line a blanked block tag opened ("<td>Engineer</td>" reads "\n   Engineer\n    "; fullmatch)
+_LONE_WORD_LINE = re.compile(r"[ \t]{2,}([^\W\d_][\w'-]*)[.:]?[ \t]*")
 _MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]*)?/?>")  # an HTML or XML tag, "<li>", "</li>", "<a href=...>"
 _HYPHEN_SUFFIXES = frozenset(
     {"style", "type", "like", "based", "era", "free", "class", "level", "wide", "born", "related"}
@@ -362,6 +365,20 @@ def english_words(nlp: Any, part: str | None = None) -> frozenset[str]:
     """Lower-case English dictionary words (WordNet lemmas shipped in the pipeline's lemmatizer tables);
     ``part="adv"`` etc. restricts to one part of speech."""
     return _english_words_of(id(nlp), nlp, part)
+
+
+def _outside_markup(text: str, entities: list[Entity]) -> list[Entity]:
+    """``entities`` found in ``text``'s blanked copy, as ``text`` writes them, each cut where a tag or a character
+    reference stands ("Marco <b>Bianchi</b>" -> "Marco", "Bianchi"), so an operator never takes half a tag."""
+    spans = markup_spans(text)
+    kept = []
+    for entity in entities:
+        for start, end in outside(entity.start, entity.end, spans):
+            piece = text[start:end]
+            start, end = start + len(piece) - len(piece.lstrip()), end - (len(piece) - len(piece.rstrip()))
+            if any(c.isalnum() for c in text[start:end]):
+                kept.append(Entity(text[start:end], entity.label, start, end))
+    return kept
 
 
 def is_dictionary_word(word: str, english: frozenset[str]) -> bool:
@@ -581,8 +598,12 @@ class NerAnonymizer:
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Entity]]:
-        """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping."""
-        texts = check_batch(texts)
+        """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping.
+
+        Markup is read as the reader sees it: tags and comments blanked (an image's ``alt`` text kept), block tags as
+        line breaks, and no entity spans a tag or a character reference (:mod:`debiasrag.anonymize.markup`)."""
+        as_written = check_batch(texts)
+        texts = [blank_markup(t, readable=True, breaks=True) if has_markup(t) else t for t in as_written]
         pieces: list[tuple[int, int, str]] = []  # (text index, offset, chunk)
         for index, text in enumerate(texts):
             if text.strip():
@@ -606,7 +627,10 @@ class NerAnonymizer:
         results = [self._finish(text, spans) for text, spans in zip(texts, found)]
         for other in self.others:
             results = [merge_union(mine, theirs) for mine, theirs in zip(results, other.detect_batch(texts))]
-        return results
+        return [
+            _outside_markup(original, entities) if original is not text else entities
+            for original, text, entities in zip(as_written, texts, results)
+        ]
 
     # -- detection --------------------------------------------------------------------------------------
     def _recase_capitals(self, text: str) -> str | None:
@@ -1445,7 +1469,8 @@ class NerAnonymizer:
     def _markup_words(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
         """Words that Markdown structure shows are no names (session 47, a new user's walkthrough: "| Name | Role |
         Email |" and "| Week | Engineer |" came back as "| | | |", "### Changelog" as "###"): a table cell of one word,
-        the first word of a heading or of a list item, when it is a capitalised English word (or two joined:
+        the first word of a heading or of a list item, a line of one word (an HTML cell or heading: block tags read as
+        line breaks, :mod:`~debiasrag.anonymize.markup`), when it is a capitalised English word (or two joined:
         "Changelog") that no given-name, surname or place list holds; in a table's header row (the row above its rule
         of dashes) also a listed name the dictionary holds and text does not use as a name ("| Band | Min | Max |").
         A word of a full name found elsewhere in the text stays a name; cells holding names stay names ("| Bill Chen
@@ -1481,6 +1506,10 @@ class NerAnonymizer:
             opener = _MARKUP_OPENER.match(line)
             if opener is not None and word_not_name(opener.group(1), False):
                 yield start + opener.start(1), start + opener.end(1)
+                continue
+            lone = _LONE_WORD_LINE.fullmatch(line)  # a dictionary word itself, not two joined
+            if lone is not None and self._is_english(lone.group(1).lower()) and word_not_name(lone.group(1), False):
+                yield start + lone.start(1), start + lone.end(1)
 
     def _chat_label_non_names(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
         """The spans of a chat log's speaker labels, before the nick, that name no one: times, dates and IRC brackets;
