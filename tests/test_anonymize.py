@@ -544,7 +544,9 @@ def test_metadata_record_is_flat_and_name_free_unless_asked(ner):
         # Not a stub: the preposition still has an object, or the word is an ordinary lower-case one.
         ("She flew to Paris to rest.", ["Paris"], "She flew to to rest."),
         ("The doctor met Yerusha today.", ["Yerusha"], "The doctor met today."),
-        ("Call Mr. and Mrs. Smith now.", ["Smith"], "Call Mr. and now."),
+        # A title joined to the name's own by "and" goes with it (was "Call Mr. and now.", session 46's walkthrough)
+        ("Call Mr. and Mrs. Smith now.", ["Smith"], "Call now."),
+        ("Mr. & Mrs. Okafor celebrated.", ["Okafor"], "celebrated."),
     ],
 )
 def test_remove_leaves_no_dangling_title_or_preposition(text, names, expected):

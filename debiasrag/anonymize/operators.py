@@ -159,6 +159,20 @@ def _title_before(before: str) -> re.Match[str] | None:
     return None
 
 
+_AND_END = re.compile(r"[ \t]+(?:and|&)[ \t]+$")
+
+
+def _coordinated_title(before: str) -> int | None:
+    """Where a title joined by "and" to the removed name's own title starts, at the end of ``before`` ("Call Mr. and "
+    before "Mrs. Smith"; a walkthrough, session 46, found "Call Mr. and now."), or None; not a role title ("Dr. and
+    Mrs. Lee"), which would have to become a role of its own."""
+    joined = _AND_END.search(before)
+    title = _title_before(before[: joined.start()]) if joined is not None else None
+    if title is None or _role_of(title) is not None:
+        return None
+    return title.start()
+
+
 def _role_of(title: re.Match[str]) -> str | None:
     return _role_titles().get(_title_forms()[title.group(1).casefold()])
 
@@ -295,6 +309,9 @@ def stub_spans(text: str, entities: Sequence[Entity]) -> list[tuple[int, int]]:
         while (found := _title_before(before[:cut])) is not None:
             spans.append((previous_end + found.start(), previous_end + cut))
             cut = found.start()
+        if cut < len(before) and (pair := _coordinated_title(before[:cut])) is not None:
+            spans.append((previous_end + pair, previous_end + cut))
+            cut = pair
         end = ent.end
         possessive = _POSSESSIVE.match(text, end)
         if possessive:
@@ -337,8 +354,11 @@ class Remove:
                 out = out[:cut] + phrase
                 position = ent.end
                 continue
+            titled = False
             while (found := _title_before(out)) is not None:  # "Detective Inspector" before a brand: all of it
-                out = out[: found.start()]
+                out, titled = out[: found.start()], True
+            if titled and (pair := _coordinated_title(out)) is not None:  # "Mr. and Mrs. Smith": "Mr. and" goes too
+                out = out[:pair]
             position = ent.end
             possessive = _POSSESSIVE.match(text, position)
             if possessive:
