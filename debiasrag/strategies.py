@@ -163,6 +163,7 @@ def balance_swaps(
     versions: Sequence[Sequence[int]] | None = None,
     odd_delta: float | None = None,
     neutral_out: bool = False,
+    prefer_higher: bool = False,
 ) -> list[int]:
     """Swap candidates into ``chosen`` until the two groups of ``pair`` are equally represented.
 
@@ -181,6 +182,8 @@ def balance_swaps(
     version (any score; with ``versions``) where the larger group has no version to swap for; at an even gap only
     where no bounded swap closes two (it closes one, leaving an odd gap); and, at a gap of one, for the best unchosen
     one within ``odd_delta`` below the lowest chosen neutral document where no neutral document can come in.
+    ``prefer_higher``: a version swap is taken first only where no bounded swap of the same step brings in a
+    higher-scored document (a new text within the bound over the same text in a wording the model ranks lower).
     Returns the new selection as candidate indices in score order.
     """
     picked = set(chosen)
@@ -217,6 +220,10 @@ def balance_swaps(
         # A version first (no relevance traded). A neutral document's version closes one: at an odd gap that is
         # the step only a version or a neutral document can take, at an even gap a bounded swap closing two first.
         found = own_version(overs, ["neutral"] if gap_one else [under, "neutral"])
+        if found is not None and prefer_higher:
+            rival = bounded(overs[0], "neutral" if gap_one else under, reach)
+            if rival is not None and scores[rival[1]] > scores[found[1]]:
+                found = rival
         if found is None and neutral_out and diff % 2:
             found = own_version(neutrals, [under])
         if found is None and not gap_one:
@@ -260,6 +267,7 @@ def _parity(
     *,
     versions_first: bool,
     neutral_out: bool,
+    prefer_higher: bool = False,
 ) -> list[int]:
     """:func:`balance_swaps` over ``kept``, the candidates' versions found only when they can be used: the groups
     are unequal and the store gives the texts (``delta`` / ``odd_delta`` already in score units)."""
@@ -270,7 +278,9 @@ def _parity(
         texts = [group_of.text_of(key) for key in ranking.keys]
         versions = find_versions(texts, memo=True, concept_words=group_of.concept_words, max_apart=SWAP_APART)
         versions = untold_versions(texts, versions, group_of.query, concept_words=group_of.concept_words)
-    return balance_swaps(ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out)
+    return balance_swaps(
+        ranking.scores, groups, kept, delta, group_of.groups, versions, odd_delta, neutral_out, prefer_higher
+    )
 
 
 ODD_DELTA = 0.25
@@ -331,11 +341,13 @@ class Balanced(Strategy):
         pool: int = 20,
         versions_first: bool = True,
         neutral_out: bool = True,
+        prefer_higher: bool = False,
     ) -> None:
         self.delta = check_number("delta", delta)
         self.odd_delta = check_number("odd_delta", odd_delta)
         self.versions_first = check_bool("versions_first", versions_first)
         self.neutral_out = check_bool("neutral_out", neutral_out)
+        self.prefer_higher = check_bool("prefer_higher", prefer_higher)
         self.depth_factor = check_int("depth_factor", depth_factor)
         self.pool = check_int("pool", pool, 2)  # σ of one score is 0
 
@@ -365,6 +377,7 @@ class Balanced(Strategy):
             odd_delta,
             versions_first=self.versions_first,
             neutral_out=self.neutral_out,
+            prefer_higher=self.prefer_higher,
         )
         return [Pick(ranking.keys[i], ranking.scores[i], ranking.variant, groups[i]) for i in chosen]
 

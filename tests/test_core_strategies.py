@@ -155,6 +155,19 @@ def test_balanced_closes_a_gap_of_one_within_a_quarter_sigma_by_default():
     assert [p.key for p in Balanced().select([ranking], 3, far)] == ["d0", "d1", "d2"]
 
 
+def test_prefer_higher_takes_a_new_text_over_a_lower_ranked_version():
+    # Session 46's walkthrough: two male documents chosen; m2 (0.316) has its female version f2 at 0.233, while
+    # f3, another text, scores 0.314. Version first swaps m2 -> f2; prefer_higher takes f3, the higher document.
+    scores = [0.4, 0.316, 0.314, 0.233]
+    groups = ["male", "male", "female", "female"]
+    versions = [[], [3], [], [1]]
+    pair = ("female", "male")
+    assert balance_swaps(scores, groups, [0, 1], 1.0, pair, versions) == [0, 3]
+    assert balance_swaps(scores, groups, [0, 1], 1.0, pair, versions, prefer_higher=True) == [0, 2]
+    # Beyond the bound the rival is no swap at all, so the version is still taken.
+    assert balance_swaps(scores, groups, [0, 1], 0.001, pair, versions, prefer_higher=True) == [0, 3]
+
+
 def test_a_gap_of_one_is_closed_by_a_neutral_document_making_room():
     # One female chosen, no male: the female has no neutral stand-in within the bound, but the chosen neutral
     # text at 0.78 has its male wording among the candidates (0.3): swapping it trades no relevance.
