@@ -366,6 +366,10 @@ class GroupDetector:
             re.compile(rf"\b(?:{'|'.join(map(re.escape, things))})((?:\s+[A-Z][\w'\-]*)+)") if things else None
         )
         self._firm = re.compile(rf"\b({_LETTER}[\w'\-]*)\s*&\s*({_LETTER}[\w'\-]*)") if things else None
+        units = rule.get("unit_words", [])
+        self._unit = (  # "3 ms", "840&nbsp;ms": milliseconds, not the title
+            re.compile(rf"(?<=\d)(?:\s|&nbsp;)*({'|'.join(map(re.escape, units))})\b") if units else None
+        )
         self._clinical, self._clinical_sex, self._clinical_lead = _clinical_pattern(rule)
         self._defined_parties = frozenset(rule.get("defined_parties", []))  # "the Landlord shall": a contract's party
         if not set(self._possessive.values()) <= set(known):
@@ -527,6 +531,8 @@ class GroupDetector:
         if self._named_thing is not None and self._firm is not None:  # "Hurricane Maria", "Marks & Spencer": nobody
             plain = _blank_groups(self._named_thing, plain, lambda words: True)
             plain = _blank_groups(self._firm, plain, self._names_a_firm)
+        if self._unit is not None:
+            plain = self._unit.sub(lambda m: m.group(0)[: m.start(1) - m.start()] + " " * len(m.group(1)), plain)
         phrases: list[Mention] = []
         if self._phrase is not None:  # the concept's phrase pairs ("home office"): one mention each, then blanked
 

@@ -188,6 +188,24 @@ def test_storms_ships_and_firms_named_after_people_are_no_evidence(text):
     assert detector("gender").mentions(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The model runs in 3 ms per query on CPU.",
+        "p99 latency dropped from 840&nbsp;ms to 95&nbsp;ms.",
+    ],
+)
+def test_milliseconds_are_no_evidence(text):
+    """Session 48, a new user's web pages: "3 ms" read as the title Ms, so a latency blog post was a female document
+    that balanced and dynamic then balanced with."""
+    assert detector("gender").mentions(text) == []
+
+
+def test_a_title_still_counts_beside_milliseconds():
+    assert detector("gender").group("Ms. Patel said 3 ms was fine.") == "female"
+    assert detector("gender").group("Ms Okafor ran 3 tests.") == "female"
+
+
 def test_a_name_beside_a_storm_word_or_ampersand_in_lower_case_still_counts():
     assert detector("gender").group("The storm hit Maria's house. She was fine.") == "female"
 
