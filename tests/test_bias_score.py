@@ -324,3 +324,15 @@ def test_glove_fit_refuses_malformed_pairs_with_our_error(glove_scorer, pairs, m
     with pytest.raises(InputError, match=message):
         glove_scorer.fit(pairs)
     assert glove_scorer.n_pairs_ == 10  # the fitted direction is left as it was
+
+
+def test_markup_is_no_word_of_the_text(scorer: BiasScorer, glove_scorer) -> None:
+    """Session 48, a new user's web pages: tag names, attributes and URLs were scored as words ("td" was a table's top
+    word under GloVe, 0.25 against 0.14 for its words alone). A text in markup scores as the words a reader sees."""
+    plain = "He is a nurse at the clinic."
+    marked = '<p><b>He</b> is a <a href="https://example.com/nurse">nurse</a> at the clinic.</p><!-- td tr -->'
+    for model in (scorer, glove_scorer):
+        bare, page = model.score([plain, marked])
+        assert page.absolute == pytest.approx(bare.absolute, rel=1e-4, abs=1e-6)
+        assert [t.word for t in page.tokens] == [t.word for t in bare.tokens]
+        assert all(marked[t.start : t.end] == t.token for t in page.tokens)  # offsets into the text as given
