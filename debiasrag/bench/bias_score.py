@@ -1,4 +1,4 @@
-"""``bias-score``: most stereotyped sentences of a corpus in both directions (seed 001, Eq. 1-3).
+"""``bias-score``: sentences of a corpus ranked by bias score in both directions (seed 001, Eq. 1-3).
 
 Uses :class:`debiasrag.counterfactual.BiasScorer` (gender direction from gender-swapped sentence pairs, token-level
 scores weighted by max-pooling importance). The corpus is the neutral rendering of our gendered topic set (no

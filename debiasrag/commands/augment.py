@@ -1,4 +1,4 @@
-"""``debiasrag augment`` (gender-swap counterfactuals) and ``debiasrag bias-score`` (most stereotyped sentences).
+"""``debiasrag augment`` (gender-swap counterfactuals) and ``debiasrag bias-score`` (sentences ranked by bias score).
 
 ``augment IN.jsonl OUT.jsonl``: every valid input row is written once, in input order, with its text field(s)
 replaced by the gender-swapped counterpart (rows without gendered words come out unchanged), so OUT has as many
