@@ -25,6 +25,16 @@ surname cue ("del Toro", "bin Yusuf", "Ulysses S. Grant", "whose surname is Gran
 ("Mei-Ling", "Jean-Luc": the whole swaps or none), a firm ("Frank & Oak", "Grant & Partners LLP") and the title of
 a work ("Mrs. Dalloway, the novel by ..."); "Madam Secretary" swaps to "Mr. Secretary" (``gender_swap_context.json``).
 
+Session 48 (a walkthrough on scraped HTML / Markdown pages): the name table holds no initials, suffixes or handles
+("Eve" was paired with "Jr"); holidays keep their names ("Christmas Eve", "St. Patrick's Day"); a listed name right
+after a given name, listed or not, is its surname and stays ("Hemi Walker"), and only a plain space or an inline tag
+joins the two ("<li>Maria</li><li>David</li>" are two people); an accented name is looked up unaccented ("Chloé" ->
+"Chloe"); a saint's name after "St."/"San"/"São" stays ("St. Mary's Hospital", "São Paulo"); a listed city after a
+place preposition or in a list of places ("in Wellington", "(Austin, Denver, Houston)"), a colour ("Rose Gold"), a
+product ("Aurora ANC Wireless Headphones"), a control's one-word label ("<button>Max</button>") and a listed verb
+opening an element's text with nothing reading it as a person ("<em>Grant access</em>") are no people
+(``gender_swap_context.json``).
+
 Tokenisation, tags and whitespace come from spaCy, so the output keeps the input's spacing and punctuation
 exactly; only swapped tokens change.
 """
@@ -32,6 +42,7 @@ exactly; only swapped tokens change.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -334,6 +345,19 @@ class GenderSwapper:
         }
         self._hyphenated_surname_words = frozenset(context.get("hyphenated_surname_words", []))
         self._work_nouns = frozenset(context.get("work_nouns", []))
+        # "Christmas Eve", "St. Patrick's Day": a given name in a holiday's name names no one (session 48)
+        self._name_phrases = _phrase_pattern(context.get("name_phrases", []))
+        # "St. Mary's Hospital", "San Jose": a saint's name, a church's, a place's; "Hola Maria": no given name before
+        self._saint_words = frozenset(context.get("saint_words", []))
+        self._before_first_names = frozenset(context.get("words_before_first_names", []))
+        # places, colours, products and UI labels that are listed names ("in Wellington", "Rose Gold", "Aurora ANC
+        # Wireless Headphones", "<button>Max</button>"; session 48)
+        self._place_prepositions = frozenset(context.get("place_prepositions", []))
+        self._place_list_cues = frozenset(context.get("place_list_cues", []))
+        self._colour_words = frozenset(context.get("colour_words", []))
+        self._colour_names = frozenset(context.get("colour_names", []))
+        self._product_heads = frozenset(context.get("product_heads", []))
+        self._ui_tags = frozenset(context.get("ui_tags", []))
         self._sex_letters = _sex_letter_pairs()
         # the anonymizer's name lists: which listed names are dictionary words that text uses as names (Maria, not
         # Dawn), which words are particles of a family name (del, van, bin), which are titles
@@ -390,6 +414,7 @@ class GenderSwapper:
             (masked[k] for k in todo), batch_size=self.batch_size, n_process=self.n_process, disable=disable
         )
         for k, doc in zip(todo, docs, strict=True):
+            doc.user_data["original"] = pieces[k][2]  # what the blanked markup was: "</li><li>" is no space
             found = self._replacements(doc, pieces[k][1])
             swapped[k] = (_spliced(pieces[k][2], found, pieces[k][1]), found)
         out_parts: list[list[str]] = [[] for _ in texts]
@@ -406,7 +431,7 @@ class GenderSwapper:
         """Whether ``word`` is in the gendered list L (words case-insensitively, names when capitalised)."""
         if word.translate(_APOSTROPHES).lower() in self.vocabulary:
             return True
-        return word[:1].isupper() and word.title() in self.names
+        return word[:1].isupper() and self._table_name(word.title()) is not None
 
     # -- internals --------------------------------------------------------------------------------------
     def _may_swap(self, text: str) -> bool:
@@ -415,9 +440,10 @@ class GenderSwapper:
         Every token :meth:`_swap_token` can replace contains such a run (its first run of letters), so a text
         without one comes out unchanged; false positives only cost a spaCy pass.
         """
-        return any(run.lower() in self._candidates for run in _LETTER_RUN_RE.findall(text)) or bool(
-            _clinical_letters(text)
-        )
+        return any(
+            run.lower() in self._candidates or (not run.isascii() and _unaccented(run).lower() in self._candidates)
+            for run in _LETTER_RUN_RE.findall(text)
+        ) or bool(_clinical_letters(text))
 
     def _replacements(self, doc: Any, offset: int) -> list[Replacement]:
         """The swaps of ``doc``'s tokens, at offsets into the owner text (``doc`` starts at ``offset``); the caller
@@ -425,6 +451,8 @@ class GenderSwapper:
         found: list[Replacement] = []
         swapped_before: str | None = None  # the replacement of the previous token, if it was swapped
         kept = generic_phrase_spans(doc.text)  # "mother board", "man-made": used of no one
+        if self._name_phrases is not None:  # "Christmas Eve", "New Year's Eve": a holiday, no one
+            kept += [m.span() for m in self._name_phrases.finditer(doc.text)]
         for start, end, group in _clinical_letters(doc.text):  # "67M" beside a swapped name: "67F"
             letter = doc.text[start:end]
             other = self._sex_letters.get(letter)
@@ -467,8 +495,8 @@ class GenderSwapper:
         if lower in self._pron_m2f:
             return self._pronoun(token, self._pron_m2f[lower]), "m2f", "pronoun"
         if self.swap_names and text[:1].isupper() and self._read_as_name(token) and not self._surname(token):
-            name = text if not text.isupper() else text.title()
-            if self._listed_name(name) and self._names_a_person(token, name):
+            name = self._table_name(text if not text.isupper() else text.title())
+            if name is not None and self._names_a_person(token, name):
                 if name in self._name_f2m:
                     return self._name_f2m[name], "f2m", "name"
                 return self._name_m2f[name], "m2f", "name"
@@ -515,6 +543,8 @@ class GenderSwapper:
         and the sentence came back half swapped; red team, session 44). "Will you come?", "Rose petals" stay words."""
         if token.pos_ == "PROPN":
             return True
+        if not token.text.isascii() and token.text.isalpha() and self._table_name(token.text) is not None:
+            return not self._dictionary_word(token.text)  # "Zoë said she": the tagger reads a pronoun
         if token.pos_ not in ("ADJ", "NOUN", "X") or not token.text.isalpha():
             return False
         from debiasrag.anonymize.ner import english_words, is_dictionary_word
@@ -531,8 +561,10 @@ class GenderSwapper:
         before = _word_before(token)
         if before is None or not before.whitespace_:
             return False
-        if before.text[:1].isupper() and self._listed_name(before.text):
-            return True
+        if before.text in self._saint_words:
+            return True  # "St. Mary's Hospital", "San Jose": a saint's or a place's name
+        if before.text[:1].isupper() and _joined_by_a_space(before, token) and self._given_name_like(before, token):
+            return True  # "Hemi Walker", "Chloé Martin": the surname (only a space between: "<li>Maria</li><li>David")
         if _INITIAL_RE.fullmatch(before.text):  # "Ulysses S. Grant", "John F. Kennedy": a surname after the initial
             first = _word_before(before)
             if (
@@ -550,6 +582,32 @@ class GenderSwapper:
             and not self._first_name_after(token.text if not token.text.isupper() else token.text.title(), title)
         )
 
+    def _given_name_like(self, word: Any, token: Any) -> bool:
+        """Whether the capitalised word ``word`` right before ``token`` reads as a given name that a surname may follow:
+        a listed name (in any accents: "Chloé"), or, with one plain space between, a word the tagger calls a proper
+        noun that is written as a name ("Hemi", not "CEO"; in capitals only a listed given name before a name in
+        capitals: "ANA LUÍSA", not "GLHF KENJI") and is no English word (or one text uses as a name), title, weekday,
+        month, holiday, place, greeting or other word before first names ("Hola", "Congrats", "Ping", "Cllr";
+        ``gender_swap_context.json``). A listed name after it is then the surname: "Hemi Walker" had "Walker" swapped
+        to "Larisa" and "Hemi" kept, a man called by a woman's surname (session 48)."""
+        text = word.text
+        if self._listed_name(text if not text.isupper() else text.title()):  # "ANA LUÍSA"
+            return True
+        return (
+            word.whitespace_ == " "  # no tag between: "<b>Physio</b> Mark Lindgren" is a label and a name
+            and word.i == token.i - 1
+            and word.pos_ == "PROPN"
+            and text.isalpha()
+            and (not text.isupper() or (token.text.isupper() and text.casefold() in self._gazetteer.given))
+            and text not in self._before_first_names
+            and text not in self._non_names
+            and text not in self._months
+            and not self._gazetteer.is_title(text)
+            and not self._gazetteer.is_non_name(text)
+            and not self._gazetteer.is_place(text)
+            and not (self._dictionary_word(text) and not self._gazetteer.is_dictionary_name(text))
+        )
+
     def _names_a_person(self, token: Any, name: str) -> bool:
         """Whether a listed first name the tagger reads as a name is a person's first name here, not half of a
         hyphenated name the table cannot swap whole ("Mei-Ling", "Jean-Luc", "Al-Rashid"), a family name after a
@@ -559,6 +617,8 @@ class GenderSwapper:
         # the parts of a hyphenated name, not a word it modifies ("Mary-led", "Obama-era": the name alone)
         compound = [part for part in _hyphenated(token) if not self._modifier_part(part)]
         if len(compound) > 1:  # the whole hyphenated name swaps, or none of it
+            if compound[0].i != token.i and compound[0].text[:1].isupper() and self._surname(compound[0]):
+                return False  # "Ori Ben-David": a family name, kept whole (was "Ori Ben-Mary")
             return (
                 not self._gazetteer.is_particle(compound[0].text)
                 and all(part.text[:1].isupper() and self._listed_name(part.text) for part in compound)
@@ -569,7 +629,85 @@ class GenderSwapper:
             or self._after_a_surname_cue(token)
             or self._names_a_firm(token)
             or self._a_word_here(token, name)
+            or self._names_a_place(token, name)
+            or self._names_a_colour(token, name)
+            or self._a_ui_label(token, name)
         )
+
+    def _names_a_place(self, token: Any, name: str) -> bool:
+        """Whether a listed name that is a city or a place (the anonymizer's lists) is the place here: after a place
+        preposition ("studied design in Wellington"; ``gender_swap_context.json``'s ``place_prepositions``), or an
+        item of a list of places that a place cue opens or that holds a place that is no listed name ("in selected
+        cities (Austin, Denver, Houston)", "Austin, Denver and Dallas"), with nothing after it reading it as a person
+        ("Austin said he", "Austin's", "from Austin Butler")."""
+        if not (self._gazetteer.is_city(name) or self._gazetteer.is_place(name)):
+            return False
+        if self._read_as_a_person_after(token):
+            return False
+        before = _word_before(token)
+        if before is not None and before.lower_ in self._place_prepositions:
+            return True
+        items, cue = self._listed_with(token)
+        if len(items) < 2 or not all(self._gazetteer.is_city(i) or self._gazetteer.is_place(i) for i in items):
+            return False
+        return cue or any(not self._listed_name(i) for i in items)
+
+    def _read_as_a_person_after(self, token: Any) -> bool:
+        """Whether the word after ``token`` reads it as a person: a reporting word, a possessive, a surname."""
+        after = _word_after(token)
+        return after is not None and (
+            after.lower_ in self._reporting
+            or after.lower_ in ("'s", "\u2019s")
+            or (bool(token.whitespace_) and after.text[:1].isupper() and after.is_alpha and after.pos_ == "PROPN")
+        )
+
+    def _listed_with(self, token: Any) -> tuple[list[str], bool]:
+        """The capitalised one-word items of the list ``token`` is in ("Austin, Denver, Houston", "Austin and Denver"),
+        and whether a place cue comes right before the list ("cities (", "in")."""
+        joiners = (",", "and", "or", "&", "/")
+        items, first = [token.text], token
+        word = _word_before(token)
+        while word is not None and word.lower_ in joiners:
+            item = _word_before(word)
+            if item is None or not (item.text[:1].isupper() and item.is_alpha):
+                break
+            items.insert(0, item.text)
+            first, word = item, _word_before(item)
+        word = _word_after(token)
+        while word is not None and word.lower_ in joiners:
+            item = _word_after(word)
+            if item is None or not (item.text[:1].isupper() and item.is_alpha):
+                break
+            items.append(item.text)
+            word = _word_after(item)
+        before = _word_before(first)
+        while before is not None and before.text in ("(", "[", ":"):
+            before = _word_before(before)
+        return items, before is not None and before.lower_ in self._place_list_cues
+
+    def _names_a_colour(self, token: Any, name: str) -> bool:
+        """Whether a listed name that is a colour names a colour with a colour word after it ("Rose Gold", "Ruby Red";
+        ``gender_swap_context.json``'s ``colour_names`` and ``colour_words``; "Bill Tan" is a person)."""
+        after = _word_after(token)
+        return (
+            after is not None
+            and bool(token.whitespace_)
+            and after.lower_ in self._colour_words
+            and name in self._colour_names
+            and not (_word_after(after) is not None and _word_after(after).lower_ in self._reporting)
+        )
+
+    def _a_ui_label(self, token: Any, name: str) -> bool:
+        """Whether a listed name that is an English word is the whole text of a control's label ("<button
+        class="size">Max</button>", "<option>Rose</option>"; ``gender_swap_context.json``'s ``ui_tags``)."""
+        doc = token.doc
+        original = doc.user_data.get("original", doc.text) if isinstance(doc.user_data, dict) else doc.text
+        opened = original.rfind(">", 0, token.idx)
+        closed = original.find("<", token.idx)
+        if opened < 0 or closed < 0 or original[opened + 1 : closed].strip() != token.text:
+            return False
+        tag = re.match(r"<([A-Za-z]+)", original[original.rfind("<", 0, opened) : opened])
+        return tag is not None and tag.group(1).lower() in self._ui_tags and self._dictionary_word(name)
 
     def _modifier_part(self, part: Any) -> bool:
         """Whether a part of a hyphenated word is a word in lower case that the tagger reads as a participle or an
@@ -623,8 +761,8 @@ class GenderSwapper:
             word = _word_after(word)
             if word is None or not (word.text[:1].isupper() or word.text in _FIRM_JOINERS):
                 return False
-            if word.text in self._firm_suffixes:
-                return True
+            if word.text in self._firm_suffixes or word.text in self._product_heads:
+                return True  # "Grant & Partners LLP", "Aurora ANC Wireless Headphones"
         return False
 
     def _a_word_here(self, token: Any, name: str) -> bool:
@@ -683,6 +821,12 @@ class GenderSwapper:
     def _opens_clause(self, token: Any) -> bool:
         """Whether ``token`` opens the text, a line, a sentence, a clause after ":" or ";", a table cell ("| Max |")
         or a list item ("- Grant funding"), quotes and brackets before it passed over; "Dr. Grant" opens nothing."""
+        if _after_a_tag(token):  # "<em>Grant access</em>", "<label><input> Mark as read</label>": an element's text
+            title = _word_before(token)  # opens, unless a title stands before its tag ("Miss <b>Scarlet</b>")
+            return title is None or not (
+                self._gazetteer.is_title(title.text)
+                or title.lower_.rstrip(".") in (*self._titles, *_SURNAME_HONORIFICS)
+            )
         doc, k = token.doc, token.i - 1
         while k >= 0 and ((doc[k].is_space and "\n" not in doc[k].text) or doc[k].text in _QUOTES):
             k -= 1
@@ -735,8 +879,19 @@ class GenderSwapper:
         )
 
     def _listed_name(self, word: str) -> bool:
-        """Whether ``word`` is a first name of the swap's name tables."""
-        return word in self._name_f2m or word in self._name_m2f
+        """Whether ``word`` is a first name of the swap's name tables (in any accents: "Chloé", "José")."""
+        return self._table_name(word) is not None
+
+    def _table_name(self, word: str) -> str | None:
+        """``word`` as the name tables spell it: itself when listed, else its unaccented form when that is listed
+        ("Chloé" -> "Chloe", "Zoë" -> "Zoe", "José" -> "Jose"), else None. "Chloé Martin" had its surname swapped as a
+        first name and "Chloé" kept (session 48)."""
+        if word in self._name_f2m or word in self._name_m2f:
+            return word
+        if word.isascii():
+            return None
+        plain = _unaccented(word)
+        return plain if plain != word and (plain in self._name_f2m or plain in self._name_m2f) else None
 
     def _is_a_month(self, token: Any) -> bool:
         """Whether a month's name that is also a first name ("April") is the month: before a number, after a word
@@ -795,6 +950,46 @@ class GenderSwapper:
 
     def __repr__(self) -> str:
         return f"GenderSwapper(pairs={len(self._f2m)}+{len(self._m2f)}, names={len(self._name_f2m)})"
+
+
+def _after_a_tag(token: Any) -> bool:
+    """Whether only spaces stand between a markup tag of the original text and ``token`` ("<em>Grant")."""
+    doc = token.doc
+    original = doc.user_data.get("original", doc.text) if isinstance(doc.user_data, dict) else doc.text
+    i = token.idx - 1
+    while i >= 0 and original[i].isspace() and original[i] not in "\n\r":
+        i -= 1
+    return i >= 0 and original[i] == ">" and doc.text[i] == " "
+
+
+def _joined_by_a_space(before: Any, token: Any) -> bool:
+    """Whether only spaces (and inline tags: "<b>Grace</b> <i>Kelly</i>") stand between ``before`` and ``token`` in
+    the original text, not a line break, a block tag or nothing ("<li>Maria</li><li>David</li>": two people)."""
+    doc = token.doc
+    original = doc.user_data.get("original", doc.text) if isinstance(doc.user_data, dict) else doc.text
+    gap = original[before.idx + len(before.text) : token.idx]
+    if _BLOCK_TAG_RE.search(gap):
+        return False
+    spaces = _MARKUP_RE.sub("", gap)
+    return bool(spaces) and spaces.isspace() and "\n" not in spaces and "\r" not in spaces
+
+
+def _unaccented(word: str) -> str:
+    """``word`` without its accents ("Chloé" -> "Chloe", "Zoë" -> "Zoe")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _phrase_pattern(phrases: list[str]) -> re.Pattern[str] | None:
+    """One case-blind pattern for whole-word ``phrases`` ("ON CHRISTMAS EVE"), longest first, any run of spaces for a
+    space and a straight or curly apostrophe for one; None for no phrases."""
+    if not phrases:
+        return None
+
+    def one(phrase: str) -> str:
+        return r"\s+".join(re.escape(word).replace("'", "['\u2019]") for word in phrase.split())
+
+    alternatives = "|".join(one(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def _opens_a_line(token: Any) -> bool:
@@ -924,6 +1119,14 @@ def _load_spacy(nlp: Any) -> Any:
 
 # Markup a corpus row may hold: HTML / XML tags and comments, and links (a URL's path names no one: "/she")
 _MARKUP_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]{0,500}>|\b(?:https?://|www\.)[^\s<>\])]+", re.DOTALL)
+
+
+# tags that end a line or a cell as the page shows it: a name on each side of one is two people's
+_BLOCK_TAG_RE = re.compile(
+    r"</?(?:p|div|br|hr|li|ul|ol|dl|dt|dd|td|th|tr|table|thead|tbody|h[1-6]|option|select|button|label|section"
+    r"|article|header|footer|nav|aside|blockquote|pre|figure|figcaption|caption|input|textarea)\b",
+    re.IGNORECASE,
+)
 
 
 def _code_of(text: str) -> list[tuple[int, int]]:
