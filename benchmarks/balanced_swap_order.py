@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=MODELS, help="'default' = packaged all-MiniLM-L6-v2")
     parser.add_argument("--blind", action="store_true", help="also score fairness_report13 (run once)")
+    parser.add_argument("--partial", help="write the cells measured so far to this JSON file as each model ends")
     args = parser.parse_args(argv)
     if missing_model_folders(args.models):
         return 2
@@ -88,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
             for (rule, k), value in measure(study_set(name)(), embedder).items():
                 scores[models[-1], name, rule, k] = value
         print(f"{embedder.name} done", file=sys.stderr, flush=True)
+        if args.partial:  # a long run's measured cells, kept as each model ends
+            rows = [[*key, *value] for key, value in scores.items()]
+            Path(args.partial).write_text(json.dumps(rows), encoding="utf-8")
     labels = list(rules())[1:]
 
     def broken(rule: str, sets: list[str]) -> tuple[int, int, int]:
