@@ -10,6 +10,7 @@ priya") stays text, and only its marker is left out, so a comment's first word c
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -138,3 +139,60 @@ def code_names(text: str, spans: list[tuple[int, int]]) -> frozenset[str]:
     """The identifiers of the code in ``text`` at ``spans`` (outside its string literals), lower case: "pydantic"
     and "obj" of "from pydantic import BaseModel", "def f(obj):"; not "priya" of 'owner = "priya"'."""
     return frozenset(n for a, b in spans for n in _NAME.findall(_STRING.sub(" ", text[a:b])) if n.islower())
+
+
+# The info string of a fence whose lines are no program (a log, a transcript, plain text): there a line is code only
+# as :func:`code_spans` reads it outside fences, by its signs
+_PROSE_FENCE = re.compile(
+    r"[ \t]*(?:```|~~~)[ \t]*(?:text|txt|plain|plaintext|log|logs|output|console|md|markdown)?"
+    r"[ \t]*$",
+    re.IGNORECASE,
+)
+# A variable of a shell, a template or an environment, code even inside a string ("Bearer $TOKEN", "${USER}")
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?|%[A-Za-z_]\w*%|\{\{[^{}\n]*\}\}")
+
+
+def block_code(text: str, regions: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The code of ``text``'s code blocks, as ``(start, end)`` spans the NER anonymizer leaves unread (session 48's
+    walkthrough: "Bearer $TOKEN" of a fenced ``bash`` block lost "TOKEN" as a PERSON, Go code in an HTML ``<pre>``
+    "Charge(ctx", "Context", "Receipt"). The blocks are Markdown fences (the fence lines too) and ``regions`` (an HTML
+    page's ``<pre>`` / ``<code>`` contents, :func:`~debiasrag.anonymize.markup.code_regions`); in a fence whose info
+    string names no program ("```text", "```log", none) only the lines with :func:`code_spans`'s signs of code. As
+    there, a comment stays text ("# thanks priya"), and so does a string literal ('--author "Priya Raman"') but for the
+    variables in it ("$TOKEN")."""
+    if not regions and "```" not in text and "~~~" not in text:
+        return []
+    context = _context()
+    lines: list[tuple[int, int]] = []
+    fence: bool | None = None  # None outside a fence, else whether every line of it is code
+    end = -1
+    for line in text.split("\n"):
+        start = end + 1
+        end = start + len(line)
+        if _FENCE.match(line):
+            fence = None if fence is not None else _PROSE_FENCE.fullmatch(line) is None
+            lines.append((start, end))
+            continue
+        if fence is None and not any(a < end and start < b for a, b in regions):
+            continue
+        comment = _COMMENT.search(line)
+        code_end = start + comment.start() if comment else end
+        if fence is False:
+            strong, weak = _code_line(text[start:code_end], len(line) - len(line.lstrip(" ")))
+            if not strong and weak < context["weak_signs_for_code"]:
+                continue
+        if fence is None:  # in a region only: "<p>Run <code>make test</code> ...</p>"
+            for a, b in regions:
+                if a < code_end and start < b:
+                    lines.append((max(a, start), min(b, code_end)))
+            continue
+        lines.append((start, code_end))
+    spans: list[tuple[int, int]] = []
+    for start, end in lines:
+        position = start
+        for string in _STRING.finditer(text, start, end):
+            spans.append((position, string.start()))
+            spans += [v.span() for v in _VARIABLE.finditer(text, string.start(), string.end())]
+            position = string.end()
+        spans.append((position, end))
+    return [(a, b) for a, b in spans if a < b]

@@ -8,6 +8,7 @@ operators work on the original, tags intact. Web pages are a common RAG corpus: 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
@@ -15,8 +16,22 @@ from collections.abc import Iterator
 _COMMENT = r"<!--.*?-->"
 _TAG = r"</?[A-Za-z][\w:.-]*(?:\s[^<>]{0,500})?/?>"
 _LINK = r"\b(?:https?://|www\.)[^\s<>\])]+"
-_MARKUP = re.compile(f"{_COMMENT}|{_TAG}", re.DOTALL)
-_MARKUP_AND_LINKS = re.compile(f"{_COMMENT}|{_TAG}|{_LINK}", re.DOTALL)
+# What a reader never sees (session 48's walkthrough: "<!DOCTYPE html>" lost "DOCTYPE" as an ORG, a script's
+# "gtag('config','G-ABC123',{user:'Jordan'})" one MISC entity and its JavaScript, a style's ".author-Kenji" its name):
+# a script or style element whole, a declaration, a processing instruction, a CDATA section
+_HIDDEN = (
+    r"(?P<hidden>(?i:<(?P<element>script|style)\b[^<>]{0,500}>.*?</(?P=element)\s*>)"
+    r"|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^<>]{0,500}>|<\?[A-Za-z][^<>]{0,500}\?>)"
+)
+# Markdown: a link's or an image's target, "[Tomás Herrera](https://github.com/tomas-herrera)" (its text is read; a
+# name ran into "](https://github.com" before), and an autolink of a URL, "<https://example.com/priya>" (whole). An
+# address in brackets stays text: "Jane Doe <jane@example.com>" is how mail and commits sign a name.
+_TARGET = r"(?P<target>\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\))"
+_AUTOLINK = r"(?P<autolink><(?:https?|ftp|mailto):[^\s<>]+>)"
+_MARKUP = re.compile(f"{_COMMENT}|{_HIDDEN}|{_TAG}|{_TARGET}|{_AUTOLINK}", re.DOTALL)
+_MARKUP_AND_LINKS = re.compile(f"{_COMMENT}|{_HIDDEN}|{_TAG}|{_TARGET}|{_AUTOLINK}|{_LINK}", re.DOTALL)
+# Where a page shows code (left alone as a Markdown fence is: :func:`~debiasrag.anonymize.code_lines.block_code`)
+_CODE_ELEMENT = re.compile(r"<(pre|code)\b[^<>]{0,500}>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
 _REFERENCE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 # Attributes whose values are text a reader sees (an image's alt text names the person in the photo)
 _READABLE = re.compile(
@@ -56,34 +71,45 @@ def _markup(text: str, pattern: re.Pattern[str] = _MARKUP) -> Iterator[re.Match[
     """The tags and comments of ``text`` (and whatever else ``pattern`` matches that is no ``<``…``>``)."""
     for match in pattern.finditer(text):
         piece = match.group()
-        if not piece.startswith("<") or _is_tag(piece, text):
+        if not piece.startswith("<") or match.lastgroup is not None or _is_tag(piece, text):
             yield match
+
+
+def _shown(match: re.Match[str]) -> list[tuple[int, int]]:
+    """The parts of a piece of markup a reader sees, as spans of its text: a tag's ``alt`` / ``title`` /
+    ``aria-label`` values."""
+    piece = match.group()
+    if match.lastgroup is not None or piece.startswith("<!") or not piece.startswith("<"):
+        return []
+    return [(match.start() + v.start(2), match.start() + v.end(2)) for v in _READABLE.finditer(piece)]
 
 
 def has_markup(text: str) -> bool:
     """Whether ``text`` holds a tag, a comment or a character reference (``&amp;``)."""
-    return ("<" in text and next(_markup(text), None) is not None) or (
+    return (("<" in text or "](" in text) and next(_markup(text), None) is not None) or (
         "&" in text and _REFERENCE.search(text) is not None
     )
 
 
 def blank_markup(text: str, *, links: bool = False, readable: bool = False, breaks: bool = False) -> str:
-    """``text`` with its tags and comments (and with ``links``, its URLs) replaced by as many spaces.
+    """``text`` with its tags and comments (and with ``links``, its URLs) replaced by as many spaces; so are what a
+    reader never sees (a script or style element, ``<!DOCTYPE …>``) and a Markdown link's target (``](url)``).
 
     ``readable`` keeps the values of attributes a reader sees (``alt``, ``title``, ``aria-label``) and blanks
-    character references (``&amp;`` -> ``&`` and spaces); ``breaks`` starts a block tag's blank with a line break
-    (``</td>``, ``<li>``, ``<br>``), where what the reader sees breaks too.
+    character references (``&amp;`` -> ``&``, ``&ndash;`` -> ``–``, a letter's as spaces); ``breaks`` starts a block
+    tag's blank with a line break (``</td>``, ``<li>``, ``<br>``), where what the reader sees breaks too.
     """
     pattern = _MARKUP_AND_LINKS if links else _MARKUP
 
     def blanked(match: re.Match[str]) -> str:
         piece = match.group()
         out = [" "] * len(piece)
-        if readable and piece.startswith("<") and not piece.startswith("<!--"):
-            for value in _READABLE.finditer(piece):
-                out[value.start(2) : value.end(2)] = value.group(2).replace("\n", " ")
+        for start, end in _shown(match) if readable else ():
+            out[start - match.start() : end - match.start()] = text[start:end].replace("\n", " ")
         name = _TAG_NAME.match(piece) if breaks else None
-        if name is not None and name.group(1).lower() in _BLOCK_TAGS:
+        if match.lastgroup == "hidden" and breaks:
+            out[0] = "\n"
+        elif name is not None and name.group(1).lower() in _BLOCK_TAGS:
             out[0] = "\n"
         return "".join(out)
 
@@ -93,8 +119,16 @@ def blank_markup(text: str, *, links: bool = False, readable: bool = False, brea
         position = match.end()
     text = "".join(parts) + text[position:]
     if readable:
-        text = _REFERENCE.sub(lambda m: ("&" if m.group() == "&amp;" else " ") + " " * (len(m.group()) - 1), text)
+        text = _REFERENCE.sub(lambda m: _character(m.group()) + " " * (len(m.group()) - 1), text)
     return text
+
+
+def _character(reference: str) -> str:
+    """The one character a reader sees for a character reference, if it is punctuation or a symbol ("&ndash;" ->
+    "–": "<b>Tyrone Jackson</b> &ndash; Site manager" was read as one name "Tyrone Jackson … Site", session 48),
+    otherwise a space."""
+    shown = html.unescape(reference)
+    return shown if len(shown) == 1 and not shown.isalnum() and not shown.isspace() else " "
 
 
 def markup_spans(text: str) -> list[tuple[int, int]]:
@@ -102,10 +136,9 @@ def markup_spans(text: str) -> list[tuple[int, int]]:
     if not has_markup(text):
         return []
     spans = []
-    for match in _markup(text) if "<" in text else ():
+    for match in _markup(text) if "<" in text or "](" in text else ():
         # an attribute a reader sees is text: a name in an image's alt text is removed from it
-        values = [(match.start() + v.start(2), match.start() + v.end(2)) for v in _READABLE.finditer(match.group())]
-        spans += outside(match.start(), match.end(), values)
+        spans += outside(match.start(), match.end(), _shown(match))
     spans += [m.span() for m in _REFERENCE.finditer(text)] if "&" in text else []
     return sorted(spans)
 
@@ -122,3 +155,27 @@ def outside(start: int, end: int, spans: list[tuple[int, int]]) -> list[tuple[in
     if position < end:
         parts.append((position, end))
     return parts
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the contents of each ``<pre>`` and ``<code>`` element of ``text``: code the page shows,
+    which :func:`~debiasrag.anonymize.code_lines.block_code` reads as it reads a Markdown fence's lines."""
+    if "<" not in text:
+        return []
+    return [m.span(2) for m in _CODE_ELEMENT.finditer(text)]
+
+
+# Elements whose text is often a label of the page rather than prose: a button, a link, a form's label or option, a
+# table's cell, a list item, a term, emphasis ("<strong>Forgot password?</strong>")
+_LABEL_ELEMENT = re.compile(
+    r"<(a|b|button|dd|dt|em|i|label|legend|li|option|span|strong|summary|td|th)\b[^<>]{0,500}>([^<>]{1,80})</\1\s*>",
+    re.IGNORECASE,
+)
+
+
+def label_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the text of each element of ``text`` that may be a label of the page (a button, a link, an
+    option, a cell, a list item, emphasis) and holds no other tag: ``<button>Sign in</button>``'s "Sign in"."""
+    if "<" not in text:
+        return []
+    return [m.span(2) for m in _LABEL_ELEMENT.finditer(text)]

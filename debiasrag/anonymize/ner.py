@@ -39,9 +39,9 @@ from debiasrag.anonymize.base import (
     parse_entity_types,
     resolve_overlaps,
 )
-from debiasrag.anonymize.code_lines import blank, code_names, code_spans
+from debiasrag.anonymize.code_lines import blank, block_code, code_names, code_spans
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
-from debiasrag.anonymize.markup import blank_markup, has_markup, markup_spans, outside
+from debiasrag.anonymize.markup import blank_markup, code_regions, has_markup, label_spans, markup_spans, outside
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError, check_bool, check_int, check_names, shown
 from debiasrag.fileio import encodable
@@ -214,6 +214,11 @@ _TABLE_CELL = re.compile(r"(?<=\|)[ \t]*([^\W\d_][\w'-]*)[ \t]*(?=\|)")  # a cel
 _MARKUP_OPENER = re.compile(r"[ \t]*(?:#{1,6}|\d{1,3}[.)]|[-*+])[ \t]+([^\W\d_][\w'-]*)(?![\w'-])")  # "### Changelog"
 # One word alone on a line a blanked block tag opened ("<td>Engineer</td>" reads "\n   Engineer\n    "; fullmatch)
 _LONE_WORD_LINE = re.compile(r"[ \t]{2,}([^\W\d_][\w'-]*)[.:]?[ \t]*")
+# A URL, with a scheme or "www." or a host and a path ("cdn.example/Priya/headshot.jpg"): no deny-listed name is cut
+# out of it
+_URL = re.compile(r"\b(?:https?://|ftp://|www\.)[^\s<>\])]+|(?<![\w@.-])(?:[\w-]+\.)+[a-z]{2,}/[^\s<>\])]*")
+_LABEL_PART = re.compile(r"[^\u2192\u203a\u00bb>|/\u00b7\u2022]+")  # a label's parts: "Settings → Privacy"
+_SENTENCE_END = re.compile(r"[.!?;][ \t]+\S")  # a sentence's end inside a label: "Blocks out the train. Great."
 _MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]*)?/?>")  # an HTML or XML tag, "<li>", "</li>", "<a href=...>"
 _HYPHEN_SUFFIXES = frozenset(
     {"style", "type", "like", "based", "era", "free", "class", "level", "wide", "born", "related"}
@@ -367,10 +372,30 @@ def english_words(nlp: Any, part: str | None = None) -> frozenset[str]:
     return _english_words_of(id(nlp), nlp, part)
 
 
-def _outside_markup(text: str, entities: list[Entity]) -> list[Entity]:
-    """``entities`` found in ``text``'s blanked copy, as ``text`` writes them, each cut where a tag or a character
-    reference stands ("Marco <b>Bianchi</b>" -> "Marco", "Bianchi"), so an operator never takes half a tag."""
-    spans = markup_spans(text)
+def _readable(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` as the detectors read it (same length), and the spans of it they do not read: its markup
+    (:func:`~debiasrag.anonymize.markup.blank_markup`: tags, comments, scripts, a Markdown link's target) and the
+    code of its code blocks (:func:`~debiasrag.anonymize.code_lines.block_code`: Markdown fences, HTML ``<pre>`` /
+    ``<code>``)."""
+    spans = markup_spans(text) if has_markup(text) else []
+    read = blank_markup(text, readable=True, breaks=True) if spans else text
+    code = block_code(read, code_regions(text))
+    if not code:
+        return read, spans
+    cut = sorted([*spans, *code])
+    merged: list[tuple[int, int]] = []
+    for a, b in cut:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return blank(read, code), merged
+
+
+def _outside_markup(text: str, entities: list[Entity], spans: list[tuple[int, int]]) -> list[Entity]:
+    """``entities`` found in ``text``'s blanked copy, as ``text`` writes them, each cut where a tag, a character
+    reference or code (``spans``, :func:`_readable`) stands ("Marco <b>Bianchi</b>" -> "Marco", "Bianchi"), so an
+    operator never takes half a tag."""
     kept = []
     for entity in entities:
         for start, end in outside(entity.start, entity.end, spans):
@@ -601,9 +626,13 @@ class NerAnonymizer:
         """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping.
 
         Markup is read as the reader sees it: tags and comments blanked (an image's ``alt`` text kept), block tags as
-        line breaks, and no entity spans a tag or a character reference (:mod:`debiasrag.anonymize.markup`)."""
+        line breaks, scripts, styles and a Markdown link's target unread, and no entity spans a tag or a character
+        reference (:mod:`debiasrag.anonymize.markup`); the code of a Markdown fence or an HTML ``<pre>`` / ``<code>``
+        is not read either, but for its comments and strings (:func:`~debiasrag.anonymize.code_lines.block_code`)."""
         as_written = check_batch(texts)
-        texts = [blank_markup(t, readable=True, breaks=True) if has_markup(t) else t for t in as_written]
+        readable = [_readable(t) for t in as_written]
+        texts = [read for read, _ in readable]
+        labels = [label_spans(t) if unread else [] for t, (_, unread) in zip(as_written, readable)]
         pieces: list[tuple[int, int, str]] = []  # (text index, offset, chunk)
         for index, text in enumerate(texts):
             if text.strip():
@@ -624,12 +653,12 @@ class NerAnonymizer:
             if copy is not None:  # names as the text writes them ("MARIA GONZALEZ"), not as spaCy read them
                 spans = [self._recased_span(span, original, copy, offset) for span in spans]
             found[index].extend(spans)
-        results = [self._finish(text, spans) for text, spans in zip(texts, found)]
+        results = [self._finish(text, spans, shown) for text, spans, shown in zip(texts, found, labels)]
         for other in self.others:
             results = [merge_union(mine, theirs) for mine, theirs in zip(results, other.detect_batch(texts))]
         return [
-            _outside_markup(original, entities) if original is not text else entities
-            for original, text, entities in zip(as_written, texts, results)
+            _outside_markup(original, entities, unread) if unread else entities
+            for original, (_, unread), entities in zip(as_written, readable, results)
         ]
 
     # -- detection --------------------------------------------------------------------------------------
@@ -1077,13 +1106,17 @@ class NerAnonymizer:
         )
 
     def _title_index(self, doc: Any, start: int) -> int | None:
-        """The token of the title right before token ``start`` ("Dr." of "Dr. Lee"), if there is one."""
+        """The token of the title right before token ``start`` ("Dr." of "Dr. Lee"), if there is one; a full stop
+        after a title written out ("Data Protection Officer. Dmitri handles ...") ends a sentence (session 48)."""
         if self.gazetteer is None:
             return None
         i = start - 1
-        if i >= 0 and doc[i].text == ".":
+        stop = i >= 0 and doc[i].text == "."
+        if stop:
             i -= 1
-        return i if i >= 0 and self.gazetteer.is_title(doc[i].text) else None
+        if i < 0 or not self.gazetteer.is_title(doc[i].text):
+            return None
+        return None if stop and len(doc[i].text) >= 5 and self._is_english(doc[i].lower_) else i
 
     def _titled_brand(self, doc: Any, first: int, last: int) -> int | None:
         """The title token of a brand or product named after a titled person, which a common noun follows
@@ -1301,20 +1334,24 @@ class NerAnonymizer:
             if best == "FAC" and guess == "PERSON" and len(name.split()) == 1:
                 best = "PERSON"
             labels[name] = best
-        for name, label in labels.items():
-            if label in ("ORG", "MISC") and self._person_shaped(name):
+        for name, label in labels.items():  # "Written by Amara Okafor." typed GPE in a full pass (session 48)
+            if label in ("ORG", "MISC", "GPE", "LOC") and self._person_shaped(name):
                 labels[name] = "PERSON"
         return labels
 
     def _person_shaped(self, name: str) -> bool:
-        """Whether ``name`` reads as a person's full name whatever type the NER gave it: two to four capitalised words,
+        """Whether ``name`` reads as a person's full name whatever type the NER gave it (a place's too, if no list holds
+        it as one: "Amara Okafor" was GPE in a full pass, session 48): two to four capitalised words,
         none an English word but a listed given name opening it ("Hope Mbeki"), opened by a listed given name ("Ratan
         Tata", "Nana Akufo-Addo", "Hye-jin Choi") or by a word no list or dictionary holds before a listed name ("Abiy
-        Ahmed"). Session 46's walkthrough: ``entities="person"`` kept such names, typed ORG or MISC."""
+        Ahmed"); or a listed given name and an initial ("Emily R."). Session 46's walkthrough: ``entities="person"``
+        kept such names, typed ORG or MISC."""
         gaz = self.gazetteer
         words = name.split()
         if gaz is None or not self._english or not 2 <= len(words) <= 4 or gaz.is_place(name):
             return False
+        if len(words) == 2 and re.fullmatch(r"[A-Z]\.", words[1]):  # a reviewer's "Emily R.": a given name, an initial
+            return words[0].casefold() in gaz.given and not gaz.is_title(words[0]) and words[0][:1].isupper()
         if not all(
             re.fullmatch(r"[^\W\d_][\w'\u2019]*(?:-[^\W\d_][\w'\u2019]*)*", w) and w[:1].isupper() for w in words
         ):
@@ -1330,7 +1367,9 @@ class NerAnonymizer:
             and gaz.is_person_name(words[-1])
         )
 
-    def _not_names_mask(self, text: str, full_name_words: frozenset[str] = frozenset()) -> list[bool]:
+    def _not_names_mask(
+        self, text: str, full_name_words: frozenset[str] = frozenset(), labels: Sequence[tuple[int, int]] = ()
+    ) -> list[bool]:
         """Characters of ``text`` that belong to words no name covers whatever spaCy says (``non_name_context.json``):
         line labels ("Apologies:", "Owner:"), clinical, legal and meeting shorthand ("HTN", "WL", "EOW", the sex of
         "54M", the side of "L arm") and eponyms ("Parkinson's disease", "Newton's second law", "Kaplan–Meier
@@ -1389,6 +1428,8 @@ class NerAnonymizer:
         if "|" in text or "#" in text or "\n" in text:
             for start, end in self._markup_words(text, full_name_words):
                 protect(start, end)
+        for start, end in self._label_words(text, full_name_words, labels):
+            protect(start, end)
         listed_shorthand: set[str] = set()
         for m in _SHORTHAND_WORD.finditer(text):
             if m.group(0) in context["abbreviations"]:
@@ -1511,6 +1552,70 @@ class NerAnonymizer:
             if lone is not None and self._is_english(lone.group(1).lower()) and word_not_name(lone.group(1), False):
                 yield start + lone.start(1), start + lone.end(1)
 
+    def _label_words(
+        self, text: str, full_name_words: frozenset[str], labels: Sequence[tuple[int, int]]
+    ) -> Iterator[tuple[int, int]]:
+        """Words of a page's labels that are no names (session 48's walkthrough: "<button>Sign in</button>", "<strong>
+        Forgot password?</strong>", "<td>Gift card</td>", "<em>Grant access</em>" lost "Sign", "Forgot", "Gift",
+        "Grant"). In the text of a button, a link, an option, a cell, a list item or emphasis (``labels``,
+        :func:`~debiasrag.anonymize.markup.label_spans`) of up to five words with a lower-case English word among
+        them (a phrase, "Delete account") and no sentence's end, or in a part of one word of a menu's path
+        ("Settings → Privacy"; one word alone is a brand as often: "<a>Slack</a>"): its capitalised words, when every
+        one is an English word that no given-name, surname, place or title list holds (as in a one-word cell,
+        :meth:`_markup_words`) or, opening a phrase of up to four words, a listed given name before a lower-case
+        English word that is no verb's past form nor an auxiliary ("Grant access", "Gift card", "Mark as read"; not
+        "Grace helped", "Grace will call"). A label with a name keeps it a name: "<td>Adwoa Mensah</td>", "<em>Will
+        Turner</em>", "<a>Bank of America</a>" (a place), a word of a full name found elsewhere in the text."""
+        gaz = self.gazetteer
+        if gaz is None or not self._english or not labels:
+            return
+        context = _mention_context()
+        auxiliaries = (
+            context["auxiliaries_before_base"]
+            | context["auxiliaries_before_participle"]
+            | context["auxiliaries_before_ing"]
+        )
+        for start, end in labels:
+            parts = list(_LABEL_PART.finditer(text, start, end))  # "Settings → Privacy": a menu's path, part by part
+            for part in parts:
+                words = list(_CAPS_WORD.finditer(text, part.start(), part.end()))
+                if not 1 <= len(words) <= 5 or _SENTENCE_END.search(text, part.start(), part.end()):
+                    continue
+                phrase = any(w.group().islower() and self._is_english(w.group()) for w in words)
+                capitals = [k for k, w in enumerate(words) if w.group()[:1].isupper()]
+                if ((len(words) == 1 and len(parts) > 1) or phrase) and all(
+                    self._label_word(words, k, phrase, full_name_words, auxiliaries) for k in capitals
+                ):
+                    yield from (words[k].span() for k in capitals)
+
+    def _label_word(
+        self,
+        words: list[re.Match[str]],
+        k: int,
+        phrase: bool,
+        full_name_words: frozenset[str],
+        auxiliaries: frozenset[str],
+    ) -> bool:
+        """Whether word ``k`` of a page's label is no name (:meth:`_label_words`)."""
+        gaz, word = self.gazetteer, words[k].group()
+        low = word.lower()
+        if gaz is None or not word[:1].isupper() or word in full_name_words or gaz.is_place(word) or gaz.is_title(word):
+            return False
+        if not (self._is_english(low) or self._verb_form(low, "participle")):
+            return False
+        if not gaz.is_person_name(word):
+            return True
+        after = words[k + 1].group() if k + 1 < len(words) else ""
+        return (
+            phrase
+            and k == 0
+            and len(words) <= 4
+            and after.islower()
+            and self._is_english(after)
+            and after not in auxiliaries
+            and not self._verb_form(after, "participle")
+        )
+
     def _chat_label_non_names(self, text: str, full_name_words: frozenset[str]) -> Iterator[tuple[int, int]]:
         """The spans of a chat log's speaker labels, before the nick, that name no one: times, dates and IRC brackets;
         timestamp tags ("[Jan 14 09:02 UTC]"); in other tags #channels, numbers, ``mention_context.json``'s
@@ -1539,9 +1644,12 @@ class NerAnonymizer:
                 yield from (w.span() for w in _TAG_WORD.finditer(text, tag.start(1), tag.end(1)) if no_one(w.group()))
             yield outside, nick
 
-    def _finish(self, text: str, spans: list[tuple[int, int, str, str | None]]) -> list[Entity]:
+    def _finish(
+        self, text: str, spans: list[tuple[int, int, str, str | None]], page_labels: Sequence[tuple[int, int]] = ()
+    ) -> list[Entity]:
         full_names = (name.split() for _, _, name, label in spans if label == "PERSON")
-        not_names = self._not_names_mask(text, frozenset(w for words in full_names if len(words) > 1 for w in words))
+        full_name_words = frozenset(w for words in full_names if len(words) > 1 for w in words)
+        not_names = self._not_names_mask(text, full_name_words, page_labels)
 
         def a_name(start: int, end: int) -> bool:  # not made only of protected words
             return any(c.isalnum() and not not_names[k] for k, c in enumerate(text[start:end], start))
@@ -1618,8 +1726,10 @@ class NerAnonymizer:
 
     def _denied(self, text: str) -> tuple[list[Entity], set[tuple[int, int]]]:
         """The deny list's names in ``text``, any case, as whole words outside markup, and the spans of those inside it
-        (which no detector may take): not in an HTML or XML tag ("<li>") nor hyphenated to a word in lower case
-        ("Li-ion"; "Owusu-Mensah" is a name);
+        (which no detector may take): not in an HTML or XML tag ("<li>"), a URL ("https://cdn.example/Priya/…") or an
+        e-mail address's host, nor hyphenated to a word in lower case ("Li-ion"; "Owusu-Mensah" is a name); a name in
+        an address's mailbox takes the address whole ("kenji@brightcart.example", as :meth:`_emails` does; session
+        48's walkthrough: "@brightcart.example" was left);
         typed PERSON (GPE when the place list holds the name), the names a user lists being people's far more often
         (session 46's walkthrough: ``--deny "wei,li"`` broke "<li>" and gave one name the placeholders MISC_2,
         PERSON_1 and ORG_1)."""
@@ -1627,10 +1737,16 @@ class NerAnonymizer:
             return [], set()
         labels = {n: "GPE" if self._listed_place(n) else "PERSON" for n in self.deny_list}
         tags = [m.span() for m in _MARKUP_TAG.finditer(text)] if "<" in text else []
+        tags += [m.span() for m in _URL.finditer(text)] if "/" in text or "www." in text else []
+        emails = list(_EMAIL.finditer(text)) if "@" in text else []
         found, markup = [], set()
         for e in find_occurrences(text, labels, ignore_case=True):
-            if (
-                any(a <= e.start < b for a, b in tags)
+            address = next((m for m in emails if m.start() <= e.start < m.end()), None)
+            if address is not None and e.start < address.end(1):  # "kenji@brightcart.example": the address whole
+                found.append(Entity(address.group(), "PERSON", address.start(), address.end()))
+            elif (
+                address is not None
+                or any(a <= e.start < b for a, b in tags)
                 or (text[e.end : e.end + 1] == "-" and text[e.end + 1 : e.end + 2].islower())
                 or (text[e.start - 1 : e.start] == "-" and text[e.start - 2 : e.start - 1].islower())
             ):
@@ -2482,7 +2598,7 @@ class NerAnonymizer:
             if (
                 out
                 and "PERSON" in (out[-1].label, ent.label)
-                and {out[-1].label, ent.label} <= _JOINABLE
+                and ({out[-1].label, ent.label} <= _JOINABLE or self._given_name_typed_org(out[-1], ent))
                 and "@" not in out[-1].text + ent.text  # a handle or an address is no part of a name
             ):
                 between = text[out[-1].end : ent.start]
@@ -2520,6 +2636,22 @@ class NerAnonymizer:
             if start != ent.start:
                 out[number] = Entity(text[start : ent.end], "PERSON", start, ent.end)
         return out
+
+    def _given_name_typed_org(self, first: Entity, second: Entity) -> bool:
+        """Whether ``first``, typed ORG right before the person ``second``, is that person's given name: one listed
+        given name that is no English word nor title ("<b>Tyrone Jackson</b> &ndash; Site manager": "Tyrone" ORG,
+        "Jackson" PERSON, and ``entities="person"`` kept "Tyrone", session 48)."""
+        gaz, word = self.gazetteer, first.text
+        return (
+            gaz is not None
+            and first.label == "ORG"
+            and second.label == "PERSON"
+            and word.isalpha()
+            and word[:1].isupper()
+            and word.casefold() in gaz.given
+            and not self._is_english(word.lower())
+            and not gaz.is_title(word)
+        )
 
     def _particle_reference(self, text: str, ent: Entity, longer: list[str]) -> Entity:
         """``ent`` with the lower-case particles right before it when the text names the person in full with them

@@ -52,8 +52,10 @@ _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">", "\u201c": "\u201d"}
 def _join_after_removal(left: str, right: str) -> str:
     """Glue the text before and after a removed name without double spaces or a space before punctuation."""
     opener, closer = left.rstrip(" \t")[-1:], right.lstrip(" \t")[:1]
-    # "Maria (maria@uni.edu) said" -> "said", not "() said"; "Jane Doe <jane@example.com> wrote" -> "wrote"
-    if opener in _PAIRS and closer == _PAIRS[opener]:
+    # "Maria (maria@uni.edu) said" -> "said", not "() said"; "Jane Doe <jane@example.com> wrote" -> "wrote"; a
+    # Markdown link's brackets stay with its target: "by [Tomás Herrera](https://…)" -> "by [](https://…)"
+    link = opener == "[" and right.lstrip(" \t")[1:2] == "("
+    if opener in _PAIRS and closer == _PAIRS[opener] and not link:
         return _join_after_removal(left.rstrip(" \t")[:-1], right.lstrip(" \t")[1:])
     if left.endswith((" ", "\t")) and right[:1] in (" ", "\t"):
         right = right.lstrip(" \t")
