@@ -87,6 +87,18 @@ def test_query_table_output(index_dir, capsys):
     assert "group" not in out and "balanced groups" not in out  # topk balances nothing
 
 
+def test_query_table_shows_the_start_of_a_long_text(index_dir, capsys):
+    """A web page is one hit: the table printed it whole (a new user's walkthrough, session 48). --json gives all."""
+    argv = ["query", str(index_dir), "Who commanded the fleet?", "--k", "1", "--strategy", "topk"]
+    assert main([*argv, "--text-chars", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "characters]" in out and "naval fleet" not in out
+    assert main([*argv, "--text-chars", "0"]) == 0
+    assert "characters]" not in capsys.readouterr().out
+    assert main([*argv, "--text-chars", "12", "--json"]) == 0
+    assert "naval fleet" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("strategy", ["balanced", "dynamic"])
 def test_query_table_shows_the_groups_it_balanced(index_dir, capsys, strategy):
     """The table names each returned document's group and the groups balanced, as --json does."""

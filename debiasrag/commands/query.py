@@ -8,7 +8,16 @@ from collections.abc import Callable
 from rich.table import Table
 
 from debiasrag.anonymize.llm import DEFAULT_TIMEOUT, LlmSetupError
-from debiasrag.commands._common import add_model_option, cell, err_console, out_console, positive_int, print_json, warn
+from debiasrag.commands._common import (
+    add_model_option,
+    cell,
+    err_console,
+    non_negative_int,
+    out_console,
+    positive_int,
+    print_json,
+    warn,
+)
 from debiasrag.commands.anonymize import add_timeout_option, refuse_llm_flags_without_llm
 from debiasrag.embedders import index_embedder, load_embedder
 from debiasrag.errors import InputError
@@ -40,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_model_option(parser, default="the model the index was built with")
     parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    parser.add_argument(
+        "--text-chars",
+        type=non_negative_int,
+        default=300,
+        help="characters of each hit's text the table shows (default 300, 0 = all; --json always gives all)",
+    )
     parser.add_argument(
         "--anonymize",
         choices=["auto", "ner", "llm", "none"],
@@ -115,9 +130,24 @@ def run(args: argparse.Namespace) -> int:
     for hit in result:
         group = (cell(hit.group or "-"),) if grouped else ()
         row_id = cell(hit.id, one_line=True)  # an id's newline is part of it, not a second id
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", cell(hit.variant), *group, row_id, cell(hit.text))
+        table.add_row(
+            str(hit.rank),
+            f"{hit.score:.3f}",
+            cell(hit.variant),
+            *group,
+            row_id,
+            cell(_preview(hit.text, args.text_chars)),
+        )
     out_console.print(table)
     return 0
+
+
+def _preview(text: str, chars: int) -> str:
+    """The first ``chars`` characters of ``text`` (0: all), with how much was left out: a web page is one hit, and
+    the table printed whole pages (a new user's walkthrough, session 48)."""
+    if not chars or len(text) <= chars:
+        return text
+    return f"{text[:chars].rstrip()}… [+{len(text) - chars} characters]"
 
 
 def _balance_caption(result: RetrievalResult) -> str:
