@@ -64,10 +64,10 @@ def test_holidays_named_after_no_one_stay(swapper: GenderSwapper) -> None:
 def test_a_listed_name_after_a_given_name_is_a_surname(swapper: GenderSwapper) -> None:
     """repro 07: "Hemi Walker ... He" -> "Hemi Larisa ... She" (a surname swapped as a first name, the given name
     kept): the surname stays, as after a listed given name ("Grace Kelly")."""
-    assert (
-        swapper.swap("Hemi Walker leads product design. He grew up in Rotorua.")
-        == "Hemi Walker leads product design. She grew up in Rotorua."
-    )
+    # the surname stays; the given name the table lacks follows the pronouns (round 4): a table name of a woman
+    out = swapper.swap("Hemi Walker leads product design. He grew up in Rotorua.")
+    assert out.endswith(" Walker leads product design. She grew up in Rotorua.")
+    assert out.split()[0] in {female for female, _ in load_swap_names()["pairs"]}
     assert swapper.swap("Please welcome Hemi Walker, our new lead.") == "Please welcome Hemi Walker, our new lead."
     # "Ori Ben-David": the hyphenated family name stays whole (was "Ori Ben-Mary")
     text = "[4/5/23, 11:11:11] Ori Ben-David: landed in Tel Aviv"

@@ -232,13 +232,15 @@ def run_augment(args: argparse.Namespace) -> int:
                     counterpart = dict(obj)
                     for name in fields:
                         if i in swapped[name]:
-                            counterpart[name] = swapped[name][i]
+                            counterpart[name] = swapped[name][i].text
                     changed = counterpart != obj
                     stats["changed"] += changed
                     if changed and unswappable is not None:
+                        # the group detector's known names, and the swapper's people named in full whose given name
+                        # it kept while their pronouns swapped ("Amara Okafor met John. She ...": who is "she"?)
                         for word in {
                             w for name in fields if name in counterpart for w in unswappable(counterpart[name])
-                        }:
+                        } | {w for name in fields if i in swapped[name] for w in swapped[name][i].kept_names}:
                             kept_names.setdefault(word, []).append(number)
                     if not args.keep_original:
                         yield counterpart
@@ -288,10 +290,11 @@ def run_augment(args: argparse.Namespace) -> int:
     return 0
 
 
-def _swap_present(swapper: Any, batch: list[dict[str, Any]], name: str) -> dict[int, str]:
-    """Row position in ``batch`` -> its field ``name`` gender-swapped, for the rows that hold that field."""
+def _swap_present(swapper: Any, batch: list[dict[str, Any]], name: str) -> dict[int, Any]:
+    """Row position in ``batch`` -> its field ``name`` gender-swapped (a :class:`Counterfactual`), for the rows that
+    hold that field."""
     present = [i for i, obj in enumerate(batch) if name in obj]
-    return dict(zip(present, swapper.swap_batch([batch[i][name] for i in present])))
+    return dict(zip(present, swapper.counterfactuals([batch[i][name] for i in present])))
 
 
 def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
@@ -303,7 +306,7 @@ def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
     from debiasrag.groups import detector
 
     found, lists = detector("gender"), load_gazetteer()
-    capitalised = re.compile(r"\b[A-Z][a-z]+\b")
+    capitalised = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}(?![^\W\d_])")  # any letters: "Jürgen", "Åsa", "Zoë"
     before = re.compile(r"([^\W\d_]+)[ \t-]$")
 
     def a_family_name(text: str, start: int) -> bool:
@@ -322,7 +325,11 @@ def _unswappable_names(swapper: Any) -> Callable[[str], list[str]]:
         return [
             m.group()
             for m in capitalised.finditer(text)
-            if found.name_group(m.group()) and not swapper.is_gendered(m.group()) and not a_family_name(text, m.start())
+            if m.group()[0].isupper()
+            and m.group()[1:].islower()
+            and found.name_group(m.group())
+            and not swapper.is_gendered(m.group())
+            and not a_family_name(text, m.start())
         ]
 
     return names

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -105,6 +106,9 @@ class Counterfactual:
     original: str
     text: str
     replacements: list[Replacement] = field(default_factory=list)
+    # given names the swap table does not hold, of people the text names in full ("Amara Okafor"), kept while the
+    # text's pronouns were swapped: the counterpart still names the same person
+    kept_names: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -239,36 +243,6 @@ _SURNAME_HONORIFICS: dict[str, str | None] = {
 # what joins two possessives that determine one noun: "his or her badge", "his/her badge", "her and his towels"
 _COORDINATORS = frozenset({"or", "and", "/", "&", "and/or"})
 _POSSESSIVES = frozenset({"his", "her", "their", "my", "your", "our", "its"})
-# words before a month's name that make it the month: "on April 3", "in June", "last August"
-_MONTH_CONTEXT = frozenset(
-    {
-        "in",
-        "on",
-        "of",
-        "since",
-        "until",
-        "till",
-        "by",
-        "from",
-        "last",
-        "next",
-        "this",
-        "early",
-        "late",
-        "mid",
-        "during",
-        "before",
-        "after",
-        "through",
-        "throughout",
-        "every",
-        "each",
-        "to",
-        "between",
-        "and",
-        "or",
-    }
-)
 
 
 class GenderSwapper:
@@ -327,7 +301,6 @@ class GenderSwapper:
         self._non_names = frozenset(w for key in ("weekdays", "other") for w in non_names.get(key, []))
         # months are no names, but April, June, August are names too: a month only before a number or after a word of
         # time ("on April 3", "in June"), a name otherwise ("April said she would come": April and she swap together)
-        self._months = frozenset(non_names.get("months", []))
         # common surnames among the listed first names ("James", "Rose"), verbs that take a person home ("drove her
         # home": the object), units that spell a pair-list word ("45 ms")
         context = loads_strict(read_text(data_path("gender_swap_context.json"), what="gender swap context"))
@@ -335,6 +308,9 @@ class GenderSwapper:
         self._home_verbs = frozenset(context["home_verbs"])
         self._units = frozenset(context["units"])
         self._home_time_words = frozenset(context["home_time_words"])
+        # "in May", "since May", "3 May": the month, not a woman (was "in Genaro"; non_names.json has no "May", a word)
+        self._months = frozenset(non_names.get("months", [])) | frozenset(context.get("months", []))
+        self._month_context = frozenset(context.get("month_context", []))
         # "whose surname is Grant", "Grant & Partners LLP", "Madam Secretary" -> "Mr. Secretary", "Son Heung-min"
         self._surname_cues = frozenset(context.get("surname_cues", []))
         self._firm_suffixes = frozenset(context.get("firm_suffixes", []))
@@ -359,6 +335,7 @@ class GenderSwapper:
         self._product_heads = frozenset(context.get("product_heads", []))
         self._ui_tags = frozenset(context.get("ui_tags", []))
         self._sex_letters = _sex_letter_pairs()
+        self._plain_names: dict[str, list[str]] | None = None  # counterparts of unlisted names (_counterpart_name)
         # the anonymizer's name lists: which listed names are dictionary words that text uses as names (Maria, not
         # Dawn), which words are particles of a family name (del, van, bin), which are titles
         from debiasrag.anonymize.gazetteer import load_gazetteer
@@ -401,6 +378,7 @@ class GenderSwapper:
             for offset, piece in _chunks(text, min(_CHUNK_CHARS, self.nlp.max_length)):
                 pieces.extend((i, offset + sub, part) for sub, part in _split_lone_surrogates(piece))
         swapped: list[tuple[str, list[Replacement]]] = [(piece, []) for _, _, piece in pieces]
+        kept: list[list[str]] = [[] for _ in texts]
         # spaCy reads each piece with its markup tags, links and code blanked out (same length, so offsets hold): a
         # word glued to a tag ("<b>mother</b>") was one unknown token and a link's path ("/she") a word to swap
         masked = [
@@ -417,14 +395,16 @@ class GenderSwapper:
             doc.user_data["original"] = pieces[k][2]  # what the blanked markup was: "</li><li>" is no space
             found = self._replacements(doc, pieces[k][1])
             swapped[k] = (_spliced(pieces[k][2], found, pieces[k][1]), found)
+            owned = kept[pieces[k][0]]
+            owned.extend(name for name in doc.user_data.get("kept_names", ()) if name not in owned)
         out_parts: list[list[str]] = [[] for _ in texts]
         replacements: list[list[Replacement]] = [[] for _ in texts]
         for (owner, _, _), (text, found) in zip(pieces, swapped, strict=True):
             out_parts[owner].append(text)
             replacements[owner].extend(found)
         return [
-            Counterfactual(original, "".join(parts), found)
-            for original, parts, found in zip(texts, out_parts, replacements, strict=True)
+            Counterfactual(original, "".join(parts), found, names)
+            for original, parts, found, names in zip(texts, out_parts, replacements, kept, strict=True)
         ]
 
     def is_gendered(self, word: str) -> bool:
@@ -483,7 +463,157 @@ class GenderSwapper:
             start = offset + token.idx
             found.append(Replacement(start, start + len(token.text), token.text, replacement, direction, kind))
             swapped_before = replacement if not token.whitespace_ else None
+        if self.swap_names:
+            found.extend(self._unlisted_names(doc, offset, found, kept))
         return sorted(found, key=lambda r: r.start)
+
+    def _unlisted_names(
+        self, doc: Any, offset: int, found: list[Replacement], kept: list[tuple[int, int]]
+    ) -> list[Replacement]:
+        """The swaps of a given name the table does not hold ("Amara Okafor joined. He ran logistics": the pronoun
+        swapped, the name kept, so the counterpart named the same man as a woman; a new user's walkthrough, session 48)
+        when the text identifies the person: it names one person in full with such a given name (:meth:`_full_names`)
+        and no one else by a known given name, and all its pronouns are of one gender, which the name's known gender
+        (the group detector's lists: "Fatima") does not contradict. The name becomes a table name of the other
+        gender, the same for every mention and every text (picked by a checksum of the name). Otherwise a person's
+        such name that is kept while pronouns swap is noted in ``doc.user_data["kept_names"]``."""
+        people = self._full_names(doc)
+        pronouns = {r.direction for r in found if r.kind == "pronoun"}
+        if not people or not pronouns:
+            return []
+        names = {t.text for t in people}
+        surnames = {_word_after(t).text for t in people}
+        name = next(iter(names))
+        direction = next(iter(pronouns))
+        known = detector("gender").name_group(name)
+        others = [  # someone else named: "Amara Okafor met John", "the robot, Taro, had his badge", "Ms. Rossi"
+            t
+            for t in doc
+            if (t.pos_ == "PROPN" or self._gazetteer.is_title(t.text))
+            and t.text not in names
+            and t.text not in surnames
+            and t.text[:1].isupper()
+            and not (_word_before(t) is not None and _word_before(t).lower_ in self.vocabulary)  # "his uncle Sefo"
+            and (
+                self._listed_name(t.text)
+                or detector("gender").name_group(t.text) is not None
+                or (self._gazetteer.is_title(t.text) and (_word_after(t) is None or _word_after(t).text not in names))
+                or (_titlecase_word(t.text) and t.text.casefold() in self._gazetteer.given and t.i > 0)
+            )
+        ]
+        speaking = any(  # "[10:15] Hamza Qureshi: no what": a speaker's pronouns are someone else's
+            t.text in names | surnames and _word_after(t) is not None and _word_after(t).text == ":" for t in doc
+        )
+        if (
+            len(names) > 1
+            or len(pronouns) > 1
+            or others
+            or speaking
+            or any(r.kind == "name" for r in found)
+            or (known is not None and known != ("female" if direction == "f2m" else "male"))
+        ):
+            doc.user_data["kept_names"] = sorted(names)
+            return []
+        other = self._counterpart_name(name, direction)
+        return [
+            Replacement(offset + t.idx, offset + t.idx + len(t.text), t.text, other, direction, "name")
+            for t in doc
+            if t.text == name and not any(start <= t.idx < end for start, end in kept)
+        ]
+
+    def _full_names(self, doc: Any) -> list[Any]:
+        """The first tokens of the people ``doc`` names in full with a given name the table does not hold: a
+        capitalised proper noun the name lists or the tagger read as a name, no English word, title, place, month or
+        word before first names ("Hola", "Cllr"), not after another capitalised word, a particle or a saint's word,
+        followed by one space and a surname-like proper noun ("Amara Okafor", "Wanjiru Kamau"; not "Club Atletico",
+        "Acme Corp", "Aurora ANC Headphones")."""
+        out = []
+        for token in doc:
+            text, after = token.text, _word_after(token)
+            if (
+                after is None
+                or after.i != token.i + 1
+                or token.whitespace_ != " "
+                or token.pos_ != "PROPN"
+                or after.pos_ != "PROPN"
+                or not _titlecase_word(text)
+                or not all(_titlecase_word(part) for part in after.text.split("-"))  # "Al-Zahra"
+                or self._listed_name(text)
+                or self.is_gendered(text)
+                or not self._unlisted_given_name(text)
+                or after.text in self._firm_suffixes
+                or after.text in self._product_heads
+                or self._gazetteer.is_place(after.text)
+                or self._gazetteer.is_place(f"{text} {after.text}")
+                or self._gazetteer.is_city(f"{text} {after.text}")
+                or not self._surname_like(after.text)
+                or self._names_a_firm(token)
+            ):
+                continue
+            third = _word_after(after)
+            fourth = _word_after(third) if third is not None and _joined_by_a_space(after, third) else None
+            if (
+                fourth is not None
+                and third.text[:1].isupper()
+                and fourth.text[:1].isupper()
+                and fourth.is_alpha
+                and _joined_by_a_space(third, fourth)
+            ):
+                continue  # "Thi Thu Hang Nguyen": four names, which of them the given name is, the tagger cannot say
+            before = _word_before(token)
+            if before is not None and (
+                self._gazetteer.is_particle(before.text)
+                or before.text in self._saint_words
+                or (
+                    before.text[:1].isupper()
+                    and before.is_alpha
+                    and _joined_by_a_space(before, token)
+                    and not self._gazetteer.is_title(before.text)
+                    and before.text not in self._before_first_names
+                    and not (self._opens_clause(before) and self._dictionary_word(before.text))
+                )
+            ):
+                continue
+            out.append(token)
+        return out
+
+    def _unlisted_given_name(self, text: str) -> bool:
+        """Whether a capitalised word the table does not hold may be a given name: no English word (unless text
+        uses it as a name), title, weekday, month, holiday, saint's word or word before first names, and no place
+        unless the anonymizer lists it as a given name too ("Amara")."""
+        given = self._gazetteer.given
+        return not (
+            text in self._non_names
+            or text in self._months
+            or text in self._before_first_names
+            or text in self._saint_words
+            or self._gazetteer.is_title(text)
+            or self._gazetteer.is_non_name(text)
+            or ((self._gazetteer.is_place(text) or self._gazetteer.is_city(text)) and text.casefold() not in given)
+            or (self._dictionary_word(text) and not self._gazetteer.is_dictionary_name(text))
+        )
+
+    def _counterpart_name(self, name: str, direction: str) -> str:
+        """A table name of the other gender for an unlisted ``name`` ("f2m": the text's pronouns are a woman's): one
+        of the 500 most common that reads only as a name (no English word, common surname, place or colour), picked
+        by a checksum of ``name`` so that every text gets the same counterpart."""
+        if self._plain_names is None:
+            self._plain_names = {
+                key: [
+                    n
+                    for n in list(table.values())[:500]
+                    if n.isascii()
+                    and not self._dictionary_word(n)
+                    and n not in self._common_surnames
+                    and n not in self._colour_names
+                    and n not in self._months
+                    and not self._gazetteer.is_place(n)
+                    and not self._gazetteer.is_city(n)
+                ]
+                for key, table in (("f2m", self._name_f2m), ("m2f", self._name_m2f))
+            }
+        choices = self._plain_names[direction]
+        return choices[zlib.crc32(name.encode("utf-8")) % len(choices)]
 
     def _swap_token(self, token: Any) -> tuple[str, str, str] | None:
         text = token.text
@@ -545,6 +675,10 @@ class GenderSwapper:
             return True
         if not token.text.isascii() and token.text.isalpha() and self._table_name(token.text) is not None:
             return not self._dictionary_word(token.text)  # "Zoë said she": the tagger reads a pronoun
+        if token.tag_ == "MD" and self._listed_name(token.text):  # "May said she", "my friend May won": no modal
+            after = _word_after(token)  # before a verb in the past or third person ("May I come?" is the modal)
+            # a month only before a past tense: "May said she", not "May brings longer evenings"
+            return after is not None and after.tag_ in (("VBD",) if token.text in self._months else ("VBD", "VBZ"))
         if token.pos_ not in ("ADJ", "NOUN", "X") or not token.text.isalpha():
             return False
         from debiasrag.anonymize.ner import english_words, is_dictionary_word
@@ -894,12 +1028,15 @@ class GenderSwapper:
         return plain if plain != word and (plain in self._name_f2m or plain in self._name_m2f) else None
 
     def _is_a_month(self, token: Any) -> bool:
-        """Whether a month's name that is also a first name ("April") is the month: before a number, after a word
-        of time ("on April 3", "in June", "last August"), or when no name table holds it."""
+        """Whether a month's name that is also a first name ("April", "May") is the month: before or after a number
+        ("on April 3", "3 May"), after a word of time ("in June", "since May", "last August";
+        ``gender_swap_context.json``'s ``month_context``), or when no name table holds it."""
         if not self._listed_name(token.text):
             return True
         after, before = _word_after(token), _word_before(token)
-        return (after is not None and after.like_num) or (before is not None and before.lower_ in _MONTH_CONTEXT)
+        return (after is not None and after.like_num) or (
+            before is not None and (before.like_num or before.lower_ in self._month_context)
+        )  # "on April 3", "3 May", "in June"
 
     def _after_a_first_name(self, token: Any) -> bool:
         """Whether one of the two capitalised words right before ``token`` is a first name of the name tables
@@ -972,6 +1109,11 @@ def _joined_by_a_space(before: Any, token: Any) -> bool:
         return False
     spaces = _MARKUP_RE.sub("", gap)
     return bool(spaces) and spaces.isspace() and "\n" not in spaces and "\r" not in spaces
+
+
+def _titlecase_word(text: str) -> bool:
+    """Whether ``text`` is a word of letters written as a name: a capital, then small letters ("Amara", "Chloé")."""
+    return len(text) > 1 and text.isalpha() and text[0].isupper() and text[1:].islower()
 
 
 def _unaccented(word: str) -> str:
