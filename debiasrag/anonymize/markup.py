@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterator
 
 # A tag (with its attributes), a comment, or a link (a URL's path names no one: "/she")
@@ -179,3 +180,82 @@ def label_spans(text: str) -> list[tuple[int, int]]:
     if "<" not in text:
         return []
     return [m.span(2) for m in _LABEL_ELEMENT.finditer(text)]
+
+
+# References decoded before detection: a letter ("Chlo&eacute;", "Ra&#250;l"), a space ("Priya&nbsp;Raman") or a mark
+# a name is written with (an apostrophe, a hyphen, a dot); never one that would make or end markup ("&lt;", "&amp;",
+# "&quot;"), which stay references (read as the character, never inside a name)
+_NAME_MARKS = frozenset("'\u2019\u02bc-\u2010\u2011.\u00b7")
+_SPACES = "\n\r\t"
+
+
+def _decoded(reference: str) -> str | None:
+    """The character a reader sees for ``reference`` when it may be part of a name (a letter, a combining mark, an
+    apostrophe, a hyphen, a dot; a space as " "), else None."""
+    shown = html.unescape(reference)
+    if len(shown) != 1:
+        return None
+    if shown.isspace():
+        return shown if shown in _SPACES else " "
+    if shown.isalnum() or shown in _NAME_MARKS or unicodedata.category(shown).startswith("M"):
+        return shown
+    return None
+
+
+def decode_references(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with its character references of letters, spaces and a name's marks decoded, as a reader sees it
+    ("Ra&#250;l Fern&#225;ndez" -> "Raúl Fernández"), and, for each character of that copy, where it starts and ends
+    in ``text``; None when ``text`` has no such reference. A name found in the copy maps back to the whole of its
+    written form, references included (session 48's walkthrough: "Chlo&eacute; Martin" was not found, "Ra&#250;l
+    Fern&#225;ndez" became three names)."""
+    if "&" not in text:
+        return None
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for match in _REFERENCE.finditer(text):
+        shown = _decoded(match.group())
+        if shown is None:
+            continue
+        pieces.append(text[position : match.start()])
+        starts.extend(range(position, match.start()))
+        ends.extend(range(position + 1, match.start() + 1))
+        pieces.append(shown)
+        starts.append(match.start())
+        ends.append(match.end())
+        position = match.end()
+    if not pieces:
+        return None
+    pieces.append(text[position:])
+    starts.extend(range(position, len(text)))
+    ends.extend(range(position + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
+
+
+# Attribute values that hold text about the page rather than an address: a meta tag's content ("author",
+# "description"), a data-* value, and the values a reader sees (alt, title, aria-label, ...)
+_VALUE = re.compile(
+    r"""\b(?:content|data-[\w.:-]+|alt|title|aria-label|placeholder|label)\s*=\s*(["'])(.*?)\1""", re.I | re.S
+)
+_CONDITIONAL = re.compile(r"<!--\s*\[")
+
+
+def named_markup(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the parts of ``text``'s markup that may name someone the prose names: the text of each HTML
+    comment ("<!-- TODO(siobhan): ... -->") and the value of a ``content``, ``data-*``, ``alt``, ``title``,
+    ``aria-label`` or ``placeholder`` attribute (``<meta name="author" content="Priya Raman">``); not a script's,
+    a style's or a declaration's. A URL or file name in them is left to the caller's boundaries."""
+    if "<" not in text:
+        return []
+    spans = []
+    for match in _markup(text):
+        piece = match.group()
+        if match.lastgroup is not None:
+            continue
+        if piece.startswith("<!--"):
+            if _CONDITIONAL.match(piece) is None:
+                spans.append((match.start() + 4, match.end() - 3))
+        elif not piece.startswith("<!"):
+            spans += [(match.start() + v.start(2), match.start() + v.end(2)) for v in _VALUE.finditer(piece)]
+    return [(a, b) for a, b in spans if b > a]

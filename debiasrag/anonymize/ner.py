@@ -24,6 +24,7 @@ types run the NER over every token.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -41,7 +42,16 @@ from debiasrag.anonymize.base import (
 )
 from debiasrag.anonymize.code_lines import blank, block_code, code_names, code_spans
 from debiasrag.anonymize.gazetteer import Gazetteer, load_gazetteer
-from debiasrag.anonymize.markup import blank_markup, code_regions, has_markup, label_spans, markup_spans, outside
+from debiasrag.anonymize.markup import (
+    blank_markup,
+    code_regions,
+    decode_references,
+    has_markup,
+    label_spans,
+    markup_spans,
+    named_markup,
+    outside,
+)
 from debiasrag.anonymize.operators import Operator, PlaceholderMapping, compose, get_operator
 from debiasrag.errors import InputError, check_bool, check_int, check_names, shown
 from debiasrag.fileio import encodable
@@ -406,6 +416,23 @@ def _outside_markup(text: str, entities: list[Entity], spans: list[tuple[int, in
     return kept
 
 
+# A URL or an address in a comment or an attribute value: a name in it stays (the link keeps working)
+_LINK_IN_MARKUP = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*://|mailto:|www\.|/)[^\s\"'<>]*|[^\s\"'<>/]+/[^\s\"'<>]*", re.IGNORECASE
+)
+
+
+def _as_written(text: str, entities: list[Entity], starts: list[int], ends: list[int]) -> list[Entity]:
+    """``entities`` found in the decoded copy of ``text`` (:func:`~debiasrag.anonymize.markup.decode_references`:
+    ``starts`` / ``ends`` say where each of its characters is written in ``text``) with their offsets and text in
+    ``text``: "Ra&#250;l Fern&#225;ndez" whole."""
+    return [
+        Entity(text[starts[e.start] : ends[e.end - 1]], e.label, starts[e.start], ends[e.end - 1])
+        for e in entities
+        if e.end > e.start
+    ]
+
+
 def is_dictionary_word(word: str, english: frozenset[str]) -> bool:
     """Whether the lower-case ``word``, or it without a plural ending (-s, -es), is in ``english``
     (:func:`english_words`)."""
@@ -624,6 +651,62 @@ class NerAnonymizer:
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Entity]]:
         """Entities of the selected types for each text (offsets into that text), sorted and non-overlapping.
+
+        A character reference of a letter, a space or a name's mark is read as the character it shows
+        ("Ra&#250;l Fern&#225;ndez" is "Raúl Fernández", :func:`~debiasrag.anonymize.markup.decode_references`), and
+        a name found so spans its whole written form, references included; the rest is :meth:`_detect_read`."""
+        as_written = check_batch(texts)
+        decoded = [decode_references(t) for t in as_written]
+        found = self._detect_read([t if d is None else d[0] for t, d in zip(as_written, decoded)])
+        found = [
+            entities if d is None else _as_written(text, entities, d[1], d[2])
+            for text, d, entities in zip(as_written, decoded, found)
+        ]
+        return [self._named_in_markup(text, entities) for text, entities in zip(as_written, found)]
+
+    def _named_in_markup(self, text: str, entities: list[Entity]) -> list[Entity]:
+        """``entities`` and the names among them (as the reader sees them, any case) where ``text``'s markup repeats
+        them: in an HTML comment, a ``<meta>`` content, a ``data-*`` or an ``alt`` / ``title`` value
+        (:func:`~debiasrag.anonymize.markup.named_markup`); a person's first or last name alone too, when it is no
+        English word. Markup is embedded with the text: ``<meta name="author" content="Priya Raman">`` kept the
+        name the prose lost (session 48's walkthrough). A name in a URL or a file name ("/team/aiko-tanaka",
+        "priya.jpg") stays, so links keep working."""
+        if not entities or "<" not in text:
+            return entities
+        regions = named_markup(text)
+        if not regions:
+            return entities
+        forms: dict[str, str] = {}
+        for entity in entities:
+            words = html.unescape(entity.text).split()
+            if not words or any(a <= entity.start and entity.end <= b for a, b in regions):
+                continue
+            forms.setdefault(" ".join(words).casefold(), entity.label)
+            if entity.label == "PERSON" and len(words) > 1:
+                for part in (words[0], words[-1]):
+                    if len(part) > 2 and part.isalpha() and not self._is_english(part.lower()):
+                        forms.setdefault(part.casefold(), entity.label)
+        if not forms:
+            return entities
+        alternatives = "|".join(
+            r"\s+".join(map(re.escape, form.split())) for form in sorted(forms, key=len, reverse=True)
+        )
+        pattern = re.compile(rf"(?<![\w/.@&#-])(?:{alternatives})(?![\w/@-]|\.\w)", re.IGNORECASE)
+        added = []
+        for a, b in regions:
+            links = [m.span() for m in _LINK_IN_MARKUP.finditer(text, a, b)]
+            for match in pattern.finditer(text, a, b):
+                start, end = match.span()
+                if any(s < end and start < e for s, e in links) or any(
+                    e.start < end and start < e.end for e in entities
+                ):
+                    continue
+                label = forms.get(" ".join(match.group().split()).casefold(), "PERSON")
+                added.append(Entity(match.group(), label, start, end))
+        return sorted([*entities, *added], key=lambda e: e.start) if added else entities
+
+    def _detect_read(self, texts: Sequence[str]) -> list[list[Entity]]:
+        """:meth:`detect_batch` on texts whose character references of letters and spaces are decoded.
 
         Markup is read as the reader sees it: tags and comments blanked (an image's ``alt`` text kept), block tags as
         line breaks, scripts, styles and a Markdown link's target unread, and no entity spans a tag or a character

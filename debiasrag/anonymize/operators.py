@@ -7,6 +7,7 @@ document, or across a corpus when one :class:`PlaceholderMapping` is shared, and
 
 from __future__ import annotations
 
+import html
 import re
 import threading
 from collections.abc import Collection, Iterable, Sequence
@@ -412,7 +413,9 @@ class PlaceholderMapping:
         that full name is in ``parts`` (:class:`Replace` passes one per text: "Mr. Smith" in one document is not
         "Anna Smith" of another); without ``parts``, any full name this mapping has seen."""
         prefix = PLACEHOLDER_PREFIX.get(label, label)
-        key = (prefix, " ".join(name.split()).casefold())
+        # a name as the reader sees it: "Ra&#250;l Fern&#225;ndez" in a web page is "Raúl Fernández" of plain text
+        shown = html.unescape(name) if "&" in name else name
+        key = (prefix, " ".join(shown.split()).casefold())
         seen_parts = self._person_parts if parts is None else parts
         with self._lock:
             if prefix == "PERSON" and key[1] in seen_parts:
@@ -483,14 +486,30 @@ class Replace:
         pieces: list[str] = []
         used: dict[str, str] = {}
         position = 0
-        for ent in entities:
+        for index, ent in enumerate(entities):
             pieces.append(text[position : ent.start])
+            whole = _full_name_after(entities, index) if ent.label == "PERSON" else None
+            if whole is not None:  # "<!-- TODO(siobhan) -->" before "Siobhan Kelly": the full name's id, given now
+                mapping.placeholder_for(whole.label, whole.text, avoid=present, parts=parts)
             placeholder = mapping.placeholder_for(ent.label, ent.text, avoid=present, parts=parts)
             used[placeholder] = mapping.mapping[placeholder]
             pieces.append(placeholder)
             position = ent.end
         pieces.append(text[position:])
         return "".join(pieces), used
+
+
+def _full_name_after(entities: Sequence[Entity], index: int) -> Entity | None:
+    """The first full name of a person after ``entities[index]`` (one word, a person, its name not seen earlier in
+    the text) whose first or last word that word is: the same person, met first by that word alone."""
+    word = " ".join(html.unescape(entities[index].text).split()).casefold()
+    if " " in word or any(" ".join(html.unescape(e.text).split()).casefold() == word for e in entities[:index]):
+        return None
+    for ent in entities[index + 1 :]:
+        words = html.unescape(ent.text).casefold().split()
+        if ent.label == "PERSON" and len(words) > 1 and word in (words[0], words[-1]):
+            return ent
+    return None
 
 
 def compose(text: str, entities: Sequence[Entity], operator: Operator, method: str) -> AnonymizedText:
