@@ -95,3 +95,19 @@ def test_list_kept_names_lists_accented_and_full_named_people(tmp_path: Path, ca
     assert "5 given name(s) the swap table does not hold were kept" in " ".join(err.split())
     for name, line in (("Amara", 1), ("Jürgen", 2), ("Åsa", 3), ("Aiko", 4), ("Wanjiru", 4)):
         assert f"kept name {name}: 1 row(s), line(s) {line}" in err
+
+
+def test_a_name_written_with_character_references_swaps_whole(swapper: GenderSwapper) -> None:
+    """Session 48: "Jos&eacute; said he" swapped only the pronoun, "Chlo&eacute; Martin" swapped the surname; a page
+    is read as shown, and every byte the swap does not replace stays as written ("&amp;", "&nbsp;", "Caf&eacute;")."""
+    page = "<p>Jos&eacute; said he &amp; his son&nbsp;left the Caf&eacute;.</p>"
+    result = swapper.counterfactuals([page])[0]
+    assert (
+        result.text.startswith("<p>")
+        and "Jos" not in result.text
+        and "said she &amp; her daughter&nbsp;left" in result.text
+    )
+    assert result.text.endswith("the Caf&eacute;.</p>")
+    first = result.replacements[0]
+    assert (first.start, first.end, first.original) == (3, 14, "Jos&eacute;")  # offsets into the page as written
+    assert "Martin" in swapper.swap("<p>Chlo&eacute; Martin joined. She leads the team.</p>")

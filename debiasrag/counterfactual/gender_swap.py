@@ -367,9 +367,33 @@ class GenderSwapper:
 
     def counterfactuals(self, texts: Sequence[str]) -> list[Counterfactual]:
         """Like :meth:`swap_batch` but also returns what was replaced, where, and in which direction."""
-        from debiasrag.anonymize.code_lines import blank
+        from debiasrag.anonymize.markup import decode_references
 
         texts = check_texts(texts)
+        # A word written with character references is read as the page shows it ("Chlo&eacute;" is Chloé, "Jos&eacute;
+        # said he" swapped only the pronoun; a new user's web pages, session 48); everything else stays as written.
+        decoded = [decode_references(text) for text in texts]
+        out = self._counterfactuals([d[0] if d is not None else t for t, d in zip(texts, decoded, strict=True)])
+        for i, (text, found) in enumerate(zip(texts, decoded, strict=True)):
+            if found is not None:
+                _, starts, ends = found
+                moved = [
+                    Replacement(
+                        starts[r.start],
+                        ends[r.end - 1],
+                        text[starts[r.start] : ends[r.end - 1]],
+                        r.replacement,
+                        r.direction,
+                        r.kind,
+                    )
+                    for r in out[i].replacements
+                ]
+                out[i] = Counterfactual(text, _spliced(text, moved, 0), moved, out[i].kept_names)
+        return out
+
+    def _counterfactuals(self, texts: list[str]) -> list[Counterfactual]:
+        from debiasrag.anonymize.code_lines import blank
+
         pieces: list[tuple[int, int, str]] = []  # (owner, offset into the owner's text, piece)
         # the code of each text, as the anonymizer finds it: fenced blocks, inline `code`, lines of source code
         # ("last_name = 'Grant'", "const author = 'Grace Hopper'" were swapped; a new user's walkthrough, session 46)
