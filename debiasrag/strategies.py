@@ -184,6 +184,8 @@ def balance_swaps(
     one within ``odd_delta`` below the lowest chosen neutral document where no neutral document can come in.
     ``prefer_higher``: a version swap is taken first only where no bounded swap of the same step brings in a
     higher-scored document (a new text within the bound over the same text in a wording the model ranks lower).
+    Off by default: on our design sets it broke the recall bound in 16 of 246 cells against 2 for version first
+    (``benchmarks/balanced_swap_order.py``, session 48).
     Returns the new selection as candidate indices in score order.
     """
     picked = set(chosen)
