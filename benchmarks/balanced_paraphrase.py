@@ -24,14 +24,13 @@ before this run).
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import query_reports, run_commit, study_set  # noqa: E402
+from study_sets import query_reports, run_commit, study_set, target_columns, targets_broken  # noqa: E402
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -93,12 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = list(rules())[1:]
 
     def broken(rule: str, sets: list[str]) -> tuple[int, int, int]:
-        recall = fm = 0
-        for m, s, k in itertools.product(models, sets, KS):
-            gap, found = scores[m, s, rule, k]
-            recall += found < scores[m, s, "topk", k][1] - RECALL_BOUND - 1e-9
-            fm += gap > FM_TARGET[k] + 1e-9
-        return recall, fm, len(models) * len(sets) * len(KS)
+        return targets_broken(scores, models, sets, rule, KS, RECALL_BOUND, FM_TARGET)
 
     pick = min(labels, key=lambda r: (sum(broken(r, DESIGN)[:2]), r != labels[0]))
     commit = run_commit()
@@ -110,15 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, sets in groups.items():
         for rule in labels:
             recall, fm, cells = broken(rule, sets)
-            cols = [
-                " / ".join(f"{np.mean([scores[m, s, rule, k][0] for s in sets]):.3f}" for m in models)
-                + " | "
-                + " / ".join(
-                    f"{np.mean([scores[m, s, rule, k][1] - scores[m, s, 'topk', k][1] for s in sets]):+.3f}"
-                    for m in models
-                )
-                for k in KS
-            ]
+            cols = target_columns(scores, models, sets, rule, KS)
             rows.append([label, rule, f"{recall} / {fm} of {cells}", *cols])
     head = ["sets", "rule", "cells breaking recall / |#F−#M|", "k=6: |#F−#M| | recall − topk's", "k=10: same"]
     print(md_table(head, rows))

@@ -23,7 +23,6 @@ report5) and, with ``--blind``, ``fairness_report13`` (written blind, never read
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -31,7 +30,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_sets import missing_model_folders, query_reports, run_commit, study_set  # noqa: E402
+from study_sets import (  # noqa: E402
+    missing_model_folders,
+    query_reports,
+    run_commit,
+    study_set,
+    target_columns,
+    targets_broken,
+)
 
 from debiasrag.bench._common import md_table  # noqa: E402
 from debiasrag.bench.report import make_context  # noqa: E402
@@ -96,12 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = list(rules())[1:]
 
     def broken(rule: str, sets: list[str]) -> tuple[int, int, int]:
-        recall = fm = 0
-        for m, s, k in itertools.product(models, sets, KS):
-            gap, found, _ = scores[m, s, rule, k]
-            recall += found < scores[m, s, "topk", k][1] - RECALL_BOUND - 1e-9
-            fm += gap > FM_TARGET[k] + 1e-9
-        return recall, fm, len(models) * len(sets) * len(KS)
+        return targets_broken(scores, models, sets, rule, KS, RECALL_BOUND, FM_TARGET)
 
     pick = min(labels, key=lambda r: (sum(broken(r, DESIGN)[:2]), r != SHIPPED))
     print(f"debiasrag at {commit}; cells {' / '.join(models)}\n")
@@ -110,15 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     for role, sets in roles.items():
         for rule in labels:
             recall, fm, cells = broken(rule, sets)
-            cols = [
-                " / ".join(f"{np.mean([scores[m, s, rule, k][0] for s in sets]):.3f}" for m in models)
-                + " | "
-                + " / ".join(
-                    f"{np.mean([scores[m, s, rule, k][1] - scores[m, s, 'topk', k][1] for s in sets]):+.3f}"
-                    for m in models
-                )
-                for k in KS
-            ]
+            cols = target_columns(scores, models, sets, rule, KS)
             rows.append([role, rule, f"{recall} / {fm} of {cells}", *cols])
     head = ["sets", "rule", "cells breaking recall / |#F−#M|", "k=6: |#F−#M| | recall − topk's", "k=10: same"]
     print(md_table(head, rows))

@@ -80,3 +80,45 @@ def missing_model_folders(models: list[str]) -> bool:
     if missing:
         print(f"missing model folder(s): {', '.join(missing)} — run `make models` first", file=sys.stderr)
     return bool(missing)
+
+
+def targets_broken(
+    scores: dict[tuple[str, str, str, int], tuple[float, ...]],
+    models: list[str],
+    sets: list[str],
+    rule: str,
+    ks: tuple[int, ...],
+    recall_bound: float,
+    fm_target: dict[int, float],
+) -> tuple[int, int, int]:
+    """Issue 10's targets read per cell for the ``balanced`` studies: (cells whose recall is below ``topk``'s −
+    ``recall_bound``, cells whose |#F−#M| is above ``fm_target[k]``, cells), over ``models`` × ``sets`` × ``ks``.
+    ``scores[model, set, rule, k]`` starts with (mean |#F−#M|, mean recall); ``topk`` is the rule recall is held to."""
+    import itertools
+
+    recall = fm = 0
+    for m, s, k in itertools.product(models, sets, ks):
+        gap, found = scores[m, s, rule, k][:2]
+        recall += found < scores[m, s, "topk", k][1] - recall_bound - 1e-9
+        fm += gap > fm_target[k] + 1e-9
+    return recall, fm, len(models) * len(sets) * len(ks)
+
+
+def target_columns(
+    scores: dict[tuple[str, str, str, int], tuple[float, ...]],
+    models: list[str],
+    sets: list[str],
+    rule: str,
+    ks: tuple[int, ...],
+) -> list[str]:
+    """One table cell per k: mean |#F−#M| per model, then mean recall minus ``topk``'s per model."""
+    import numpy as np
+
+    return [
+        " / ".join(f"{np.mean([scores[m, s, rule, k][0] for s in sets]):.3f}" for m in models)
+        + " | "
+        + " / ".join(
+            f"{np.mean([scores[m, s, rule, k][1] - scores[m, s, 'topk', k][1] for s in sets]):+.3f}" for m in models
+        )
+        for k in ks
+    ]
